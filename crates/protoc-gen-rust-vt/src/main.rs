@@ -1,0 +1,68 @@
+//! `protoc-gen-rust-vt`: a protoc / buf plugin.
+//!
+//! Reads a `CodeGeneratorRequest` from stdin and writes a `CodeGeneratorResponse` to stdout with
+//! one `<package>.vt.rs` per proto package. Problems with the input are reported in the
+//! response's `error` field (protoc prints it and fails), never as a panic.
+//!
+//! ```sh
+//! protoc --prost_out=src/gen --rust-vt_out=src/gen --rust-vt_opt=bytes=. -I proto proto/shop.proto
+//! ```
+
+use std::io::{self, Read, Write};
+use std::process::ExitCode;
+
+use prost::Message as _;
+use prost_types::compiler::code_generator_response::{Feature, File};
+use prost_types::compiler::{CodeGeneratorRequest, CodeGeneratorResponse};
+
+fn respond(request: &CodeGeneratorRequest) -> CodeGeneratorResponse {
+    let mut response = CodeGeneratorResponse {
+        supported_features: Some(Feature::Proto3Optional as u64),
+        ..Default::default()
+    };
+    let options = match vtproto_codegen::Options::parse(request.parameter()) {
+        Ok(o) => o,
+        Err(e) => {
+            response.error = Some(format!("protoc-gen-rust-vt: {e}"));
+            return response;
+        }
+    };
+    match vtproto_codegen::generate(&request.proto_file, &request.file_to_generate, &options) {
+        Ok(files) => {
+            response.file = files
+                .into_iter()
+                .map(|f| File {
+                    name: Some(f.name),
+                    content: Some(f.content),
+                    ..Default::default()
+                })
+                .collect();
+        }
+        Err(e) => response.error = Some(format!("protoc-gen-rust-vt: {e}")),
+    }
+    response
+}
+
+fn main() -> ExitCode {
+    let mut input = Vec::new();
+    if let Err(e) = io::stdin().read_to_end(&mut input) {
+        eprintln!("protoc-gen-rust-vt: reading the request from stdin: {e}");
+        return ExitCode::FAILURE;
+    }
+    let response = match CodeGeneratorRequest::decode(&input[..]) {
+        Ok(request) => respond(&request),
+        Err(e) => {
+            eprintln!(
+                "protoc-gen-rust-vt: stdin is not a CodeGeneratorRequest ({e}); \
+                 this program is run by protoc or buf, see --help of those tools"
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut out = io::stdout().lock();
+    if let Err(e) = out.write_all(&response.encode_to_vec()).and_then(|()| out.flush()) {
+        eprintln!("protoc-gen-rust-vt: writing the response: {e}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,168 @@
+//! `Message::merge_field`: one `match` on the whole key, so the wire type is checked by the same
+//! comparison that selects the field. Known field numbers with another wire type are errors (as
+//! in prost); unknown fields are skipped.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::{
+    fixed_width, is_copy, key_literal, merge_scalar, read_scalar, scalar_type, scalar_wire_type,
+    usize_lit, wire_type, LEN,
+};
+use crate::model::{BytesRepr, Field, Label, Message, Scalar, ValueType};
+
+pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
+    let mut arms = Vec::new();
+    let mut numbers = Vec::new();
+    for f in &m.fields {
+        numbers.push(Literal::u32_unsuffixed(f.number));
+        arms.extend(field_arms(f));
+    }
+    for o in &m.oneofs {
+        let ident = &o.ident;
+        let path = &o.enum_path;
+        for f in &o.fields {
+            numbers.push(Literal::u32_unsuffixed(f.number));
+            let key = key_literal(f.number, wire_type(&f.value));
+            let variant = &f.ident;
+            let body = match &f.value {
+                ValueType::Scalar(s) => {
+                    let read = read_scalar(*s, f.bytes);
+                    quote!(self.#ident = ::core::option::Option::Some(#path::#variant(#read));)
+                }
+                value => {
+                    let merge = merge_message(value, f.number, &quote!(v));
+                    quote! {
+                        match &mut self.#ident {
+                            ::core::option::Option::Some(#path::#variant(v)) => { #merge }
+                            _ => {
+                                let mut v = ::core::default::Default::default();
+                                {
+                                    let v = &mut v;
+                                    #merge
+                                }
+                                self.#ident = ::core::option::Option::Some(#path::#variant(v));
+                            }
+                        }
+                    }
+                }
+            };
+            arms.push(quote!(#key => { #body }));
+        }
+    }
+    let fallback = if numbers.is_empty() {
+        quote!(_ => r.skip_field(key)?,)
+    } else {
+        quote! {
+            _ => {
+                if matches!(key >> 3, #(#numbers)|*) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
+                }
+                r.skip_field(key)?;
+            }
+        }
+    };
+    quote! {
+        #[inline]
+        fn merge_field(
+            &mut self,
+            key: u32,
+            r: &mut ::vtproto::Reader<'_>,
+        ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+            match key {
+                #(#arms)*
+                #fallback
+            }
+            ::core::result::Result::Ok(())
+        }
+    }
+}
+
+/// Merges a message or group value into `dst` (a `&mut M` expression).
+fn merge_message(value: &ValueType, number: u32, dst: &TokenStream) -> TokenStream {
+    match value {
+        ValueType::Group => {
+            let n = Literal::u32_unsuffixed(number);
+            quote!(r.merge_group(#dst, #n)?;)
+        }
+        _ => quote!(r.merge_message(#dst)?;),
+    }
+}
+
+fn field_arms(f: &Field) -> Vec<TokenStream> {
+    let ident = &f.ident;
+    let key = key_literal(f.number, wire_type(&f.value));
+    let default = quote!(::core::default::Default::default);
+    match (&f.label, &f.value) {
+        (Label::Implicit | Label::Required, ValueType::Scalar(s)) => {
+            let merge = merge_scalar(*s, f.bytes, &quote!((&mut self.#ident)));
+            vec![quote!(#key => { #merge })]
+        }
+        (Label::Optional, ValueType::Scalar(s)) if is_copy(*s) => {
+            let read = read_scalar(*s, f.bytes);
+            vec![quote!(#key => { self.#ident = ::core::option::Option::Some(#read); })]
+        }
+        (Label::Optional, ValueType::Scalar(s)) => {
+            let merge = merge_scalar(*s, f.bytes, &quote!(self.#ident.get_or_insert_with(#default)));
+            vec![quote!(#key => { #merge })]
+        }
+        (Label::Optional | Label::Implicit | Label::Required, value) => {
+            let merge = merge_message(value, f.number, &quote!(self.#ident.get_or_insert_with(#default)));
+            vec![quote!(#key => { #merge })]
+        }
+        (Label::Repeated { .. }, ValueType::Scalar(s)) => {
+            let read = read_scalar(*s, f.bytes);
+            let mut arms = vec![quote!(#key => { self.#ident.push(#read); })];
+            if s.packable() {
+                let packed = key_literal(f.number, LEN);
+                let width = usize_lit(fixed_width(*s).unwrap_or(0));
+                let m = super::method("read", *s);
+                arms.push(quote!(#packed => { r.merge_packed(&mut self.#ident, #width, |r| r.#m())?; }));
+            }
+            arms
+        }
+        (Label::Repeated { .. }, ValueType::Message) => {
+            vec![quote!(#key => { self.#ident.push(r.read_message()?); })]
+        }
+        (Label::Repeated { .. }, ValueType::Group) => {
+            let n = Literal::u32_unsuffixed(f.number);
+            vec![quote!(#key => {
+                let mut v = ::core::default::Default::default();
+                r.merge_group(&mut v, #n)?;
+                self.#ident.push(v);
+            })]
+        }
+        (Label::Map(map), _) => {
+            let key_ty = scalar_type(map.key, BytesRepr::Vec);
+            let key_key = key_literal(1, scalar_wire_type(map.key));
+            let merge_key = merge_scalar(map.key, BytesRepr::Vec, &quote!(k));
+            let (value_init, value_key, merge_value) = match &map.value {
+                ValueType::Scalar(s) => {
+                    let ty = scalar_type(*s, map.value_bytes);
+                    let init = if *s == Scalar::Enum {
+                        let d = Literal::i32_unsuffixed(map.enum_default);
+                        quote!(let mut v: #ty = #d;)
+                    } else {
+                        quote!(let mut v: #ty = ::core::default::Default::default();)
+                    };
+                    let merge = merge_scalar(*s, map.value_bytes, &quote!(v));
+                    (init, key_literal(2, scalar_wire_type(*s)), quote!(|r, v: &mut #ty| { #merge Ok(()) }))
+                }
+                _ => (
+                    quote!(let mut v = ::core::default::Default::default();),
+                    key_literal(2, LEN),
+                    quote!(|r, v| r.merge_message(v)),
+                ),
+            };
+            let map_key = key_literal(f.number, LEN);
+            vec![quote!(#map_key => {
+                let mut k: #key_ty = ::core::default::Default::default();
+                #value_init
+                r.merge_map_entry(&mut k, &mut v, #key_key, #value_key,
+                    |r, k: &mut #key_ty| { #merge_key Ok(()) },
+                    #merge_value)?;
+                self.#ident.insert(k, v);
+            })]
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! `Message::size`: the exact encoded length, in one walk over the message.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{fixed_width, is_copy, key_len, nonzero, scalar_size, usize_lit};
+use crate::model::{Field, Label, Member, Message, ValueType};
+
+pub(super) fn size_fn(m: &Message) -> TokenStream {
+    if m.members.is_empty() {
+        return quote! {
+            #[inline]
+            fn size(&self) -> usize { 0 }
+        };
+    }
+    let parts = m.members.iter().map(|member| match *member {
+        Member::Field(i) => field_size(&m.fields[i]),
+        Member::Oneof(i) => {
+            let o = &m.oneofs[i];
+            let ident = &o.ident;
+            let path = &o.enum_path;
+            let arms = o.fields.iter().map(|f| {
+                let variant = &f.ident;
+                let v = value_ref(&f.value);
+                let size = keyed_value_size(f, &v);
+                quote!(#path::#variant(v) => #size,)
+            });
+            quote! {
+                if let ::core::option::Option::Some(o) = &self.#ident {
+                    n += match o { #(#arms)* };
+                }
+            }
+        }
+    });
+    quote! {
+        #[inline]
+        fn size(&self) -> usize {
+            let mut n = 0usize;
+            #(#parts)*
+            n
+        }
+    }
+}
+
+/// `v` bound by reference (`for v in ..`, `Some(v) = &..`) turned into the value convention.
+fn value_ref(value: &ValueType) -> TokenStream {
+    match value {
+        ValueType::Scalar(s) if is_copy(*s) => quote!((*v)),
+        _ => quote!(v),
+    }
+}
+
+/// Size of one value without its key.
+pub(super) fn value_size(value: &ValueType, number: u32, v: &TokenStream) -> TokenStream {
+    match value {
+        ValueType::Scalar(s) => scalar_size(*s, v),
+        ValueType::Message => quote!(::vtproto::wire::len_delimited(#v.size())),
+        ValueType::Group => {
+            let keys = usize_lit(2 * key_len(number));
+            quote!(#keys + #v.size())
+        }
+    }
+}
+
+/// Size of one value with its key.
+fn keyed_value_size(f: &Field, v: &TokenStream) -> TokenStream {
+    let key = usize_lit(key_len(f.number));
+    let size = value_size(&f.value, f.number, v);
+    match f.value {
+        ValueType::Group => size,
+        _ => quote!(#key + #size),
+    }
+}
+
+fn field_size(f: &Field) -> TokenStream {
+    let ident = &f.ident;
+    let key = key_len(f.number);
+    match &f.label {
+        Label::Implicit => {
+            let ValueType::Scalar(s) = f.value else {
+                unreachable!("implicit presence is for scalars")
+            };
+            let v = if is_copy(s) {
+                quote!(self.#ident)
+            } else {
+                quote!((&self.#ident))
+            };
+            let cond = nonzero(s, &v);
+            let size = keyed_value_size(f, &v);
+            quote!(if #cond { n += #size; })
+        }
+        Label::Required => {
+            let v = match f.value {
+                ValueType::Scalar(s) if is_copy(s) => quote!(self.#ident),
+                _ => quote!((&self.#ident)),
+            };
+            let size = keyed_value_size(f, &v);
+            quote!(n += #size;)
+        }
+        Label::Optional => {
+            let size = keyed_value_size(f, &value_ref(&f.value));
+            quote! {
+                if let ::core::option::Option::Some(v) = &self.#ident {
+                    n += #size;
+                }
+            }
+        }
+        Label::Repeated { packed: false } => {
+            let per = match f.value {
+                ValueType::Scalar(s) => fixed_width(s),
+                _ => None,
+            };
+            match per {
+                Some(w) => {
+                    let each = usize_lit(key + w);
+                    quote!(n += #each * self.#ident.len();)
+                }
+                None => {
+                    let key = usize_lit(key);
+                    let size = value_size(&f.value, f.number, &value_ref(&f.value));
+                    let keys = match f.value {
+                        ValueType::Group => quote!(),
+                        _ => quote!(n += #key * self.#ident.len();),
+                    };
+                    quote! {
+                        #keys
+                        for v in &self.#ident {
+                            n += #size;
+                        }
+                    }
+                }
+            }
+        }
+        Label::Repeated { packed: true } => {
+            let ValueType::Scalar(s) = f.value else {
+                unreachable!("only scalars are packed")
+            };
+            let key = usize_lit(key);
+            let body = match fixed_width(s) {
+                Some(w) => {
+                    let w = usize_lit(w);
+                    quote!(let body = #w * self.#ident.len();)
+                }
+                None => {
+                    let size = scalar_size(s, &quote!((*v)));
+                    quote! {
+                        let mut body = 0usize;
+                        for v in &self.#ident {
+                            body += #size;
+                        }
+                    }
+                }
+            };
+            quote! {
+                if !self.#ident.is_empty() {
+                    #body
+                    n += #key + ::vtproto::wire::len_delimited(body);
+                }
+            }
+        }
+        Label::Map(map) => {
+            let key = usize_lit(key);
+            let k = if is_copy(map.key) {
+                quote!((*k))
+            } else {
+                quote!(k)
+            };
+            let k_nonzero = nonzero(map.key, &k);
+            let k_size = scalar_size(map.key, &k);
+            let v_part = match &map.value {
+                ValueType::Scalar(s) => {
+                    let v = value_ref(&map.value);
+                    let cond = if *s == crate::model::Scalar::Enum {
+                        let d = proc_macro2::Literal::i32_unsuffixed(map.enum_default);
+                        quote!(#v != #d)
+                    } else {
+                        nonzero(*s, &v)
+                    };
+                    let size = scalar_size(*s, &v);
+                    quote!(if #cond { 1 + #size } else { 0 })
+                }
+                _ => quote! {{
+                    let s = v.size();
+                    if s != 0 { 1 + ::vtproto::wire::len_delimited(s) } else { 0 }
+                }},
+            };
+            quote! {
+                for (k, v) in &self.#ident {
+                    let entry = (if #k_nonzero { 1 + #k_size } else { 0 }) + #v_part;
+                    n += #key + ::vtproto::wire::len_delimited(entry);
+                }
+            }
+        }
+    }
+}

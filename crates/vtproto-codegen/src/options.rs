@@ -1,0 +1,165 @@
+//! Generator options, parsed once from the plugin parameter (`mode=prost,bytes=.,btree_map=.pkg`)
+//! or set by the build crate. Path options use prost-build's matching rules.
+
+use std::fmt;
+
+/// What the generator emits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// `impl vtproto::Message` blocks for the structs prost-build generates from the same files.
+    #[default]
+    Prost,
+}
+
+/// All generator options.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Output mode.
+    pub mode: Mode,
+    /// Proto paths whose map fields prost generates as `BTreeMap` (prost-build's `btree_map`).
+    pub btree_map: Vec<String>,
+    /// Proto paths whose `bytes` fields prost generates as `bytes::Bytes` (prost-build's `bytes`).
+    pub bytes: Vec<String>,
+    /// Proto paths provided by other crates (prost-build's `extern_path`): no impls are generated
+    /// for them.
+    pub extern_path: Vec<(String, String)>,
+}
+
+/// A parameter the generator does not understand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionError(pub String);
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+impl Options {
+    /// Parses a comma-separated `key=value` parameter string, as passed by `--rust-vt_opt`.
+    ///
+    /// Keys: `mode` (`prost`), `btree_map`, `bytes` (proto paths, repeatable), and
+    /// `extern_path=.proto.path=::rust::path` (repeatable).
+    pub fn parse(parameter: &str) -> Result<Options, OptionError> {
+        let mut opts = Options::default();
+        for item in parameter.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (key, value) = item.split_once('=').unwrap_or((item, ""));
+            match key {
+                "mode" => {
+                    opts.mode = match value {
+                        "prost" => Mode::Prost,
+                        other => {
+                            return Err(OptionError(format!(
+                                "unknown mode `{other}` (supported: prost)"
+                            )))
+                        }
+                    }
+                }
+                "btree_map" => opts.btree_map.push(value.to_string()),
+                "bytes" => opts.bytes.push(value.to_string()),
+                "extern_path" => {
+                    let (proto, rust) = value.split_once('=').ok_or_else(|| {
+                        OptionError(format!(
+                            "extern_path needs `.proto.path=::rust::path`, got `{value}`"
+                        ))
+                    })?;
+                    if !proto.starts_with('.') {
+                        return Err(OptionError(format!(
+                            "extern_path proto paths are fully qualified (start with `.`): `{proto}`"
+                        )));
+                    }
+                    opts.extern_path.push((proto.to_string(), rust.to_string()));
+                }
+                // prost-gen style options that do not change shapes are accepted and ignored.
+                "file_descriptor_set" | "compile_well_known_types" if value.is_empty() => {}
+                other => return Err(OptionError(format!("unknown option `{other}`"))),
+            }
+        }
+        Ok(opts)
+    }
+
+    /// Whether a field's map type is `BTreeMap`.
+    pub fn is_btree_map(&self, fq_message: &str, field: &str) -> bool {
+        path_matches(&self.btree_map, &format!("{fq_message}.{field}"))
+    }
+
+    /// Whether a field's bytes type is `bytes::Bytes`.
+    pub fn is_bytes(&self, fq_message: &str, field: &str) -> bool {
+        path_matches(&self.bytes, &format!("{fq_message}.{field}"))
+    }
+
+    /// Whether a fully-qualified type lives in another crate.
+    pub fn is_extern(&self, fq_type: &str) -> bool {
+        self.extern_path.iter().any(|(p, _)| {
+            fq_type == p
+                || (fq_type.starts_with(p.as_str()) && fq_type.as_bytes().get(p.len()) == Some(&b'.'))
+        })
+    }
+}
+
+/// prost-build's rule: a configured path matches a fully-qualified path `.a.b.c` if it equals it,
+/// one of its suffixes (`a.b.c`, `b.c`, `c`), one of its prefixes (`.a.b`, `.a`), or `.`.
+pub fn path_matches(configured: &[String], fq_path: &str) -> bool {
+    if configured.is_empty() {
+        return false;
+    }
+    let mut candidates = vec![fq_path];
+    let mut rest = fq_path;
+    while let Some((_, tail)) = rest.split_once('.') {
+        if tail.is_empty() {
+            break;
+        }
+        candidates.push(tail);
+        rest = tail;
+    }
+    let mut prefix = fq_path;
+    while let Some((head, _)) = prefix.rsplit_once('.') {
+        if head.is_empty() {
+            break;
+        }
+        candidates.push(head);
+        prefix = head;
+    }
+    candidates.push(".");
+    configured.iter().any(|c| candidates.contains(&c.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_parameters() {
+        let o = Options::parse("mode=prost,bytes=.,btree_map=.a.B.m,extern_path=.x=::x").unwrap();
+        assert_eq!(o.bytes, ["."]);
+        assert_eq!(o.btree_map, [".a.B.m"]);
+        assert_eq!(o.extern_path, [(".x".to_string(), "::x".to_string())]);
+        assert!(Options::parse("mode=nope").is_err());
+        assert!(Options::parse("frobnicate=1").is_err());
+        assert!(Options::parse("extern_path=x").is_err());
+    }
+
+    #[test]
+    fn prost_path_matching() {
+        let m = |c: &str, p: &str| path_matches(&[c.to_string()], p);
+        assert!(m(".", ".a.B.f"));
+        assert!(m(".a", ".a.B.f"));
+        assert!(m(".a.B", ".a.B.f"));
+        assert!(m(".a.B.f", ".a.B.f"));
+        assert!(m("f", ".a.B.f"));
+        assert!(m("B.f", ".a.B.f"));
+        assert!(!m(".a.B.g", ".a.B.f"));
+        assert!(!m(".ab", ".a.B.f"));
+        assert!(!m("a", ".a.B.f"));
+    }
+
+    #[test]
+    fn extern_paths() {
+        let o = Options::parse("extern_path=.foo=::foo").unwrap();
+        assert!(o.is_extern(".foo.Bar"));
+        assert!(o.is_extern(".foo"));
+        assert!(!o.is_extern(".foobar.Baz"));
+    }
+}

@@ -1,0 +1,146 @@
+//! Error types. Decoding errors carry the path of message and field names where they happened.
+
+use core::fmt;
+
+/// What went wrong while decoding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The input ended inside a value.
+    Truncated,
+    /// A varint was longer than 10 bytes or overflowed 64 bits.
+    InvalidVarint,
+    /// A key used the reserved wire type 6 or 7.
+    InvalidWireType(u32),
+    /// A key had field number 0 or did not fit in 32 bits.
+    InvalidKey(u64),
+    /// A known field arrived with another wire type than its declaration allows.
+    WireTypeMismatch {
+        /// Field number of the offending key.
+        field_number: u32,
+        /// Wire type found on the wire.
+        found: u8,
+    },
+    /// A length prefix pointed past the end of its enclosing message.
+    LengthOutOfBounds(u64),
+    /// Messages were nested deeper than the recursion limit.
+    RecursionLimit,
+    /// A `string` field was not valid UTF-8.
+    InvalidUtf8,
+    /// An end-group key without a matching start, or with another field number.
+    UnexpectedEndGroup(u32),
+}
+
+struct Inner {
+    kind: DecodeErrorKind,
+    /// Innermost first: (message full name, field name).
+    path: Vec<(&'static str, &'static str)>,
+}
+
+/// A decoding failure: its [`kind`](DecodeError::kind) and where it happened.
+///
+/// Boxed so that `Result<(), DecodeError>` stays one word on the hot path.
+pub struct DecodeError(Box<Inner>);
+
+impl DecodeError {
+    /// A new error of `kind` with an empty path.
+    #[cold]
+    #[inline(never)]
+    pub fn new(kind: DecodeErrorKind) -> Self {
+        DecodeError(Box::new(Inner {
+            kind,
+            path: Vec::new(),
+        }))
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &DecodeErrorKind {
+        &self.0.kind
+    }
+
+    /// Where it went wrong, outermost first: `(message full name, field name)` pairs.
+    pub fn path(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        self.0.path.iter().rev().copied()
+    }
+
+    /// Adds the enclosing message and field to the path; called as the error leaves a field.
+    #[cold]
+    #[inline(never)]
+    pub fn push(mut self, message: &'static str, field: &'static str) -> Self {
+        self.0.path.push((message, field));
+        self
+    }
+}
+
+impl fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeErrorKind::Truncated => f.write_str("unexpected end of input"),
+            DecodeErrorKind::InvalidVarint => f.write_str("invalid varint"),
+            DecodeErrorKind::InvalidWireType(w) => write!(f, "invalid wire type {w}"),
+            DecodeErrorKind::InvalidKey(k) => write!(f, "invalid key {k}"),
+            DecodeErrorKind::WireTypeMismatch {
+                field_number,
+                found,
+            } => write!(f, "field {field_number} has unexpected wire type {found}"),
+            DecodeErrorKind::LengthOutOfBounds(n) => {
+                write!(f, "length {n} runs past the end of the enclosing message")
+            }
+            DecodeErrorKind::RecursionLimit => f.write_str("recursion limit reached"),
+            DecodeErrorKind::InvalidUtf8 => f.write_str("string field is not valid UTF-8"),
+            DecodeErrorKind::UnexpectedEndGroup(n) => {
+                write!(f, "unexpected end-group key for field {n}")
+            }
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "failed to decode protobuf message: {}", self.0.kind)?;
+        let mut sep = " at ";
+        for (message, field) in self.path() {
+            write!(f, "{sep}{message}.{field}")?;
+            sep = " > ";
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecodeError")
+            .field("kind", &self.0.kind)
+            .field("path", &self.path().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+impl From<DecodeErrorKind> for DecodeError {
+    fn from(kind: DecodeErrorKind) -> Self {
+        DecodeError::new(kind)
+    }
+}
+
+/// Encoding into a caller's buffer failed because it had too little room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EncodeError {
+    /// Bytes the message needs.
+    pub required: usize,
+    /// Bytes the buffer had left.
+    pub remaining: usize,
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "insufficient buffer capacity (required: {}, remaining: {})",
+            self.required, self.remaining
+        )
+    }
+}
+
+impl std::error::Error for EncodeError {}

@@ -1,0 +1,39 @@
+//! Runtime for rust-vt generated code.
+//!
+//! Generated code implements [`Message`] for prost-shaped structs. Encoding writes each message
+//! **backward** from the end of an exactly sized buffer ([`ReverseWriter`]): a length prefix is
+//! written after the bytes it describes, so it costs a subtraction instead of another sizing walk.
+//! Decoding reads from a borrowed slice ([`Reader`]) with a recursion limit and typed errors
+//! ([`DecodeError`]).
+//!
+//! This crate is the only dependency of generated code. It owns the wire format primitives and
+//! must not know anything about descriptors or code generation.
+//!
+//! ```
+//! use vtproto::Message;
+//! // `f64` is `google.protobuf.DoubleValue` as prost maps it.
+//! let bytes = 1.5f64.encode_to_vec();
+//! assert_eq!(bytes, [0x09, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f]);
+//! assert_eq!(f64::decode(&bytes).unwrap(), 1.5);
+//! ```
+#![warn(missing_docs)]
+
+mod error;
+mod impls;
+mod message;
+mod reader;
+pub mod wire;
+mod writer;
+
+
+pub use bytes;
+pub use error::{DecodeError, DecodeErrorKind, EncodeError};
+pub use message::Message;
+pub use reader::{Reader, DEFAULT_RECURSION_LIMIT};
+pub use writer::ReverseWriter;
+
+/// Items generated code uses that are not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::reader::wire_type_mismatch;
+}

@@ -1,0 +1,534 @@
+//! The decoder's cursor over a borrowed input, with the recursion limit and the primitives
+//! generated `merge_field` code calls.
+//!
+//! Every read checks the bytes are there before it touches them, and nothing is allocated
+//! before the bytes it describes have been seen, so a hostile length prefix costs nothing.
+
+use bytes::Bytes;
+
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::wire::{self, WireType};
+use crate::Message;
+
+/// Nesting depth allowed by default, as in prost and the C++ implementation.
+pub const DEFAULT_RECURSION_LIMIT: u32 = 100;
+
+/// A cursor over the bytes of one message (or of one length-delimited field inside it).
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    /// Nesting levels still allowed below the current one.
+    depth: u32,
+    /// The whole input when it is a `Bytes`, so `bytes` fields can share it instead of copying.
+    source: Option<&'a Bytes>,
+}
+
+#[cold]
+#[inline(never)]
+fn err<T>(kind: DecodeErrorKind) -> Result<T, DecodeError> {
+    Err(DecodeError::new(kind))
+}
+
+/// The error for a known field number that arrived with the wrong wire type.
+#[cold]
+#[inline(never)]
+pub fn wire_type_mismatch(key: u32) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::WireTypeMismatch {
+        field_number: key >> 3,
+        found: (key & 7) as u8,
+    })
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `buf` with the default recursion limit.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader {
+            buf,
+            depth: DEFAULT_RECURSION_LIMIT,
+            source: None,
+        }
+    }
+
+    /// A reader over `bytes`: `bytes`-typed fields decoded as [`Bytes`] share its memory.
+    pub fn from_bytes(bytes: &'a Bytes) -> Self {
+        Reader {
+            buf: bytes,
+            depth: DEFAULT_RECURSION_LIMIT,
+            source: Some(bytes),
+        }
+    }
+
+    /// Sets how many levels of nested messages (and groups, and map entries) are allowed.
+    pub fn with_recursion_limit(mut self, limit: u32) -> Self {
+        self.depth = limit;
+        self
+    }
+
+    /// Whether all bytes have been consumed.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// Bytes left.
+    #[inline(always)]
+    pub fn remaining(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Reads a varint of up to 10 bytes.
+    #[inline(always)]
+    pub fn read_varint(&mut self) -> Result<u64, DecodeError> {
+        if let Some(&b) = self.buf.first() {
+            if b < 0x80 {
+                self.buf = &self.buf[1..];
+                return Ok(u64::from(b));
+            }
+        }
+        self.read_varint_slow()
+    }
+
+    #[inline(never)]
+    fn read_varint_slow(&mut self) -> Result<u64, DecodeError> {
+        let mut value: u64 = 0;
+        for (i, &b) in self.buf.iter().take(10).enumerate() {
+            if i == 9 && b > 1 {
+                // The tenth byte may only carry bit 63.
+                return err(DecodeErrorKind::InvalidVarint);
+            }
+            value |= u64::from(b & 0x7f) << (7 * i);
+            if b < 0x80 {
+                self.buf = &self.buf[i + 1..];
+                return Ok(value);
+            }
+        }
+        if self.buf.len() >= 10 {
+            err(DecodeErrorKind::InvalidVarint)
+        } else {
+            err(DecodeErrorKind::Truncated)
+        }
+    }
+
+    /// Reads a field key and checks its wire type and field number.
+    #[inline(always)]
+    pub fn read_key(&mut self) -> Result<u32, DecodeError> {
+        let key = self.read_varint()?;
+        if key > u64::from(u32::MAX) {
+            return err(DecodeErrorKind::InvalidKey(key));
+        }
+        let key = key as u32;
+        if key & 7 > 5 {
+            return err(DecodeErrorKind::InvalidWireType(key & 7));
+        }
+        if key < 8 {
+            return err(DecodeErrorKind::InvalidKey(u64::from(key)));
+        }
+        Ok(key)
+    }
+
+    #[inline(always)]
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if n > self.buf.len() {
+            return err(DecodeErrorKind::Truncated);
+        }
+        let (head, tail) = self.buf.split_at(n);
+        self.buf = tail;
+        Ok(head)
+    }
+
+    #[inline(always)]
+    fn take_array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        match self.buf.split_first_chunk::<N>() {
+            Some((head, tail)) => {
+                self.buf = tail;
+                Ok(*head)
+            }
+            None => err(DecodeErrorKind::Truncated),
+        }
+    }
+
+    /// Reads a length prefix and returns the body it describes.
+    #[inline(always)]
+    pub fn read_len_delimited(&mut self) -> Result<&'a [u8], DecodeError> {
+        let len = self.read_varint()?;
+        if len > self.buf.len() as u64 {
+            return err(DecodeErrorKind::LengthOutOfBounds(len));
+        }
+        self.take(len as usize)
+    }
+
+    /// Reads an `int32` or enum value (a varint truncated to 32 bits).
+    #[inline(always)]
+    pub fn read_int32(&mut self) -> Result<i32, DecodeError> {
+        self.read_varint().map(|v| v as i32)
+    }
+    /// Reads an `int64`.
+    #[inline(always)]
+    pub fn read_int64(&mut self) -> Result<i64, DecodeError> {
+        self.read_varint().map(|v| v as i64)
+    }
+    /// Reads a `uint32`.
+    #[inline(always)]
+    pub fn read_uint32(&mut self) -> Result<u32, DecodeError> {
+        self.read_varint().map(|v| v as u32)
+    }
+    /// Reads a `uint64`.
+    #[inline(always)]
+    pub fn read_uint64(&mut self) -> Result<u64, DecodeError> {
+        self.read_varint()
+    }
+    /// Reads a `sint32`.
+    #[inline(always)]
+    pub fn read_sint32(&mut self) -> Result<i32, DecodeError> {
+        self.read_varint().map(|v| wire::unzigzag32(v as u32))
+    }
+    /// Reads a `sint64`.
+    #[inline(always)]
+    pub fn read_sint64(&mut self) -> Result<i64, DecodeError> {
+        self.read_varint().map(wire::unzigzag64)
+    }
+    /// Reads a `bool`: any non-zero varint is true.
+    #[inline(always)]
+    pub fn read_bool(&mut self) -> Result<bool, DecodeError> {
+        self.read_varint().map(|v| v != 0)
+    }
+    /// Reads a `fixed32`.
+    #[inline(always)]
+    pub fn read_fixed32(&mut self) -> Result<u32, DecodeError> {
+        self.take_array().map(u32::from_le_bytes)
+    }
+    /// Reads a `fixed64`.
+    #[inline(always)]
+    pub fn read_fixed64(&mut self) -> Result<u64, DecodeError> {
+        self.take_array().map(u64::from_le_bytes)
+    }
+    /// Reads an `sfixed32`.
+    #[inline(always)]
+    pub fn read_sfixed32(&mut self) -> Result<i32, DecodeError> {
+        self.take_array().map(i32::from_le_bytes)
+    }
+    /// Reads an `sfixed64`.
+    #[inline(always)]
+    pub fn read_sfixed64(&mut self) -> Result<i64, DecodeError> {
+        self.take_array().map(i64::from_le_bytes)
+    }
+    /// Reads a `float`.
+    #[inline(always)]
+    pub fn read_float(&mut self) -> Result<f32, DecodeError> {
+        self.take_array().map(f32::from_le_bytes)
+    }
+    /// Reads a `double`.
+    #[inline(always)]
+    pub fn read_double(&mut self) -> Result<f64, DecodeError> {
+        self.take_array().map(f64::from_le_bytes)
+    }
+
+    /// Reads a `string` into `dst`, replacing its contents and reusing its allocation.
+    #[inline]
+    pub fn merge_string(&mut self, dst: &mut String) -> Result<(), DecodeError> {
+        let body = self.read_len_delimited()?;
+        match core::str::from_utf8(body) {
+            Ok(s) => {
+                dst.clear();
+                dst.push_str(s);
+                Ok(())
+            }
+            Err(_) => err(DecodeErrorKind::InvalidUtf8),
+        }
+    }
+
+    /// Reads a `string` as a new `String`.
+    #[inline]
+    pub fn read_string(&mut self) -> Result<String, DecodeError> {
+        let body = self.read_len_delimited()?;
+        match core::str::from_utf8(body) {
+            Ok(s) => Ok(s.to_owned()),
+            Err(_) => err(DecodeErrorKind::InvalidUtf8),
+        }
+    }
+
+    /// Reads a `bytes` field into `dst`, replacing its contents.
+    #[inline]
+    pub fn merge_byte_vec(&mut self, dst: &mut Vec<u8>) -> Result<(), DecodeError> {
+        let body = self.read_len_delimited()?;
+        dst.clear();
+        dst.extend_from_slice(body);
+        Ok(())
+    }
+
+    /// Reads a `bytes` field as a new `Vec<u8>`.
+    #[inline]
+    pub fn read_byte_vec(&mut self) -> Result<Vec<u8>, DecodeError> {
+        self.read_len_delimited().map(<[u8]>::to_vec)
+    }
+
+    /// Reads a `bytes` field as [`Bytes`], sharing the input's memory when it is a `Bytes`.
+    #[inline]
+    pub fn read_bytes(&mut self) -> Result<Bytes, DecodeError> {
+        let body = self.read_len_delimited()?;
+        Ok(match self.source {
+            Some(src) => src.slice_ref(body),
+            None => Bytes::copy_from_slice(body),
+        })
+    }
+
+    /// Reads a `bytes` field into a [`Bytes`], replacing it.
+    #[inline]
+    pub fn merge_bytes(&mut self, dst: &mut Bytes) -> Result<(), DecodeError> {
+        *dst = self.read_bytes()?;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn enter(&mut self) -> Result<u32, DecodeError> {
+        if self.depth == 0 {
+            return err(DecodeErrorKind::RecursionLimit);
+        }
+        Ok(self.depth)
+    }
+
+    /// Runs `f` on a reader over `body`, one nesting level deeper.
+    #[inline(always)]
+    fn nested<T>(
+        &mut self,
+        body: &'a [u8],
+        f: impl FnOnce(&mut Reader<'a>) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
+        let depth = self.enter()?;
+        let mut inner = Reader {
+            buf: body,
+            depth: depth - 1,
+            source: self.source,
+        };
+        f(&mut inner)
+    }
+
+    /// Merges a length-delimited embedded message into `msg`.
+    #[inline]
+    pub fn merge_message<M: Message>(&mut self, msg: &mut M) -> Result<(), DecodeError> {
+        let body = self.read_len_delimited()?;
+        self.nested(body, |r| msg.merge(r))
+    }
+
+    /// Reads a length-delimited embedded message as a new value.
+    #[inline]
+    pub fn read_message<M: Message>(&mut self) -> Result<M, DecodeError> {
+        let mut msg = M::default();
+        self.merge_message(&mut msg)?;
+        Ok(msg)
+    }
+
+    /// Merges a proto2 group (its start key already read) into `msg`, up to the matching end key.
+    pub fn merge_group<M: Message>(
+        &mut self,
+        msg: &mut M,
+        field_number: u32,
+    ) -> Result<(), DecodeError> {
+        let depth = self.enter()?;
+        self.depth = depth - 1;
+        let result = self.group_fields(msg, field_number);
+        self.depth = depth;
+        result
+    }
+
+    fn group_fields<M: Message>(
+        &mut self,
+        msg: &mut M,
+        field_number: u32,
+    ) -> Result<(), DecodeError> {
+        loop {
+            if self.is_empty() {
+                return err(DecodeErrorKind::Truncated);
+            }
+            let key = self.read_key()?;
+            if key & 7 == WireType::EndGroup as u32 {
+                if key >> 3 == field_number {
+                    return Ok(());
+                }
+                return err(DecodeErrorKind::UnexpectedEndGroup(key >> 3));
+            }
+            msg.merge_field(key, self)
+                .map_err(|e| e.push(M::NAME, M::field_name(key >> 3)))?;
+        }
+    }
+
+    /// Decodes a packed repeated field body, appending each element read by `read` to `dst`.
+    ///
+    /// `width` is the element size for fixed-width types and 0 for varints; it only sizes the
+    /// reservation, which never exceeds what the body can hold.
+    #[inline]
+    pub fn merge_packed<T>(
+        &mut self,
+        dst: &mut Vec<T>,
+        width: usize,
+        mut read: impl FnMut(&mut Reader<'a>) -> Result<T, DecodeError>,
+    ) -> Result<(), DecodeError> {
+        let body = self.read_len_delimited()?;
+        let count = if width == 0 {
+            body.iter().filter(|&&b| b < 0x80).count()
+        } else {
+            body.len() / width
+        };
+        dst.reserve(count);
+        let mut inner = Reader {
+            buf: body,
+            depth: self.depth,
+            source: self.source,
+        };
+        while !inner.is_empty() {
+            dst.push(read(&mut inner)?);
+        }
+        Ok(())
+    }
+
+    /// Decodes one map entry (a length-delimited message with key = 1, value = 2).
+    ///
+    /// `key` and `value` start as the defaults and are overwritten by the fields present;
+    /// `key_key`/`value_key` are the full keys (with wire type) expected for fields 1 and 2.
+    #[inline]
+    pub fn merge_map_entry<K, V>(
+        &mut self,
+        key: &mut K,
+        value: &mut V,
+        key_key: u32,
+        value_key: u32,
+        mut merge_key: impl FnMut(&mut Reader<'a>, &mut K) -> Result<(), DecodeError>,
+        mut merge_value: impl FnMut(&mut Reader<'a>, &mut V) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        let body = self.read_len_delimited()?;
+        self.nested(body, |r| {
+            while !r.is_empty() {
+                let k = r.read_key()?;
+                if k == key_key {
+                    merge_key(r, key)?;
+                } else if k == value_key {
+                    merge_value(r, value)?;
+                } else if k >> 3 == 1 || k >> 3 == 2 {
+                    return Err(wire_type_mismatch(k));
+                } else {
+                    r.skip_field(k)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Skips the value of an unknown field whose key was just read.
+    pub fn skip_field(&mut self, key: u32) -> Result<(), DecodeError> {
+        if self.depth == 0 {
+            return err(DecodeErrorKind::RecursionLimit);
+        }
+        match WireType::of_key(key) {
+            Some(WireType::Varint) => self.read_varint().map(drop),
+            Some(WireType::Fixed64) => self.take(8).map(drop),
+            Some(WireType::Fixed32) => self.take(4).map(drop),
+            Some(WireType::LengthDelimited) => self.read_len_delimited().map(drop),
+            Some(WireType::StartGroup) => {
+                self.depth -= 1;
+                let result = self.skip_group(key >> 3);
+                self.depth += 1;
+                result
+            }
+            Some(WireType::EndGroup) => err(DecodeErrorKind::UnexpectedEndGroup(key >> 3)),
+            None => err(DecodeErrorKind::InvalidWireType(key & 7)),
+        }
+    }
+
+    fn skip_group(&mut self, field_number: u32) -> Result<(), DecodeError> {
+        loop {
+            if self.is_empty() {
+                return err(DecodeErrorKind::Truncated);
+            }
+            let key = self.read_key()?;
+            if key & 7 == WireType::EndGroup as u32 {
+                if key >> 3 == field_number {
+                    return Ok(());
+                }
+                return err(DecodeErrorKind::UnexpectedEndGroup(key >> 3));
+            }
+            self.skip_field(key)?;
+        }
+    }
+
+    /// Returns the bytes not read yet and leaves the reader empty.
+    pub fn take_rest(&mut self) -> &'a [u8] {
+        core::mem::take(&mut self.buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(r: Result<impl core::fmt::Debug, DecodeError>) -> DecodeErrorKind {
+        r.unwrap_err().kind().clone()
+    }
+
+    #[test]
+    fn varint_edges() {
+        assert_eq!(Reader::new(&[0x96, 0x01]).read_varint().unwrap(), 150);
+        let max = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+        assert_eq!(Reader::new(&max).read_varint().unwrap(), u64::MAX);
+        let bad_tenth = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
+        assert_eq!(
+            kind(Reader::new(&bad_tenth).read_varint()),
+            DecodeErrorKind::InvalidVarint
+        );
+        let eleven = [0xff; 11];
+        assert_eq!(
+            kind(Reader::new(&eleven).read_varint()),
+            DecodeErrorKind::InvalidVarint
+        );
+        assert_eq!(
+            kind(Reader::new(&[0x80, 0x80]).read_varint()),
+            DecodeErrorKind::Truncated
+        );
+        assert_eq!(kind(Reader::new(&[]).read_varint()), DecodeErrorKind::Truncated);
+    }
+
+    #[test]
+    fn huge_length_is_an_error_not_an_allocation() {
+        let huge = [0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+        let mut r = Reader::new(&huge);
+        assert_eq!(r.read_key().unwrap(), 0x0a);
+        assert_eq!(
+            kind(r.read_len_delimited()),
+            DecodeErrorKind::LengthOutOfBounds(u64::MAX)
+        );
+    }
+
+    #[test]
+    fn keys_are_validated() {
+        assert!(matches!(
+            kind(Reader::new(&[0x07]).read_key()),
+            DecodeErrorKind::InvalidWireType(7)
+        ));
+        assert!(matches!(
+            kind(Reader::new(&[0x02]).read_key()),
+            DecodeErrorKind::InvalidKey(2)
+        ));
+    }
+
+    #[test]
+    fn skip_groups_and_mismatched_end() {
+        // field 1 start group, field 2 varint, field 1 end group
+        let mut r = Reader::new(&[0x10, 0x05, 0x0c]);
+        r.skip_group(1).unwrap();
+        assert!(r.is_empty());
+        let mut r = Reader::new(&[0x14]);
+        assert_eq!(
+            kind(r.skip_group(1)),
+            DecodeErrorKind::UnexpectedEndGroup(2)
+        );
+        let mut r = Reader::new(&[0x10, 0x05]);
+        assert_eq!(kind(r.skip_group(1)), DecodeErrorKind::Truncated);
+    }
+
+    #[test]
+    fn invalid_utf8_is_rejected() {
+        let mut s = String::new();
+        assert_eq!(
+            kind(Reader::new(&[0x02, 0xc3, 0x28]).merge_string(&mut s).map(|_| ())),
+            DecodeErrorKind::InvalidUtf8
+        );
+    }
+}
