@@ -1,1 +1,106 @@
-fn main(){}
+//! Generates prost structs plus rust-vt impls for the project's protos (examples, tests,
+//! benches) and, when the corpora are installed (`scripts/fetch-corpora.sh`), for the
+//! conformance, googleapis and OpenTelemetry protos. Set `VT_REQUIRE_CORPORA=1` to make missing
+//! corpora an error instead of a skipped suite.
+
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let protoc = protoc_bin_vendored::protoc_bin_path().expect("vendored protoc");
+    let wkt = protoc_bin_vendored::include_path().expect("vendored protoc include path");
+    let corpora = std::env::var_os("VT_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/corpora"));
+    let require = std::env::var_os("VT_REQUIRE_CORPORA").is_some_and(|v| v == "1");
+    println!("cargo:rerun-if-env-changed=VT_CORPORA");
+    println!("cargo:rerun-if-env-changed=VT_REQUIRE_CORPORA");
+    println!("cargo:rerun-if-changed=proto");
+    for cfg in ["vt_conformance", "vt_googleapis", "vt_otel"] {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+    }
+
+    let proto = root.join("proto");
+    let own: Vec<PathBuf> = ["candidates.proto", "event.proto", "deep.proto"]
+        .iter()
+        .map(|f| proto.join(f))
+        .chain(
+            ["imported", "all_types_proto3", "all_types_proto2", "nasty_names"]
+                .iter()
+                .map(|f| proto.join(format!("test/{f}.proto"))),
+        )
+        .collect();
+    suite(&out, "own", &protoc, &own, &[&proto, &wkt], |c| {
+        c.btree_map([".vt.test.proto3.Maps.ordered"])
+            .bytes([".vt.test.proto3.Bytes"]);
+    });
+
+    let conformance = corpora.join("conformance/include");
+    if conformance.exists() {
+        let files: Vec<PathBuf> = [
+            "conformance/conformance.proto",
+            "google/protobuf/test_messages_proto2.proto",
+            "google/protobuf/test_messages_proto3.proto",
+        ]
+        .iter()
+        .map(|f| conformance.join(f))
+        .collect();
+        suite(&out, "conformance", &protoc, &files, &[&conformance, &wkt], |_| {});
+        println!("cargo:rustc-cfg=vt_conformance");
+    } else if require {
+        panic!("conformance protos missing at {}: run scripts/fetch-corpora.sh", conformance.display());
+    }
+
+    for (name, dir) in [("googleapis", corpora.join("googleapis")), ("otel", corpora.join("otel"))] {
+        if dir.exists() {
+            let files = proto_files(&dir);
+            suite(&out, name, &protoc, &files, &[&dir, &wkt], |_| {});
+            println!("cargo:rustc-cfg=vt_{name}");
+        } else if require {
+            panic!("{name} protos missing at {}: run scripts/fetch-corpora.sh", dir.display());
+        }
+    }
+}
+
+/// Runs prost-build and rust-vt on `files` into `OUT_DIR/<name>/`, with an include file
+/// `_includes.rs` holding the package module tree and `descriptors.bin` the descriptor set.
+fn suite(
+    out: &Path,
+    name: &str,
+    protoc: &Path,
+    files: &[PathBuf],
+    includes: &[&Path],
+    configure: impl FnOnce(&mut vtproto_build::Config),
+) {
+    let dir = out.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut config = vtproto_build::Config::new();
+    config
+        .out_dir(&dir)
+        .protoc(protoc)
+        .prost_config()
+        .include_file("_includes.rs")
+        .file_descriptor_set_path(dir.join("descriptors.bin"));
+    configure(&mut config);
+    config
+        .compile_protos(files, includes)
+        .unwrap_or_else(|e| panic!("suite {name}: {e}"));
+}
+
+fn proto_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "proto") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}

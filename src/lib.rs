@@ -1,0 +1,34 @@
+//! Generated code for the project's own protos (and the test corpora when installed), shared by
+//! the examples, tests and benchmarks. Not published.
+#![allow(clippy::all, missing_docs)]
+
+/// The project's protos: workloads and all-field-kinds test protos.
+pub mod own {
+    include!(concat!(env!("OUT_DIR"), "/own/_includes.rs"));
+}
+
+/// The descriptor set of [`own`], for descriptor-driven tests.
+pub const OWN_DESCRIPTORS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/own/descriptors.bin"));
+
+/// The conformance suite's protos.
+#[cfg(vt_conformance)]
+pub mod conformance {
+    include!(concat!(env!("OUT_DIR"), "/conformance/_includes.rs"));
+}
+
+/// The descriptor set of [`conformance`].
+#[cfg(vt_conformance)]
+pub const CONFORMANCE_DESCRIPTORS: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/conformance/descriptors.bin"));
+
+/// googleapis-common-protos: compiled to prove the generated code builds.
+#[cfg(vt_googleapis)]
+pub mod googleapis {
+    include!(concat!(env!("OUT_DIR"), "/googleapis/_includes.rs"));
+}
+
+/// The OpenTelemetry protos: compiled to prove the generated code builds.
+#[cfg(vt_otel)]
+pub mod otel {
+    include!(concat!(env!("OUT_DIR"), "/otel/_includes.rs"));
+}

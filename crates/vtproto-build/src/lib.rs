@@ -1,0 +1,198 @@
+//! `build.rs` support for rust-vt, shaped like `prost-build`.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> std::io::Result<()> {
+//!     vtproto_build::Config::new()
+//!         .bytes(["."])
+//!         .compile_protos(&["proto/shop.proto"], &["proto"])
+//! }
+//! ```
+//! In `mode=prost` one call runs prost-build and the rust-vt generator with the same options, so
+//! the two can never disagree on a shape. Each `<package>.rs` prost writes to `OUT_DIR` ends with
+//! an `include!` of our `<package>.vt.rs`, so the usual
+//! `include!(concat!(env!("OUT_DIR"), "/shop.rs"));` brings in both the structs and the impls.
+#![warn(missing_docs)]
+
+use std::io::{Error, ErrorKind, Result, Write};
+use std::path::{Path, PathBuf};
+
+use prost_types::FileDescriptorSet;
+use vtproto_codegen::{Mode, Options};
+
+/// Configuration of one code generation run.
+pub struct Config {
+    prost: prost_build::Config,
+    options: Options,
+    out_dir: Option<PathBuf>,
+    protoc: Option<PathBuf>,
+    skip_prost: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Config {
+    /// A configuration with prost-build's defaults.
+    pub fn new() -> Self {
+        Config {
+            prost: prost_build::Config::new(),
+            options: Options::default(),
+            out_dir: None,
+            protoc: None,
+            skip_prost: false,
+        }
+    }
+
+    /// Where generated files go (default: `OUT_DIR`).
+    pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Map fields under these proto paths become `BTreeMap` (prost-build's syntax).
+    pub fn btree_map<I, S>(&mut self, paths: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let paths: Vec<String> = paths.into_iter().map(|s| s.as_ref().to_string()).collect();
+        self.prost.btree_map(&paths);
+        self.options.btree_map.extend(paths);
+        self
+    }
+
+    /// `bytes` fields under these proto paths become `bytes::Bytes` (prost-build's syntax).
+    pub fn bytes<I, S>(&mut self, paths: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let paths: Vec<String> = paths.into_iter().map(|s| s.as_ref().to_string()).collect();
+        self.prost.bytes(&paths);
+        self.options.bytes.extend(paths);
+        self
+    }
+
+    /// Types under `proto_path` come from another crate at `rust_path`.
+    pub fn extern_path(&mut self, proto_path: impl AsRef<str>, rust_path: impl AsRef<str>) -> &mut Self {
+        self.prost.extern_path(proto_path.as_ref(), rust_path.as_ref());
+        self.options
+            .extern_path
+            .push((proto_path.as_ref().to_string(), rust_path.as_ref().to_string()));
+        self
+    }
+
+    /// The output mode (only [`Mode::Prost`] for now).
+    pub fn mode(&mut self, mode: Mode) -> &mut Self {
+        self.options.mode = mode;
+        self
+    }
+
+    /// Don't run prost-build: for users who run it themselves with the same options.
+    pub fn skip_prost(&mut self) -> &mut Self {
+        self.skip_prost = true;
+        self
+    }
+
+    /// Parse with this `protoc` binary instead of the built-in pure-Rust parser.
+    pub fn protoc(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.protoc = Some(path.into());
+        self
+    }
+
+    /// The prost-build configuration, for options rust-vt does not mirror (attributes, ...).
+    pub fn prost_config(&mut self) -> &mut prost_build::Config {
+        &mut self.prost
+    }
+
+    /// Parses `protos` (searching `includes`) and generates prost's structs and our impls.
+    pub fn compile_protos(
+        &mut self,
+        protos: &[impl AsRef<Path>],
+        includes: &[impl AsRef<Path>],
+    ) -> Result<()> {
+        for p in protos {
+            println!("cargo:rerun-if-changed={}", p.as_ref().display());
+        }
+        let fds = self.load_fds(protos, includes)?;
+        for file in &fds.file {
+            if let Some(path) = includes
+                .iter()
+                .map(|i| i.as_ref().join(file.name()))
+                .find(|p| p.exists())
+            {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
+        }
+        self.compile_fds(fds)
+    }
+
+    /// Generates from an already parsed descriptor set (all files in it, imports included,
+    /// except those under extern paths).
+    pub fn compile_fds(&mut self, fds: FileDescriptorSet) -> Result<()> {
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| Error::other("OUT_DIR is not set; call .out_dir()"))?,
+        };
+        if !self.skip_prost {
+            self.prost.out_dir(&out_dir);
+            self.prost.compile_fds(fds.clone())?;
+        }
+        let to_generate: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
+        let files = vtproto_codegen::generate(&fds.file, &to_generate, &self.options)
+            .map_err(|e| Error::new(ErrorKind::InvalidInput, e.0))?;
+        for f in files {
+            let path = out_dir.join(&f.name);
+            write_if_changed(&path, f.content.as_bytes())?;
+            if !self.skip_prost {
+                let prost_file = out_dir.join(f.name.replace(".vt.rs", ".rs"));
+                append_include(&prost_file, &f.name)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Parses `protos` into a descriptor set with `protoc` (the configured one or `PROTOC`).
+    pub fn load_fds(
+        &mut self,
+        protos: &[impl AsRef<Path>],
+        includes: &[impl AsRef<Path>],
+    ) -> Result<FileDescriptorSet> {
+        if let Some(protoc) = &self.protoc {
+            self.prost.protoc_executable(protoc);
+        }
+        self.prost.load_fds(protos, includes)
+    }
+}
+
+fn write_if_changed(path: &Path, content: &[u8]) -> Result<()> {
+    if std::fs::read(path).ok().as_deref() == Some(content) {
+        return Ok(());
+    }
+    std::fs::write(path, content)
+}
+
+/// Appends `include!("<name>")` to prost's output for the same package (once).
+fn append_include(prost_file: &Path, vt_name: &str) -> Result<()> {
+    let line = format!("include!(\"{vt_name}\");\n");
+    let existing = std::fs::read_to_string(prost_file).unwrap_or_default();
+    if existing.contains(line.trim_end()) {
+        return Ok(());
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(prost_file)?;
+    f.write_all(line.as_bytes())
+}
+
+/// Shortcut for `Config::new().compile_protos(protos, includes)`.
+pub fn compile_protos(protos: &[impl AsRef<Path>], includes: &[impl AsRef<Path>]) -> Result<()> {
+    Config::new().compile_protos(protos, includes)
+}

@@ -62,7 +62,7 @@ pub enum Label {
     Implicit,
     /// Explicit presence: `Option<T>` (messages, proto2 optional, proto3 `optional`).
     Optional,
-    /// proto2 `required` scalar: plain `T`, always written.
+    /// proto2 `required`: plain `T` (messages too), always written.
     Required,
     /// `Vec<T>`, written packed or not as the file says; both accepted on decode.
     Repeated {
@@ -103,6 +103,8 @@ pub struct Field {
     pub label: Label,
     /// How a `bytes` value is stored.
     pub bytes: BytesRepr,
+    /// Marked `[deprecated = true]` (prost then marks the Rust field `#[deprecated]`).
+    pub deprecated: bool,
 }
 
 /// A (non-synthetic) oneof.
@@ -399,7 +401,7 @@ impl FileCx<'_> {
                             },
                         },
                     },
-                    PbLabel::Required if !is_message => Label::Required,
+                    PbLabel::Required => Label::Required,
                     _ if is_message || f.proto3_optional() || self.syntax == Syntax::Proto2 => {
                         Label::Optional
                     }
@@ -417,6 +419,7 @@ impl FileCx<'_> {
                 value,
                 label,
                 bytes,
+                deprecated: f.options.as_ref().is_some_and(|o| o.deprecated()),
             };
             match in_oneof {
                 Some(o) => oneofs[o].fields.push(field),

@@ -23,6 +23,9 @@ pub struct Options {
     /// Proto paths provided by other crates (prost-build's `extern_path`): no impls are generated
     /// for them.
     pub extern_path: Vec<(String, String)>,
+    /// Generate impls for `google.protobuf` types too (by default prost maps them to
+    /// `prost-types`, for which the `vtproto` runtime provides impls).
+    pub compile_well_known_types: bool,
 }
 
 /// A parameter the generator does not understand.
@@ -72,8 +75,7 @@ impl Options {
                     }
                     opts.extern_path.push((proto.to_string(), rust.to_string()));
                 }
-                // prost-gen style options that do not change shapes are accepted and ignored.
-                "file_descriptor_set" | "compile_well_known_types" if value.is_empty() => {}
+                "compile_well_known_types" => opts.compile_well_known_types = true,
                 other => return Err(OptionError(format!("unknown option `{other}`"))),
             }
         }
@@ -92,9 +94,11 @@ impl Options {
 
     /// Whether a fully-qualified type lives in another crate.
     pub fn is_extern(&self, fq_type: &str) -> bool {
-        self.extern_path.iter().any(|(p, _)| {
+        let wkt = ".google.protobuf";
+        let implicit = (!self.compile_well_known_types).then_some(wkt);
+        self.extern_path.iter().map(|(p, _)| p.as_str()).chain(implicit).any(|p| {
             fq_type == p
-                || (fq_type.starts_with(p.as_str()) && fq_type.as_bytes().get(p.len()) == Some(&b'.'))
+                || (fq_type.starts_with(p) && fq_type.as_bytes().get(p.len()) == Some(&b'.'))
         })
     }
 }

@@ -25,6 +25,12 @@ mod reader;
 pub mod wire;
 mod writer;
 
+#[cfg(feature = "prost-types")]
+mod wkt;
+
+// Generated impls name the runtime `::vtproto`, also inside this crate.
+extern crate self as vtproto;
+
 
 pub use bytes;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};

@@ -7,7 +7,7 @@ use quote::quote;
 
 use super::{
     fixed_width, is_copy, key_literal, merge_scalar, read_scalar, scalar_type, scalar_wire_type,
-    usize_lit, wire_type, LEN,
+    usize_lit, wire_type, Dst, LEN,
 };
 use crate::model::{BytesRepr, Field, Label, Message, Scalar, ValueType};
 
@@ -95,7 +95,7 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
     let default = quote!(::core::default::Default::default);
     match (&f.label, &f.value) {
         (Label::Implicit | Label::Required, ValueType::Scalar(s)) => {
-            let merge = merge_scalar(*s, f.bytes, &quote!((&mut self.#ident)));
+            let merge = merge_scalar(*s, f.bytes, Dst::Place(quote!(self.#ident)));
             vec![quote!(#key => { #merge })]
         }
         (Label::Optional, ValueType::Scalar(s)) if is_copy(*s) => {
@@ -103,10 +103,14 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
             vec![quote!(#key => { self.#ident = ::core::option::Option::Some(#read); })]
         }
         (Label::Optional, ValueType::Scalar(s)) => {
-            let merge = merge_scalar(*s, f.bytes, &quote!(self.#ident.get_or_insert_with(#default)));
+            let merge = merge_scalar(*s, f.bytes, Dst::MutRef(quote!(self.#ident.get_or_insert_with(#default))));
             vec![quote!(#key => { #merge })]
         }
-        (Label::Optional | Label::Implicit | Label::Required, value) => {
+        (Label::Required, value) => {
+            let merge = merge_message(value, f.number, &quote!(&mut self.#ident));
+            vec![quote!(#key => { #merge })]
+        }
+        (Label::Optional | Label::Implicit, value) => {
             let merge = merge_message(value, f.number, &quote!(self.#ident.get_or_insert_with(#default)));
             vec![quote!(#key => { #merge })]
         }
@@ -135,7 +139,7 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
         (Label::Map(map), _) => {
             let key_ty = scalar_type(map.key, BytesRepr::Vec);
             let key_key = key_literal(1, scalar_wire_type(map.key));
-            let merge_key = merge_scalar(map.key, BytesRepr::Vec, &quote!(k));
+            let merge_key = merge_scalar(map.key, BytesRepr::Vec, Dst::MutRef(quote!(k)));
             let (value_init, value_key, merge_value) = match &map.value {
                 ValueType::Scalar(s) => {
                     let ty = scalar_type(*s, map.value_bytes);
@@ -145,8 +149,8 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
                     } else {
                         quote!(let mut v: #ty = ::core::default::Default::default();)
                     };
-                    let merge = merge_scalar(*s, map.value_bytes, &quote!(v));
-                    (init, key_literal(2, scalar_wire_type(*s)), quote!(|r, v: &mut #ty| { #merge Ok(()) }))
+                    let merge = merge_scalar(*s, map.value_bytes, Dst::MutRef(quote!(v)));
+                    (init, key_literal(2, scalar_wire_type(*s)), quote!(|r, v: &mut #ty| { #merge ::core::result::Result::Ok(()) }))
                 }
                 _ => (
                     quote!(let mut v = ::core::default::Default::default();),
@@ -159,7 +163,7 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
                 let mut k: #key_ty = ::core::default::Default::default();
                 #value_init
                 r.merge_map_entry(&mut k, &mut v, #key_key, #value_key,
-                    |r, k: &mut #key_ty| { #merge_key Ok(()) },
+                    |r, k: &mut #key_ty| { #merge_key ::core::result::Result::Ok(()) },
                     #merge_value)?;
                 self.#ident.insert(k, v);
             })]

@@ -42,7 +42,7 @@ pub(super) fn encode_fn(m: &Message) -> TokenStream {
 
 fn value_ref(value: &ValueType) -> TokenStream {
     match value {
-        ValueType::Scalar(s) if is_copy(*s) => quote!((*v)),
+        ValueType::Scalar(s) if is_copy(*s) => quote!(*v),
         _ => quote!(v),
     }
 }
@@ -87,7 +87,7 @@ fn field_write(f: &Field) -> TokenStream {
             let v = if is_copy(s) {
                 quote!(self.#ident)
             } else {
-                quote!((&self.#ident))
+                quote!(self.#ident)
             };
             let cond = nonzero(s, &v);
             let write = keyed_value_write(f, &v);
@@ -96,7 +96,7 @@ fn field_write(f: &Field) -> TokenStream {
         Label::Required => {
             let v = match f.value {
                 ValueType::Scalar(s) if is_copy(s) => quote!(self.#ident),
-                _ => quote!((&self.#ident)),
+                _ => quote!(self.#ident),
             };
             keyed_value_write(f, &v)
         }
@@ -120,7 +120,7 @@ fn field_write(f: &Field) -> TokenStream {
             let ValueType::Scalar(s) = f.value else {
                 unreachable!("only scalars are packed")
             };
-            let put = put_scalar(s, &quote!((*v)));
+            let put = put_scalar(s, &quote!(*v));
             let key = put_key(f.number, LEN);
             quote! {
                 if !self.#ident.is_empty() {
@@ -140,7 +140,7 @@ fn field_write(f: &Field) -> TokenStream {
                 quote!(self.#ident.iter())
             };
             let k = if is_copy(map.key) {
-                quote!((*k))
+                quote!(*k)
             } else {
                 quote!(k)
             };

@@ -2,7 +2,8 @@
 //! holds what they share (keys as byte literals, per-scalar operations) and assembles the impls.
 //!
 //! Value expressions follow one convention: for `Copy` scalars a `v` token stream is the value
-//! itself; for strings, bytes and messages it is a reference.
+//! itself (`self.x`, `*v`); for strings, bytes and messages it is a place or a reference that
+//! method calls auto-reference (`self.x`, `v`).
 
 mod decode;
 mod encode;
@@ -29,7 +30,14 @@ pub fn message_impl(m: &Message) -> TokenStream {
     let encode = encode::encode_fn(m);
     let merge = decode::merge_field_fn(m);
     let names = field_name_fn(m);
+    let deprecated = m
+        .fields
+        .iter()
+        .chain(m.oneofs.iter().flat_map(|o| o.fields.iter()))
+        .any(|f| f.deprecated);
+    let allow = deprecated.then(|| quote!(#[allow(deprecated)]));
     quote! {
+        #allow
         impl ::vtproto::Message for #path {
             const NAME: &'static str = #name;
             #size
@@ -198,7 +206,19 @@ fn scalar_size(s: Scalar, v: &TokenStream) -> TokenStream {
 /// Writes one scalar value, without its key.
 fn put_scalar(s: Scalar, v: &TokenStream) -> TokenStream {
     let m = method("put", s);
-    quote!(w.#m(#v);)
+    if is_copy(s) {
+        quote!(w.#m(#v);)
+    } else {
+        quote!(w.#m(&#v);)
+    }
+}
+
+/// Where a decoded value goes.
+enum Dst {
+    /// A place expression of type `T` (`self.x`).
+    Place(TokenStream),
+    /// An expression of type `&mut T`.
+    MutRef(TokenStream),
 }
 
 /// An expression reading one scalar value as a new owned value.
@@ -213,15 +233,22 @@ fn read_scalar(s: Scalar, bytes: BytesRepr) -> TokenStream {
     }
 }
 
-/// A statement reading one scalar value into the place `dst` (a `&mut T` expression).
-fn merge_scalar(s: Scalar, bytes: BytesRepr, dst: &TokenStream) -> TokenStream {
+/// A statement reading one scalar value into `dst`.
+fn merge_scalar(s: Scalar, bytes: BytesRepr, dst: Dst) -> TokenStream {
+    if is_copy(s) {
+        let read = read_scalar(s, bytes);
+        return match dst {
+            Dst::Place(p) => quote!(#p = #read;),
+            Dst::MutRef(p) => quote!(*#p = #read;),
+        };
+    }
+    let dst = match dst {
+        Dst::Place(p) => quote!(&mut #p),
+        Dst::MutRef(p) => p,
+    };
     match (s, bytes) {
         (Scalar::String, _) => quote!(r.merge_string(#dst)?;),
         (Scalar::Bytes, BytesRepr::Vec) => quote!(r.merge_byte_vec(#dst)?;),
-        (Scalar::Bytes, BytesRepr::Bytes) => quote!(r.merge_bytes(#dst)?;),
-        _ => {
-            let read = read_scalar(s, bytes);
-            quote!(*#dst = #read;)
-        }
+        _ => quote!(r.merge_bytes(#dst)?;),
     }
 }

@@ -21,9 +21,12 @@ pub(super) fn size_fn(m: &Message) -> TokenStream {
             let path = &o.enum_path;
             let arms = o.fields.iter().map(|f| {
                 let variant = &f.ident;
-                let v = value_ref(&f.value);
-                let size = keyed_value_size(f, &v);
-                quote!(#path::#variant(v) => #size,)
+                let size = keyed_value_size(f, &value_ref(&f.value));
+                if fixed_size(f).is_some() {
+                    quote!(#path::#variant(_) => #size,)
+                } else {
+                    quote!(#path::#variant(v) => #size,)
+                }
             });
             quote! {
                 if let ::core::option::Option::Some(o) = &self.#ident {
@@ -45,7 +48,7 @@ pub(super) fn size_fn(m: &Message) -> TokenStream {
 /// `v` bound by reference (`for v in ..`, `Some(v) = &..`) turned into the value convention.
 fn value_ref(value: &ValueType) -> TokenStream {
     match value {
-        ValueType::Scalar(s) if is_copy(*s) => quote!((*v)),
+        ValueType::Scalar(s) if is_copy(*s) => quote!(*v),
         _ => quote!(v),
     }
 }
@@ -62,8 +65,20 @@ pub(super) fn value_size(value: &ValueType, number: u32, v: &TokenStream) -> Tok
     }
 }
 
+/// Size of one value with its key when it doesn't depend on the value.
+fn fixed_size(f: &Field) -> Option<usize> {
+    match f.value {
+        ValueType::Scalar(s) => fixed_width(s).map(|w| w + key_len(f.number)),
+        _ => None,
+    }
+}
+
 /// Size of one value with its key.
 fn keyed_value_size(f: &Field, v: &TokenStream) -> TokenStream {
+    if let Some(n) = fixed_size(f) {
+        let n = usize_lit(n);
+        return quote!(#n);
+    }
     let key = usize_lit(key_len(f.number));
     let size = value_size(&f.value, f.number, v);
     match f.value {
@@ -83,7 +98,7 @@ fn field_size(f: &Field) -> TokenStream {
             let v = if is_copy(s) {
                 quote!(self.#ident)
             } else {
-                quote!((&self.#ident))
+                quote!(self.#ident)
             };
             let cond = nonzero(s, &v);
             let size = keyed_value_size(f, &v);
@@ -92,12 +107,18 @@ fn field_size(f: &Field) -> TokenStream {
         Label::Required => {
             let v = match f.value {
                 ValueType::Scalar(s) if is_copy(s) => quote!(self.#ident),
-                _ => quote!((&self.#ident)),
+                _ => quote!(self.#ident),
             };
             let size = keyed_value_size(f, &v);
             quote!(n += #size;)
         }
         Label::Optional => {
+            if let ValueType::Scalar(s) = f.value {
+                if let Some(w) = fixed_width(s) {
+                    let each = usize_lit(key + w);
+                    return quote!(if self.#ident.is_some() { n += #each; });
+                }
+            }
             let size = keyed_value_size(f, &value_ref(&f.value));
             quote! {
                 if let ::core::option::Option::Some(v) = &self.#ident {
@@ -142,7 +163,7 @@ fn field_size(f: &Field) -> TokenStream {
                     quote!(let body = #w * self.#ident.len();)
                 }
                 None => {
-                    let size = scalar_size(s, &quote!((*v)));
+                    let size = scalar_size(s, &quote!(*v));
                     quote! {
                         let mut body = 0usize;
                         for v in &self.#ident {
@@ -161,7 +182,7 @@ fn field_size(f: &Field) -> TokenStream {
         Label::Map(map) => {
             let key = usize_lit(key);
             let k = if is_copy(map.key) {
-                quote!((*k))
+                quote!(*k)
             } else {
                 quote!(k)
             };
