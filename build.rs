@@ -26,9 +26,14 @@ fn main() {
         .iter()
         .map(|f| proto.join(f))
         .chain(
-            ["imported", "all_types_proto3", "all_types_proto2", "nasty_names"]
-                .iter()
-                .map(|f| proto.join(format!("test/{f}.proto"))),
+            [
+                "imported",
+                "all_types_proto3",
+                "all_types_proto2",
+                "nasty_names",
+            ]
+            .iter()
+            .map(|f| proto.join(format!("test/{f}.proto"))),
         )
         .collect();
     suite(&out, "own", &protoc, &own, &[&proto, &wkt], |c| {
@@ -46,19 +51,35 @@ fn main() {
         .iter()
         .map(|f| conformance.join(f))
         .collect();
-        suite(&out, "conformance", &protoc, &files, &[&conformance, &wkt], |_| {});
+        suite(
+            &out,
+            "conformance",
+            &protoc,
+            &files,
+            &[&conformance, &wkt],
+            |_| {},
+        );
         println!("cargo:rustc-cfg=vt_conformance");
     } else if require {
-        panic!("conformance protos missing at {}: run scripts/fetch-corpora.sh", conformance.display());
+        panic!(
+            "conformance protos missing at {}: run scripts/fetch-corpora.sh",
+            conformance.display()
+        );
     }
 
-    for (name, dir) in [("googleapis", corpora.join("googleapis")), ("otel", corpora.join("otel"))] {
+    for (name, dir) in [
+        ("googleapis", corpora.join("googleapis")),
+        ("otel", corpora.join("otel")),
+    ] {
         if dir.exists() {
             let files = proto_files(&dir);
             suite(&out, name, &protoc, &files, &[&dir, &wkt], |_| {});
             println!("cargo:rustc-cfg=vt_{name}");
         } else if require {
-            panic!("{name} protos missing at {}: run scripts/fetch-corpora.sh", dir.display());
+            panic!(
+                "{name} protos missing at {}: run scripts/fetch-corpora.sh",
+                dir.display()
+            );
         }
     }
 }
@@ -86,6 +107,38 @@ fn suite(
     config
         .compile_protos(files, includes)
         .unwrap_or_else(|e| panic!("suite {name}: {e}"));
+    write_registry(&dir, config.codegen_options());
+}
+
+/// Writes `_registry.rs`: `registry! { "full.Name" => rust::path::Type, ... }` for every message
+/// with an impl, so tests can iterate over all of them.
+fn write_registry(dir: &Path, options: &vtproto_codegen::Options) {
+    use prost::Message as _;
+    let bytes = std::fs::read(dir.join("descriptors.bin")).unwrap();
+    let fds = prost_types::FileDescriptorSet::decode(&bytes[..]).unwrap();
+    let names: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
+    let packages = vtproto_codegen::model::build(&fds.file, &names, options).unwrap();
+    let mut out = String::from("registry! {\n");
+    for p in &packages {
+        let module: Vec<String> = p
+            .name
+            .split('.')
+            .filter(|s| !s.is_empty())
+            .map(vtproto_codegen::ident::to_snake)
+            .collect();
+        for m in &p.messages {
+            let path = m.rust_path.to_string().replace(' ', "");
+            let full = module
+                .iter()
+                .cloned()
+                .chain([path])
+                .collect::<Vec<_>>()
+                .join("::");
+            out.push_str(&format!("    {:?} => {full},\n", m.full_name));
+        }
+    }
+    out.push_str("}\n");
+    std::fs::write(dir.join("_registry.rs"), out).unwrap();
 }
 
 fn proto_files(dir: &Path) -> Vec<PathBuf> {

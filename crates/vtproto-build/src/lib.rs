@@ -78,11 +78,17 @@ impl Config {
     }
 
     /// Types under `proto_path` come from another crate at `rust_path`.
-    pub fn extern_path(&mut self, proto_path: impl AsRef<str>, rust_path: impl AsRef<str>) -> &mut Self {
-        self.prost.extern_path(proto_path.as_ref(), rust_path.as_ref());
-        self.options
-            .extern_path
-            .push((proto_path.as_ref().to_string(), rust_path.as_ref().to_string()));
+    pub fn extern_path(
+        &mut self,
+        proto_path: impl AsRef<str>,
+        rust_path: impl AsRef<str>,
+    ) -> &mut Self {
+        self.prost
+            .extern_path(proto_path.as_ref(), rust_path.as_ref());
+        self.options.extern_path.push((
+            proto_path.as_ref().to_string(),
+            rust_path.as_ref().to_string(),
+        ));
         self
     }
 
@@ -102,6 +108,11 @@ impl Config {
     pub fn protoc(&mut self, path: impl Into<PathBuf>) -> &mut Self {
         self.protoc = Some(path.into());
         self
+    }
+
+    /// The generator options this configuration passes to `vtproto-codegen`.
+    pub fn codegen_options(&self) -> &Options {
+        &self.options
     }
 
     /// The prost-build configuration, for options rust-vt does not mirror (attributes, ...).
@@ -151,7 +162,7 @@ impl Config {
             let path = out_dir.join(&f.name);
             write_if_changed(&path, f.content.as_bytes())?;
             if !self.skip_prost {
-                let prost_file = out_dir.join(f.name.replace(".vt.rs", ".rs"));
+                let prost_file = out_dir.join(vtproto_codegen::prost_file_name(&f.package));
                 append_include(&prost_file, &f.name)?;
             }
         }
@@ -181,14 +192,16 @@ fn write_if_changed(path: &Path, content: &[u8]) -> Result<()> {
 /// Appends `include!("<name>")` to prost's output for the same package (once).
 fn append_include(prost_file: &Path, vt_name: &str) -> Result<()> {
     let line = format!("include!(\"{vt_name}\");\n");
-    let existing = std::fs::read_to_string(prost_file).unwrap_or_default();
+    let existing = std::fs::read_to_string(prost_file).map_err(|e| {
+        Error::new(
+            e.kind(),
+            format!("prost-build wrote no {}: {e}", prost_file.display()),
+        )
+    })?;
     if existing.contains(line.trim_end()) {
         return Ok(());
     }
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(prost_file)?;
+    let mut f = std::fs::OpenOptions::new().append(true).open(prost_file)?;
     f.write_all(line.as_bytes())
 }
 

@@ -22,6 +22,8 @@ pub use prost_types;
 pub struct GeneratedFile {
     /// File name: `<package>.vt.rs` (`_.vt.rs` for files without a package).
     pub name: String,
+    /// The proto package.
+    pub package: String,
     /// Rust source.
     pub content: String,
 }
@@ -48,6 +50,15 @@ pub fn output_file_name(package: &str) -> String {
     }
 }
 
+/// The file prost-build writes a package to: its module path joined by dots (`google.r#type.rs`).
+pub fn prost_file_name(package: &str) -> String {
+    if package.is_empty() {
+        return "_.rs".to_string();
+    }
+    let parts: Vec<String> = package.split('.').map(ident::to_snake).collect();
+    format!("{}.rs", parts.join("."))
+}
+
 /// Generates code for the files named in `to_generate`; `files` holds them and all their imports.
 pub fn generate(
     files: &[prost_types::FileDescriptorProto],
@@ -57,6 +68,7 @@ pub fn generate(
     let packages = model::build(files, to_generate, options).map_err(|e| Error(e.0))?;
     packages
         .iter()
+        .filter(|p| !p.messages.is_empty())
         .map(|p| {
             let items = p.messages.iter().map(emit::message_impl);
             let tokens = quote::quote!(#(#items)*);
@@ -69,6 +81,7 @@ pub fn generate(
             content.push_str(&prettyplease::unparse(&file));
             Ok(GeneratedFile {
                 name: output_file_name(&p.name),
+                package: p.name.clone(),
                 content,
             })
         })

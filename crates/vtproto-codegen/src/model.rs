@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
+use proc_macro2::{Ident, TokenStream};
 use prost_types::field_descriptor_proto::{Label as PbLabel, Type as PbType};
 use prost_types::{DescriptorProto, FieldDescriptorProto, FileDescriptorProto};
-use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use crate::ident::{ident, to_snake, to_upper_camel};
@@ -181,7 +181,8 @@ impl<'a> TypeIndex<'a> {
 
     fn add_enum(&mut self, prefix: &str, e: &prost_types::EnumDescriptorProto) {
         let first = e.value.first().map_or(0, |v| v.number());
-        self.enum_defaults.insert(format!("{prefix}.{}", e.name()), first);
+        self.enum_defaults
+            .insert(format!("{prefix}.{}", e.name()), first);
     }
 
     fn add_message(&mut self, prefix: &str, m: &'a DescriptorProto) {
@@ -371,7 +372,13 @@ impl FileCx<'_> {
             let number = u32::try_from(f.number())
                 .ok()
                 .filter(|n| (1..=(1 << 29) - 1).contains(n))
-                .ok_or_else(|| err(format!("field {} has invalid number {}", f.name(), f.number())))?;
+                .ok_or_else(|| {
+                    err(format!(
+                        "field {} has invalid number {}",
+                        f.name(),
+                        f.number()
+                    ))
+                })?;
             let in_oneof = f
                 .oneof_index
                 .and_then(|i| oneof_slots.get(i as usize).copied().flatten());
@@ -464,7 +471,12 @@ impl FileCx<'_> {
             return Err(format!("map entry of {} lacks key or value", f.name()));
         };
         let key_scalar = scalar(key.r#type())
-            .filter(|s| !matches!(s, Scalar::Double | Scalar::Float | Scalar::Bytes | Scalar::Enum))
+            .filter(|s| {
+                !matches!(
+                    s,
+                    Scalar::Double | Scalar::Float | Scalar::Bytes | Scalar::Enum
+                )
+            })
             .ok_or_else(|| format!("map field {} has an invalid key type", f.name()))?;
         let value_ty = value_type(value);
         let enum_default = if value.r#type() == PbType::Enum {

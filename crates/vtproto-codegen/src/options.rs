@@ -47,7 +47,11 @@ impl Options {
     /// `extern_path=.proto.path=::rust::path` (repeatable).
     pub fn parse(parameter: &str) -> Result<Options, OptionError> {
         let mut opts = Options::default();
-        for item in parameter.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        for item in parameter
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
             let (key, value) = item.split_once('=').unwrap_or((item, ""));
             match key {
                 "mode" => {
@@ -96,10 +100,14 @@ impl Options {
     pub fn is_extern(&self, fq_type: &str) -> bool {
         let wkt = ".google.protobuf";
         let implicit = (!self.compile_well_known_types).then_some(wkt);
-        self.extern_path.iter().map(|(p, _)| p.as_str()).chain(implicit).any(|p| {
-            fq_type == p
-                || (fq_type.starts_with(p) && fq_type.as_bytes().get(p.len()) == Some(&b'.'))
-        })
+        self.extern_path
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .chain(implicit)
+            .any(|p| {
+                fq_type == p
+                    || (fq_type.starts_with(p) && fq_type.as_bytes().get(p.len()) == Some(&b'.'))
+            })
     }
 }
 

@@ -109,8 +109,9 @@ fn prune(fds: &mut FileDescriptorSet) {
 fn well_known_type_impls_are_fresh() {
     let mut fds = load();
     prune(&mut fds);
-    let options = Options::parse("compile_well_known_types,btree_map=.google.protobuf.Struct.fields")
-        .unwrap();
+    let options =
+        Options::parse("compile_well_known_types,btree_map=.google.protobuf.Struct.fields")
+            .unwrap();
     let names: Vec<String> = PROTOS.iter().map(|s| s.to_string()).collect();
     let files = vtproto_codegen::generate(&fds.file, &names, &options).unwrap();
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vtproto/src/wkt");

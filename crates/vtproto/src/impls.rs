@@ -76,30 +76,105 @@ macro_rules! wrapper {
 type W<'a, 'b> = &'a mut ReverseWriter<'b>;
 type R<'a, 'b> = &'a mut Reader<'b>;
 
-wrapper!(f64, "google.protobuf.DoubleValue", 0x09, |_: &f64| 8,
+wrapper!(
+    f64,
+    "google.protobuf.DoubleValue",
+    0x09,
+    |_: &f64| 8,
     |w: W, v: &f64| w.put_double(*v),
-    |v: &mut f64, r: R| { *v = r.read_double()?; Ok(()) }, |v: &f64| *v != 0.0);
-wrapper!(f32, "google.protobuf.FloatValue", 0x0d, |_: &f32| 4,
+    |v: &mut f64, r: R| {
+        *v = r.read_double()?;
+        Ok(())
+    },
+    |v: &f64| *v != 0.0
+);
+wrapper!(
+    f32,
+    "google.protobuf.FloatValue",
+    0x0d,
+    |_: &f32| 4,
     |w: W, v: &f32| w.put_float(*v),
-    |v: &mut f32, r: R| { *v = r.read_float()?; Ok(()) }, |v: &f32| *v != 0.0);
-wrapper!(i64, "google.protobuf.Int64Value", 0x08, |v: &i64| wire::int64(*v),
+    |v: &mut f32, r: R| {
+        *v = r.read_float()?;
+        Ok(())
+    },
+    |v: &f32| *v != 0.0
+);
+wrapper!(
+    i64,
+    "google.protobuf.Int64Value",
+    0x08,
+    |v: &i64| wire::int64(*v),
     |w: W, v: &i64| w.put_int64(*v),
-    |v: &mut i64, r: R| { *v = r.read_int64()?; Ok(()) }, |v: &i64| *v != 0);
-wrapper!(u64, "google.protobuf.UInt64Value", 0x08, |v: &u64| wire::uint64(*v),
+    |v: &mut i64, r: R| {
+        *v = r.read_int64()?;
+        Ok(())
+    },
+    |v: &i64| *v != 0
+);
+wrapper!(
+    u64,
+    "google.protobuf.UInt64Value",
+    0x08,
+    |v: &u64| wire::uint64(*v),
     |w: W, v: &u64| w.put_uint64(*v),
-    |v: &mut u64, r: R| { *v = r.read_uint64()?; Ok(()) }, |v: &u64| *v != 0);
-wrapper!(i32, "google.protobuf.Int32Value", 0x08, |v: &i32| wire::int32(*v),
+    |v: &mut u64, r: R| {
+        *v = r.read_uint64()?;
+        Ok(())
+    },
+    |v: &u64| *v != 0
+);
+wrapper!(
+    i32,
+    "google.protobuf.Int32Value",
+    0x08,
+    |v: &i32| wire::int32(*v),
     |w: W, v: &i32| w.put_int32(*v),
-    |v: &mut i32, r: R| { *v = r.read_int32()?; Ok(()) }, |v: &i32| *v != 0);
-wrapper!(u32, "google.protobuf.UInt32Value", 0x08, |v: &u32| wire::uint32(*v),
+    |v: &mut i32, r: R| {
+        *v = r.read_int32()?;
+        Ok(())
+    },
+    |v: &i32| *v != 0
+);
+wrapper!(
+    u32,
+    "google.protobuf.UInt32Value",
+    0x08,
+    |v: &u32| wire::uint32(*v),
     |w: W, v: &u32| w.put_uint32(*v),
-    |v: &mut u32, r: R| { *v = r.read_uint32()?; Ok(()) }, |v: &u32| *v != 0);
-wrapper!(bool, "google.protobuf.BoolValue", 0x08, |_: &bool| 1,
+    |v: &mut u32, r: R| {
+        *v = r.read_uint32()?;
+        Ok(())
+    },
+    |v: &u32| *v != 0
+);
+wrapper!(
+    bool,
+    "google.protobuf.BoolValue",
+    0x08,
+    |_: &bool| 1,
     |w: W, v: &bool| w.put_bool(*v),
-    |v: &mut bool, r: R| { *v = r.read_bool()?; Ok(()) }, |v: &bool| *v);
-wrapper!(String, "google.protobuf.StringValue", 0x0a, |v: &String| wire::len_delimited(v.len()),
+    |v: &mut bool, r: R| {
+        *v = r.read_bool()?;
+        Ok(())
+    },
+    |v: &bool| *v
+);
+wrapper!(
+    String,
+    "google.protobuf.StringValue",
+    0x0a,
+    |v: &String| wire::len_delimited(v.len()),
     |w: W, v: &String| w.put_string(v),
-    |v: &mut String, r: R| r.merge_string(v), |v: &String| !v.is_empty());
-wrapper!(Vec<u8>, "google.protobuf.BytesValue", 0x0a, |v: &Vec<u8>| wire::len_delimited(v.len()),
+    |v: &mut String, r: R| r.merge_string(v),
+    |v: &String| !v.is_empty()
+);
+wrapper!(
+    Vec<u8>,
+    "google.protobuf.BytesValue",
+    0x0a,
+    |v: &Vec<u8>| wire::len_delimited(v.len()),
     |w: W, v: &Vec<u8>| w.put_bytes(v),
-    |v: &mut Vec<u8>, r: R| r.merge_byte_vec(v), |v: &Vec<u8>| !v.is_empty());
+    |v: &mut Vec<u8>, r: R| r.merge_byte_vec(v),
+    |v: &Vec<u8>| !v.is_empty()
+);

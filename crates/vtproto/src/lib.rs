@@ -31,7 +31,6 @@ mod wkt;
 // Generated impls name the runtime `::vtproto`, also inside this crate.
 extern crate self as vtproto;
 
-
 pub use bytes;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use message::Message;

@@ -482,12 +482,17 @@ mod tests {
             kind(Reader::new(&[0x80, 0x80]).read_varint()),
             DecodeErrorKind::Truncated
         );
-        assert_eq!(kind(Reader::new(&[]).read_varint()), DecodeErrorKind::Truncated);
+        assert_eq!(
+            kind(Reader::new(&[]).read_varint()),
+            DecodeErrorKind::Truncated
+        );
     }
 
     #[test]
     fn huge_length_is_an_error_not_an_allocation() {
-        let huge = [0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+        let huge = [
+            0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+        ];
         let mut r = Reader::new(&huge);
         assert_eq!(r.read_key().unwrap(), 0x0a);
         assert_eq!(
@@ -527,7 +532,11 @@ mod tests {
     fn invalid_utf8_is_rejected() {
         let mut s = String::new();
         assert_eq!(
-            kind(Reader::new(&[0x02, 0xc3, 0x28]).merge_string(&mut s).map(|_| ())),
+            kind(
+                Reader::new(&[0x02, 0xc3, 0x28])
+                    .merge_string(&mut s)
+                    .map(|_| ())
+            ),
             DecodeErrorKind::InvalidUtf8
         );
     }

@@ -214,7 +214,17 @@ mod tests {
 
     #[test]
     fn varints_match_reference() {
-        for v in [0u64, 1, 127, 128, 300, 16383, 16384, u32::MAX as u64, u64::MAX] {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            300,
+            16383,
+            16384,
+            u32::MAX as u64,
+            u64::MAX,
+        ] {
             let mut buf = [0u8; 10];
             let mut w = ReverseWriter::new(&mut buf);
             w.put_varint(v);

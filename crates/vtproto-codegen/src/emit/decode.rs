@@ -103,7 +103,11 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
             vec![quote!(#key => { self.#ident = ::core::option::Option::Some(#read); })]
         }
         (Label::Optional, ValueType::Scalar(s)) => {
-            let merge = merge_scalar(*s, f.bytes, Dst::MutRef(quote!(self.#ident.get_or_insert_with(#default))));
+            let merge = merge_scalar(
+                *s,
+                f.bytes,
+                Dst::MutRef(quote!(self.#ident.get_or_insert_with(#default))),
+            );
             vec![quote!(#key => { #merge })]
         }
         (Label::Required, value) => {
@@ -111,7 +115,11 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
             vec![quote!(#key => { #merge })]
         }
         (Label::Optional | Label::Implicit, value) => {
-            let merge = merge_message(value, f.number, &quote!(self.#ident.get_or_insert_with(#default)));
+            let merge = merge_message(
+                value,
+                f.number,
+                &quote!(self.#ident.get_or_insert_with(#default)),
+            );
             vec![quote!(#key => { #merge })]
         }
         (Label::Repeated { .. }, ValueType::Scalar(s)) => {
@@ -121,7 +129,9 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
                 let packed = key_literal(f.number, LEN);
                 let width = usize_lit(fixed_width(*s).unwrap_or(0));
                 let m = super::method("read", *s);
-                arms.push(quote!(#packed => { r.merge_packed(&mut self.#ident, #width, |r| r.#m())?; }));
+                arms.push(
+                    quote!(#packed => { r.merge_packed(&mut self.#ident, #width, |r| r.#m())?; }),
+                );
             }
             arms
         }
@@ -150,7 +160,11 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
                         quote!(let mut v: #ty = ::core::default::Default::default();)
                     };
                     let merge = merge_scalar(*s, map.value_bytes, Dst::MutRef(quote!(v)));
-                    (init, key_literal(2, scalar_wire_type(*s)), quote!(|r, v: &mut #ty| { #merge ::core::result::Result::Ok(()) }))
+                    (
+                        init,
+                        key_literal(2, scalar_wire_type(*s)),
+                        quote!(|r, v: &mut #ty| { #merge ::core::result::Result::Ok(()) }),
+                    )
                 }
                 _ => (
                     quote!(let mut v = ::core::default::Default::default();),

@@ -1,0 +1,376 @@
+//! Descriptor-driven generator of random, valid protobuf encodings, used to compare rust-vt with
+//! prost on every message type of a descriptor set without writing a strategy per type.
+//!
+//! The encodings exercise what a decoder meets in the wild: fields out of order and repeated
+//! (last wins, messages merge), packed and unpacked repeated scalars, map entries with missing
+//! keys or values, oneof members overriding each other, unknown fields of every wire type,
+//! non-canonical varints (an `int32` carried in 64 bits).
+#![allow(dead_code)]
+
+use std::collections::{HashMap, HashSet};
+
+use prost::Message as _;
+use prost_types::field_descriptor_proto::{Label, Type};
+use prost_types::{DescriptorProto, FieldDescriptorProto, FileDescriptorSet};
+
+/// A small deterministic PRNG (xorshift64*), so a failing seed reproduces.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.u64() % n
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    fn i64(&mut self) -> i64 {
+        match self.below(6) {
+            0 => 0,
+            1 => self.below(10) as i64,
+            2 => -(self.below(10) as i64),
+            3 => [i64::MIN, i64::MAX, -1, 1 << 35][self.below(4) as usize],
+            _ => self.u64() as i64 >> self.below(64),
+        }
+    }
+    fn i32(&mut self) -> i32 {
+        match self.below(6) {
+            0 => 0,
+            1 => self.below(10) as i32,
+            2 => -(self.below(10) as i32),
+            3 => [i32::MIN, i32::MAX, -1, 1 << 20][self.below(4) as usize],
+            _ => (self.u64() as i32) >> self.below(32),
+        }
+    }
+    fn f64(&mut self) -> f64 {
+        match self.below(5) {
+            0 => 0.0,
+            1 => -0.0,
+            2 => f64::INFINITY,
+            3 => self.i32() as f64 / 7.0,
+            // NaN != NaN would make equal values compare unequal.
+            _ => Some(f64::from_bits(self.u64()))
+                .filter(|v| !v.is_nan())
+                .unwrap_or(1.5),
+        }
+    }
+    fn string(&mut self) -> String {
+        const PARTS: &[&str] = &[
+            "a", "Z", "0", " ", "é", "ß", "€", "𝄞", "\u{0}", "hello", "\n",
+        ];
+        let n = self.below(6);
+        (0..n)
+            .map(|_| PARTS[self.below(PARTS.len() as u64) as usize])
+            .collect()
+    }
+    fn bytes(&mut self) -> Vec<u8> {
+        let n = self.below(8);
+        (0..n).map(|_| self.u64() as u8).collect()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    Proto2,
+    Proto3,
+}
+
+/// Every message of a descriptor set, by full name (without the leading dot).
+pub struct Schema {
+    messages: HashMap<String, (DescriptorProto, Syntax)>,
+}
+
+impl Schema {
+    pub fn new(descriptor_set: &[u8]) -> Self {
+        let fds = FileDescriptorSet::decode(descriptor_set).expect("descriptor set");
+        let mut messages = HashMap::new();
+        fn add(
+            out: &mut HashMap<String, (DescriptorProto, Syntax)>,
+            prefix: &str,
+            m: &DescriptorProto,
+            syntax: Syntax,
+        ) {
+            let name = if prefix.is_empty() {
+                m.name().to_string()
+            } else {
+                format!("{prefix}.{}", m.name())
+            };
+            for n in &m.nested_type {
+                add(out, &name, n, syntax);
+            }
+            out.insert(name, (m.clone(), syntax));
+        }
+        for f in &fds.file {
+            let syntax = if f.syntax() == "proto3" {
+                Syntax::Proto3
+            } else {
+                Syntax::Proto2
+            };
+            for m in &f.message_type {
+                add(&mut messages, f.package(), m, syntax);
+            }
+        }
+        Schema { messages }
+    }
+
+    /// Full names of the messages that get a Rust struct (map entries don't).
+    pub fn message_names(&self) -> impl Iterator<Item = &str> {
+        self.messages
+            .iter()
+            .filter(|(_, (m, _))| !m.options.as_ref().is_some_and(|o| o.map_entry()))
+            .map(|(n, _)| n.as_str())
+    }
+
+    fn get(&self, name: &str) -> &(DescriptorProto, Syntax) {
+        self.messages
+            .get(name.trim_start_matches('.'))
+            .unwrap_or_else(|| panic!("unknown message {name}"))
+    }
+
+    /// Whether `name` can contain a map field (so a re-encoding may order entries differently).
+    pub fn has_map(&self, name: &str) -> bool {
+        let mut seen = HashSet::new();
+        self.has_map_inner(name.trim_start_matches('.'), &mut seen)
+    }
+
+    fn has_map_inner(&self, name: &str, seen: &mut HashSet<String>) -> bool {
+        if !seen.insert(name.to_string()) {
+            return false;
+        }
+        let (m, _) = self.get(name);
+        m.field.iter().any(|f| {
+            matches!(f.r#type(), Type::Message | Type::Group)
+                && (self.is_map_entry(f.type_name())
+                    || self.has_map_inner(f.type_name().trim_start_matches('.'), seen))
+        })
+    }
+
+    fn is_map_entry(&self, type_name: &str) -> bool {
+        self.get(type_name)
+            .0
+            .options
+            .as_ref()
+            .is_some_and(|o| o.map_entry())
+    }
+
+    /// A random valid encoding of message `name`.
+    pub fn random_message(&self, name: &str, rng: &mut Rng) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.message_body(name, rng, 0, &mut out);
+        out
+    }
+
+    fn message_body(&self, name: &str, rng: &mut Rng, depth: u32, out: &mut Vec<u8>) {
+        let (m, syntax) = self.get(name);
+        let mut fields: Vec<&FieldDescriptorProto> = m.field.iter().collect();
+        if rng.chance(20) {
+            // Out of order, as merged or concatenated messages arrive.
+            for i in (1..fields.len()).rev() {
+                fields.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+        }
+        let known: HashSet<i32> = m.field.iter().map(|f| f.number()).collect();
+        for f in fields {
+            let is_message = matches!(f.r#type(), Type::Message | Type::Group);
+            if is_message && depth >= 4 {
+                continue;
+            }
+            let count = match f.label() {
+                Label::Repeated => rng.below(4),
+                _ if rng.chance(55) => 0,
+                // Sometimes twice: the last scalar wins, messages merge.
+                _ if rng.chance(10) => 2,
+                _ => 1,
+            };
+            if count == 0 {
+                continue;
+            }
+            let packable = !matches!(
+                f.r#type(),
+                Type::String | Type::Bytes | Type::Message | Type::Group
+            );
+            if f.label() == Label::Repeated && packable && rng.chance(50) {
+                let mut body = Vec::new();
+                for _ in 0..count {
+                    self.scalar(f.r#type(), *syntax, rng, &mut body);
+                }
+                key(f.number(), 2, out);
+                varint(body.len() as u64, out);
+                out.extend_from_slice(&body);
+                continue;
+            }
+            for _ in 0..count {
+                self.field(f, *syntax, rng, depth, out);
+            }
+        }
+        if rng.chance(10) {
+            self.unknown_field(&known, rng, out);
+        }
+    }
+
+    fn unknown_field(&self, known: &HashSet<i32>, rng: &mut Rng, out: &mut Vec<u8>) {
+        let number = loop {
+            let n = 1 + rng.below(3000) as i32;
+            if !known.contains(&n) && !(19000..20000).contains(&n) {
+                break n;
+            }
+        };
+        match rng.below(5) {
+            0 => {
+                key(number, 0, out);
+                varint(rng.u64(), out);
+            }
+            1 => {
+                key(number, 1, out);
+                out.extend_from_slice(&rng.u64().to_le_bytes());
+            }
+            2 => {
+                key(number, 5, out);
+                out.extend_from_slice(&(rng.u64() as u32).to_le_bytes());
+            }
+            3 => {
+                let b = rng.bytes();
+                key(number, 2, out);
+                varint(b.len() as u64, out);
+                out.extend_from_slice(&b);
+            }
+            _ => {
+                key(number, 3, out);
+                key(number + 1, 0, out);
+                varint(7, out);
+                key(number, 4, out);
+            }
+        }
+    }
+
+    fn field(
+        &self,
+        f: &FieldDescriptorProto,
+        syntax: Syntax,
+        rng: &mut Rng,
+        depth: u32,
+        out: &mut Vec<u8>,
+    ) {
+        match f.r#type() {
+            Type::Group => {
+                key(f.number(), 3, out);
+                self.message_body(f.type_name(), rng, depth + 1, out);
+                key(f.number(), 4, out);
+            }
+            Type::Message => {
+                let mut body = Vec::new();
+                if self.is_map_entry(f.type_name()) {
+                    self.map_entry(f.type_name(), syntax, rng, depth, &mut body);
+                } else {
+                    self.message_body(f.type_name(), rng, depth + 1, &mut body);
+                }
+                key(f.number(), 2, out);
+                varint(body.len() as u64, out);
+                out.extend_from_slice(&body);
+            }
+            t => {
+                key(f.number(), wire_type(t), out);
+                self.scalar(t, syntax, rng, out);
+            }
+        }
+    }
+
+    fn map_entry(&self, entry: &str, syntax: Syntax, rng: &mut Rng, depth: u32, out: &mut Vec<u8>) {
+        let (m, _) = self.get(entry);
+        let mut parts: Vec<&FieldDescriptorProto> = m
+            .field
+            .iter()
+            .filter(|_| !rng.chance(15)) // entries may lack the key or the value
+            .collect();
+        if rng.chance(20) {
+            parts.reverse();
+        }
+        for f in parts {
+            self.field(f, syntax, rng, depth + 1, out);
+        }
+    }
+
+    fn scalar(&self, t: Type, _syntax: Syntax, rng: &mut Rng, out: &mut Vec<u8>) {
+        match t {
+            Type::Double => out.extend_from_slice(&rng.f64().to_le_bytes()),
+            Type::Float => out.extend_from_slice(&(rng.f64() as f32).to_le_bytes()),
+            Type::Fixed64 | Type::Sfixed64 => out.extend_from_slice(&rng.i64().to_le_bytes()),
+            Type::Fixed32 | Type::Sfixed32 => out.extend_from_slice(&rng.i32().to_le_bytes()),
+            Type::Int64 | Type::Uint64 => varint(rng.i64() as u64, out),
+            Type::Int32 | Type::Enum => {
+                let v = rng.i32() as i64 as u64;
+                // A non-canonical 32-bit value: upper bits set, to be truncated.
+                varint(if rng.chance(5) { v ^ (1 << 40) } else { v }, out)
+            }
+            Type::Uint32 => varint(rng.i32() as u32 as u64, out),
+            Type::Sint32 => {
+                let v = rng.i32();
+                varint(((v << 1) ^ (v >> 31)) as u32 as u64, out)
+            }
+            Type::Sint64 => {
+                let v = rng.i64();
+                varint(((v << 1) ^ (v >> 63)) as u64, out)
+            }
+            Type::Bool => varint(if rng.chance(5) { 2 } else { rng.below(2) }, out),
+            Type::String => {
+                let s = rng.string();
+                varint(s.len() as u64, out);
+                out.extend_from_slice(s.as_bytes());
+            }
+            Type::Bytes => {
+                let b = rng.bytes();
+                varint(b.len() as u64, out);
+                out.extend_from_slice(&b);
+            }
+            Type::Message | Type::Group => unreachable!(),
+        }
+    }
+}
+
+fn wire_type(t: Type) -> u32 {
+    match t {
+        Type::Double | Type::Fixed64 | Type::Sfixed64 => 1,
+        Type::Float | Type::Fixed32 | Type::Sfixed32 => 5,
+        Type::String | Type::Bytes | Type::Message => 2,
+        Type::Group => 3,
+        _ => 0,
+    }
+}
+
+pub fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+pub fn key(number: i32, wire_type: u32, out: &mut Vec<u8>) {
+    varint(((number as u64) << 3) | u64::from(wire_type), out);
+}
+
+/// A random corruption of `bytes`: a flipped bit, a truncation, an inserted or deleted byte.
+pub fn mutate(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    if b.is_empty() {
+        return vec![rng.u64() as u8];
+    }
+    let i = rng.below(b.len() as u64) as usize;
+    match rng.below(4) {
+        0 => b[i] ^= 1 << rng.below(8),
+        1 => b.truncate(i),
+        2 => b.insert(i, rng.u64() as u8),
+        _ => {
+            b.remove(i);
+        }
+    }
+    b
+}
