@@ -137,12 +137,7 @@ pub trait Message: Default {
 /// Writes `msg` (of size `n`) backward into `dst`, preceded by its length prefix when
 /// `prefix > 0`, and moves the result to the front of `dst` if `size` overestimated.
 /// Returns the number of initialized bytes at the front of `dst`.
-fn write_exact<M: Message + ?Sized>(
-    msg: &M,
-    n: usize,
-    prefix: usize,
-    dst: &mut [MaybeUninit<u8>],
-) -> usize {
+fn write_exact<M: Message>(msg: &M, n: usize, prefix: usize, dst: &mut [MaybeUninit<u8>]) -> usize {
     let total = dst.len();
     let mut w = ReverseWriter::new_uninit(dst);
     msg.encode_reverse(&mut w);
@@ -159,7 +154,7 @@ fn write_exact<M: Message + ?Sized>(
     total - gap
 }
 
-fn encode_into_buf_mut<M: Message + ?Sized>(msg: &M, n: usize, buf: &mut impl BufMut) {
+fn encode_into_buf_mut<M: Message>(msg: &M, n: usize, buf: &mut impl BufMut) {
     let chunk: &mut UninitSlice = buf.chunk_mut();
     if chunk.len() >= n {
         let chunk = &mut chunk[..n];

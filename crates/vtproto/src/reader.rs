@@ -363,10 +363,9 @@ impl<'a> Reader<'a> {
         mut read: impl FnMut(&mut Reader<'a>) -> Result<T, DecodeError>,
     ) -> Result<(), DecodeError> {
         let body = self.read_len_delimited()?;
-        let count = if width == 0 {
-            body.iter().filter(|&&b| b < 0x80).count()
-        } else {
-            body.len() / width
+        let count = match body.len().checked_div(width) {
+            Some(n) => n,
+            None => body.iter().filter(|&&b| b < 0x80).count(),
         };
         dst.reserve(count);
         let mut inner = Reader {

@@ -15,14 +15,14 @@ pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
     let mut arms = Vec::new();
     let mut numbers = Vec::new();
     for f in &m.fields {
-        numbers.push(Literal::u32_unsuffixed(f.number));
+        numbers.push(f.number);
         arms.extend(field_arms(f));
     }
     for o in &m.oneofs {
         let ident = &o.ident;
         let path = &o.enum_path;
         for f in &o.fields {
-            numbers.push(Literal::u32_unsuffixed(f.number));
+            numbers.push(f.number);
             let key = key_literal(f.number, wire_type(&f.value));
             let variant = &f.ident;
             let body = match &f.value {
@@ -50,12 +50,13 @@ pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
             arms.push(quote!(#key => { #body }));
         }
     }
-    let fallback = if numbers.is_empty() {
+    let patterns = number_patterns(numbers);
+    let fallback = if patterns.is_empty() {
         quote!(_ => r.skip_field(key)?,)
     } else {
         quote! {
             _ => {
-                if matches!(key >> 3, #(#numbers)|*) {
+                if matches!(key >> 3, #(#patterns)|*) {
                     return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
@@ -76,6 +77,30 @@ pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
             ::core::result::Result::Ok(())
         }
     }
+}
+
+/// Field numbers as `matches!` patterns, consecutive runs as ranges (`1..=7 | 9`).
+fn number_patterns(mut numbers: Vec<u32>) -> Vec<TokenStream> {
+    numbers.sort_unstable();
+    numbers.dedup();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < numbers.len() {
+        let start = numbers[i];
+        let mut end = start;
+        while i + 1 < numbers.len() && numbers[i + 1] == end + 1 {
+            i += 1;
+            end = numbers[i];
+        }
+        let (a, b) = (Literal::u32_unsuffixed(start), Literal::u32_unsuffixed(end));
+        out.push(match end - start {
+            0 => quote!(#a),
+            1 => quote!(#a | #b),
+            _ => quote!(#a..=#b),
+        });
+        i += 1;
+    }
+    out
 }
 
 /// Merges a message or group value into `dst` (a `&mut M` expression).

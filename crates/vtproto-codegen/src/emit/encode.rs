@@ -4,7 +4,10 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{is_copy, nonzero, put_key, put_scalar, scalar_wire_type, END_GROUP, LEN, START_GROUP};
+use super::{
+    is_copy, nonzero, put_key, put_scalar, put_scalar_place, scalar_wire_type, END_GROUP, LEN,
+    START_GROUP,
+};
 use crate::model::{Field, Label, Member, Message, Scalar, ValueType};
 
 pub(super) fn encode_fn(m: &Message) -> TokenStream {
@@ -22,7 +25,7 @@ pub(super) fn encode_fn(m: &Message) -> TokenStream {
             let path = &o.enum_path;
             let arms = o.fields.iter().map(|f| {
                 let variant = &f.ident;
-                let write = keyed_value_write(f, &value_ref(&f.value));
+                let write = keyed_value_write(f, &value_ref(&f.value), false);
                 quote!(#path::#variant(v) => { #write })
             });
             quote! {
@@ -48,11 +51,16 @@ fn value_ref(value: &ValueType) -> TokenStream {
 }
 
 /// Writes one value followed (backward: preceded) by its key.
-fn keyed_value_write(f: &Field, v: &TokenStream) -> TokenStream {
+/// `place` says whether `v` names a field (`self.x`) rather than a bound reference.
+fn keyed_value_write(f: &Field, v: &TokenStream, place: bool) -> TokenStream {
     let n = f.number;
     match &f.value {
         ValueType::Scalar(s) => {
-            let put = put_scalar(*s, v);
+            let put = if place {
+                put_scalar_place(*s, v)
+            } else {
+                put_scalar(*s, v)
+            };
             let key = put_key(n, scalar_wire_type(*s));
             quote!(#put #key)
         }
@@ -84,24 +92,17 @@ fn field_write(f: &Field) -> TokenStream {
             let ValueType::Scalar(s) = f.value else {
                 unreachable!("implicit presence is for scalars")
             };
-            let v = if is_copy(s) {
-                quote!(self.#ident)
-            } else {
-                quote!(self.#ident)
-            };
+            let v = quote!(self.#ident);
             let cond = nonzero(s, &v);
-            let write = keyed_value_write(f, &v);
+            let write = keyed_value_write(f, &v, true);
             quote!(if #cond { #write })
         }
         Label::Required => {
-            let v = match f.value {
-                ValueType::Scalar(s) if is_copy(s) => quote!(self.#ident),
-                _ => quote!(self.#ident),
-            };
-            keyed_value_write(f, &v)
+            let v = quote!(self.#ident);
+            keyed_value_write(f, &v, true)
         }
         Label::Optional => {
-            let write = keyed_value_write(f, &value_ref(&f.value));
+            let write = keyed_value_write(f, &value_ref(&f.value), false);
             quote! {
                 if let ::core::option::Option::Some(v) = &self.#ident {
                     #write
@@ -109,7 +110,7 @@ fn field_write(f: &Field) -> TokenStream {
             }
         }
         Label::Repeated { packed: false } => {
-            let write = keyed_value_write(f, &value_ref(&f.value));
+            let write = keyed_value_write(f, &value_ref(&f.value), false);
             quote! {
                 for v in self.#ident.iter().rev() {
                     #write

@@ -206,10 +206,15 @@ fn scalar_size(s: Scalar, v: &TokenStream) -> TokenStream {
 /// Writes one scalar value, without its key.
 fn put_scalar(s: Scalar, v: &TokenStream) -> TokenStream {
     let m = method("put", s);
+    quote!(w.#m(#v);)
+}
+
+/// Like [`put_scalar`] for a value named by a place (`self.x`), borrowed if not `Copy`.
+fn put_scalar_place(s: Scalar, place: &TokenStream) -> TokenStream {
     if is_copy(s) {
-        quote!(w.#m(#v);)
+        put_scalar(s, place)
     } else {
-        quote!(w.#m(&#v);)
+        put_scalar(s, &quote!(&#place))
     }
 }
 

@@ -45,6 +45,16 @@ pub(super) fn size_fn(m: &Message) -> TokenStream {
     }
 }
 
+/// `k * count`, without the multiplication when `k` is 1.
+fn times(k: usize, count: TokenStream) -> TokenStream {
+    if k == 1 {
+        count
+    } else {
+        let k = usize_lit(k);
+        quote!(#k * #count)
+    }
+}
+
 /// `v` bound by reference (`for v in ..`, `Some(v) = &..`) turned into the value convention.
 fn value_ref(value: &ValueType) -> TokenStream {
     match value {
@@ -95,20 +105,13 @@ fn field_size(f: &Field) -> TokenStream {
             let ValueType::Scalar(s) = f.value else {
                 unreachable!("implicit presence is for scalars")
             };
-            let v = if is_copy(s) {
-                quote!(self.#ident)
-            } else {
-                quote!(self.#ident)
-            };
+            let v = quote!(self.#ident);
             let cond = nonzero(s, &v);
             let size = keyed_value_size(f, &v);
             quote!(if #cond { n += #size; })
         }
         Label::Required => {
-            let v = match f.value {
-                ValueType::Scalar(s) if is_copy(s) => quote!(self.#ident),
-                _ => quote!(self.#ident),
-            };
+            let v = quote!(self.#ident);
             let size = keyed_value_size(f, &v);
             quote!(n += #size;)
         }
@@ -133,15 +136,17 @@ fn field_size(f: &Field) -> TokenStream {
             };
             match per {
                 Some(w) => {
-                    let each = usize_lit(key + w);
-                    quote!(n += #each * self.#ident.len();)
+                    let total = times(key + w, quote!(self.#ident.len()));
+                    quote!(n += #total;)
                 }
                 None => {
-                    let key = usize_lit(key);
                     let size = value_size(&f.value, f.number, &value_ref(&f.value));
                     let keys = match f.value {
                         ValueType::Group => quote!(),
-                        _ => quote!(n += #key * self.#ident.len();),
+                        _ => {
+                            let total = times(key, quote!(self.#ident.len()));
+                            quote!(n += #total;)
+                        }
                     };
                     quote! {
                         #keys
@@ -159,8 +164,8 @@ fn field_size(f: &Field) -> TokenStream {
             let key = usize_lit(key);
             let body = match fixed_width(s) {
                 Some(w) => {
-                    let w = usize_lit(w);
-                    quote!(let body = #w * self.#ident.len();)
+                    let total = times(w, quote!(self.#ident.len()));
+                    quote!(let body = #total;)
                 }
                 None => {
                     let size = scalar_size(s, &quote!(*v));

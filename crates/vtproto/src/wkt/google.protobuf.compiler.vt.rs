@@ -22,7 +22,7 @@ impl ::vtproto::Message for Version {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.suffix {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(34);
         }
         if let ::core::option::Option::Some(v) = &self.patch {
@@ -60,7 +60,7 @@ impl ::vtproto::Message for Version {
                 )?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4) {
+                if matches!(key >> 3, 1..= 4) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -85,7 +85,7 @@ impl ::vtproto::Message for CodeGeneratorRequest {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += 1 * self.file_to_generate.len();
+        n += self.file_to_generate.len();
         for v in &self.file_to_generate {
             n += ::vtproto::wire::len_delimited(v.len());
         }
@@ -95,7 +95,7 @@ impl ::vtproto::Message for CodeGeneratorRequest {
         if let ::core::option::Option::Some(v) = &self.compiler_version {
             n += 1 + ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.proto_file.len();
+        n += self.proto_file.len();
         for v in &self.proto_file {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -116,11 +116,11 @@ impl ::vtproto::Message for CodeGeneratorRequest {
             w.put_u8(26);
         }
         if let ::core::option::Option::Some(v) = &self.parameter {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(18);
         }
         for v in self.file_to_generate.iter().rev() {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -150,7 +150,7 @@ impl ::vtproto::Message for CodeGeneratorRequest {
                 )?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 15 | 3) {
+                if matches!(key >> 3, 1..= 3 | 15) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -181,7 +181,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
         if let ::core::option::Option::Some(v) = &self.supported_features {
             n += 1 + ::vtproto::wire::uint64(*v);
         }
-        n += 1 * self.file.len();
+        n += self.file.len();
         for v in &self.file {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -200,7 +200,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
             w.put_u8(16);
         }
         if let ::core::option::Option::Some(v) = &self.error {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -270,15 +270,15 @@ impl ::vtproto::Message for code_generator_response::File {
             w.put_slice(&[130, 1]);
         }
         if let ::core::option::Option::Some(v) = &self.content {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(122);
         }
         if let ::core::option::Option::Some(v) = &self.insertion_point {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(18);
         }
         if let ::core::option::Option::Some(v) = &self.name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }

@@ -64,11 +64,11 @@ impl ::vtproto::Message for Api {
         if !self.name.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.name.len());
         }
-        n += 1 * self.methods.len();
+        n += self.methods.len();
         for v in &self.methods {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.options.len();
+        n += self.options.len();
         for v in &self.options {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -78,7 +78,7 @@ impl ::vtproto::Message for Api {
         if let ::core::option::Option::Some(v) = &self.source_context {
             n += 1 + ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.mixins.len();
+        n += self.mixins.len();
         for v in &self.mixins {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -159,7 +159,7 @@ impl ::vtproto::Message for Api {
                 self.syntax = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4 | 5 | 6 | 7) {
+                if matches!(key >> 3, 1..= 7) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -203,7 +203,7 @@ impl ::vtproto::Message for Method {
         if self.response_streaming {
             n += 2;
         }
-        n += 1 * self.options.len();
+        n += self.options.len();
         for v in &self.options {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -274,7 +274,7 @@ impl ::vtproto::Message for Method {
                 self.syntax = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4 | 5 | 6 | 7) {
+                if matches!(key >> 3, 1..= 7) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -358,7 +358,7 @@ impl ::vtproto::Message for FileDescriptorSet {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += 1 * self.file.len();
+        n += self.file.len();
         for v in &self.file {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -412,23 +412,23 @@ impl ::vtproto::Message for FileDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.package {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += 1 * self.dependency.len();
+        n += self.dependency.len();
         for v in &self.dependency {
             n += ::vtproto::wire::len_delimited(v.len());
         }
-        n += 1 * self.message_type.len();
+        n += self.message_type.len();
         for v in &self.message_type {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.enum_type.len();
+        n += self.enum_type.len();
         for v in &self.enum_type {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.service.len();
+        n += self.service.len();
         for v in &self.service {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.extension.len();
+        n += self.extension.len();
         for v in &self.extension {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -438,11 +438,11 @@ impl ::vtproto::Message for FileDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.source_code_info {
             n += 1 + ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.public_dependency.len();
+        n += self.public_dependency.len();
         for v in &self.public_dependency {
             n += ::vtproto::wire::int32(*v);
         }
-        n += 1 * self.weak_dependency.len();
+        n += self.weak_dependency.len();
         for v in &self.weak_dependency {
             n += ::vtproto::wire::int32(*v);
         }
@@ -454,7 +454,7 @@ impl ::vtproto::Message for FileDescriptorProto {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.syntax {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(98);
         }
         for v in self.weak_dependency.iter().rev() {
@@ -502,15 +502,15 @@ impl ::vtproto::Message for FileDescriptorProto {
             w.put_u8(34);
         }
         for v in self.dependency.iter().rev() {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(26);
         }
         if let ::core::option::Option::Some(v) = &self.package {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(18);
         }
         if let ::core::option::Option::Some(v) = &self.name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -576,7 +576,7 @@ impl ::vtproto::Message for FileDescriptorProto {
                 )?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 10 | 11 | 4 | 5 | 6 | 7 | 8 | 9 | 12) {
+                if matches!(key >> 3, 1..= 12) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -612,38 +612,38 @@ impl ::vtproto::Message for DescriptorProto {
         if let ::core::option::Option::Some(v) = &self.name {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += 1 * self.field.len();
+        n += self.field.len();
         for v in &self.field {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.nested_type.len();
+        n += self.nested_type.len();
         for v in &self.nested_type {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.enum_type.len();
+        n += self.enum_type.len();
         for v in &self.enum_type {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.extension_range.len();
+        n += self.extension_range.len();
         for v in &self.extension_range {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.extension.len();
+        n += self.extension.len();
         for v in &self.extension {
             n += ::vtproto::wire::len_delimited(v.size());
         }
         if let ::core::option::Option::Some(v) = &self.options {
             n += 1 + ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.oneof_decl.len();
+        n += self.oneof_decl.len();
         for v in &self.oneof_decl {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.reserved_range.len();
+        n += self.reserved_range.len();
         for v in &self.reserved_range {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.reserved_name.len();
+        n += self.reserved_name.len();
         for v in &self.reserved_name {
             n += ::vtproto::wire::len_delimited(v.len());
         }
@@ -652,7 +652,7 @@ impl ::vtproto::Message for DescriptorProto {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.reserved_name.iter().rev() {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(82);
         }
         for v in self.reserved_range.iter().rev() {
@@ -704,7 +704,7 @@ impl ::vtproto::Message for DescriptorProto {
             w.put_u8(18);
         }
         if let ::core::option::Option::Some(v) = &self.name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -750,7 +750,7 @@ impl ::vtproto::Message for DescriptorProto {
                 self.reserved_name.push(r.read_string()?);
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 6 | 3 | 4 | 5 | 8 | 7 | 9 | 10) {
+                if matches!(key >> 3, 1..= 10) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -828,7 +828,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
                 )?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3) {
+                if matches!(key >> 3, 1..= 3) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -998,7 +998,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
             w.put_slice(&[136, 1]);
         }
         if let ::core::option::Option::Some(v) = &self.json_name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(82);
         }
         if let ::core::option::Option::Some(v) = &self.oneof_index {
@@ -1012,11 +1012,11 @@ impl ::vtproto::Message for FieldDescriptorProto {
             w.put_u8(66);
         }
         if let ::core::option::Option::Some(v) = &self.default_value {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(58);
         }
         if let ::core::option::Option::Some(v) = &self.type_name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(50);
         }
         if let ::core::option::Option::Some(v) = &self.r#type {
@@ -1032,11 +1032,11 @@ impl ::vtproto::Message for FieldDescriptorProto {
             w.put_u8(24);
         }
         if let ::core::option::Option::Some(v) = &self.extendee {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(18);
         }
         if let ::core::option::Option::Some(v) = &self.name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -1095,7 +1095,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
                 self.proto3_optional = ::core::option::Option::Some(r.read_bool()?);
             }
             _ => {
-                if matches!(key >> 3, 1 | 3 | 4 | 5 | 6 | 2 | 7 | 9 | 10 | 8 | 17) {
+                if matches!(key >> 3, 1..= 10 | 17) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -1144,7 +1144,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
             w.put_u8(18);
         }
         if let ::core::option::Option::Some(v) = &self.name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -1192,18 +1192,18 @@ impl ::vtproto::Message for EnumDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.name {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += 1 * self.value.len();
+        n += self.value.len();
         for v in &self.value {
             n += ::vtproto::wire::len_delimited(v.size());
         }
         if let ::core::option::Option::Some(v) = &self.options {
             n += 1 + ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.reserved_range.len();
+        n += self.reserved_range.len();
         for v in &self.reserved_range {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.reserved_name.len();
+        n += self.reserved_name.len();
         for v in &self.reserved_name {
             n += ::vtproto::wire::len_delimited(v.len());
         }
@@ -1212,7 +1212,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.reserved_name.iter().rev() {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(42);
         }
         for v in self.reserved_range.iter().rev() {
@@ -1234,7 +1234,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
             w.put_u8(18);
         }
         if let ::core::option::Option::Some(v) = &self.name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -1265,7 +1265,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
                 self.reserved_name.push(r.read_string()?);
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4 | 5) {
+                if matches!(key >> 3, 1..= 5) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -1371,7 +1371,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
             w.put_u8(16);
         }
         if let ::core::option::Option::Some(v) = &self.name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -1396,7 +1396,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
                 )?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3) {
+                if matches!(key >> 3, 1..= 3) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -1423,7 +1423,7 @@ impl ::vtproto::Message for ServiceDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.name {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += 1 * self.method.len();
+        n += self.method.len();
         for v in &self.method {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -1447,7 +1447,7 @@ impl ::vtproto::Message for ServiceDescriptorProto {
             w.put_u8(18);
         }
         if let ::core::option::Option::Some(v) = &self.name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -1472,7 +1472,7 @@ impl ::vtproto::Message for ServiceDescriptorProto {
                 )?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3) {
+                if matches!(key >> 3, 1..= 3) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -1533,15 +1533,15 @@ impl ::vtproto::Message for MethodDescriptorProto {
             w.put_u8(34);
         }
         if let ::core::option::Option::Some(v) = &self.output_type {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(26);
         }
         if let ::core::option::Option::Some(v) = &self.input_type {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(18);
         }
         if let ::core::option::Option::Some(v) = &self.name {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -1581,7 +1581,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
                 self.server_streaming = ::core::option::Option::Some(r.read_bool()?);
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4 | 5 | 6) {
+                if matches!(key >> 3, 1..= 6) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -1681,31 +1681,31 @@ impl ::vtproto::Message for FileOptions {
             w.put_slice(&[186, 62]);
         }
         if let ::core::option::Option::Some(v) = &self.ruby_package {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_slice(&[234, 2]);
         }
         if let ::core::option::Option::Some(v) = &self.php_metadata_namespace {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_slice(&[226, 2]);
         }
         if let ::core::option::Option::Some(v) = &self.php_namespace {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_slice(&[202, 2]);
         }
         if let ::core::option::Option::Some(v) = &self.php_class_prefix {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_slice(&[194, 2]);
         }
         if let ::core::option::Option::Some(v) = &self.swift_prefix {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_slice(&[186, 2]);
         }
         if let ::core::option::Option::Some(v) = &self.csharp_namespace {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_slice(&[170, 2]);
         }
         if let ::core::option::Option::Some(v) = &self.objc_class_prefix {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_slice(&[162, 2]);
         }
         if let ::core::option::Option::Some(v) = &self.cc_enable_arenas {
@@ -1737,7 +1737,7 @@ impl ::vtproto::Message for FileOptions {
             w.put_slice(&[128, 1]);
         }
         if let ::core::option::Option::Some(v) = &self.go_package {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(90);
         }
         if let ::core::option::Option::Some(v) = &self.java_multiple_files {
@@ -1749,11 +1749,11 @@ impl ::vtproto::Message for FileOptions {
             w.put_u8(72);
         }
         if let ::core::option::Option::Some(v) = &self.java_outer_classname {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(66);
         }
         if let ::core::option::Option::Some(v) = &self.java_package {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -1870,8 +1870,8 @@ impl ::vtproto::Message for FileOptions {
             }
             _ => {
                 if matches!(
-                    key >> 3, 1 | 8 | 10 | 20 | 27 | 9 | 11 | 16 | 17 | 18 | 23 | 31 | 36
-                    | 37 | 39 | 40 | 41 | 44 | 45 | 999
+                    key >> 3, 1 | 8..= 11 | 16..= 18 | 20 | 23 | 27 | 31 | 36 | 37 | 39
+                    ..= 41 | 44 | 45 | 999
                 ) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
@@ -1983,7 +1983,7 @@ impl ::vtproto::Message for MessageOptions {
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 7 | 999) {
+                if matches!(key >> 3, 1..= 3 | 7 | 999) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -2096,7 +2096,7 @@ impl ::vtproto::Message for FieldOptions {
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 6 | 5 | 3 | 10 | 999) {
+                if matches!(key >> 3, 1..= 3 | 5 | 6 | 10 | 999) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -2430,7 +2430,7 @@ impl ::vtproto::Message for UninterpretedOption {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += 1 * self.name.len();
+        n += self.name.len();
         for v in &self.name {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -2457,11 +2457,11 @@ impl ::vtproto::Message for UninterpretedOption {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.aggregate_value {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(66);
         }
         if let ::core::option::Option::Some(v) = &self.string_value {
-            w.put_bytes(&v);
+            w.put_bytes(v);
             w.put_u8(58);
         }
         if let ::core::option::Option::Some(v) = &self.double_value {
@@ -2477,7 +2477,7 @@ impl ::vtproto::Message for UninterpretedOption {
             w.put_u8(32);
         }
         if let ::core::option::Option::Some(v) = &self.identifier_value {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(26);
         }
         for v in self.name.iter().rev() {
@@ -2528,7 +2528,7 @@ impl ::vtproto::Message for UninterpretedOption {
                 )?;
             }
             _ => {
-                if matches!(key >> 3, 2 | 3 | 4 | 5 | 6 | 7 | 8) {
+                if matches!(key >> 3, 2..= 8) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -2604,7 +2604,7 @@ impl ::vtproto::Message for SourceCodeInfo {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += 1 * self.location.len();
+        n += self.location.len();
         for v in &self.location {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -2672,7 +2672,7 @@ impl ::vtproto::Message for source_code_info::Location {
         if let ::core::option::Option::Some(v) = &self.trailing_comments {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += 1 * self.leading_detached_comments.len();
+        n += self.leading_detached_comments.len();
         for v in &self.leading_detached_comments {
             n += ::vtproto::wire::len_delimited(v.len());
         }
@@ -2681,15 +2681,15 @@ impl ::vtproto::Message for source_code_info::Location {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.leading_detached_comments.iter().rev() {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(50);
         }
         if let ::core::option::Option::Some(v) = &self.trailing_comments {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(34);
         }
         if let ::core::option::Option::Some(v) = &self.leading_comments {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(26);
         }
         if !self.span.is_empty() {
@@ -2746,7 +2746,7 @@ impl ::vtproto::Message for source_code_info::Location {
                 self.leading_detached_comments.push(r.read_string()?);
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4 | 6) {
+                if matches!(key >> 3, 1..= 4 | 6) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -2772,7 +2772,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += 1 * self.annotation.len();
+        n += self.annotation.len();
         for v in &self.annotation {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -2849,7 +2849,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
             w.put_u8(24);
         }
         if let ::core::option::Option::Some(v) = &self.source_file {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(18);
         }
         if !self.path.is_empty() {
@@ -2888,7 +2888,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4) {
+                if matches!(key >> 3, 1..= 4) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -2969,7 +2969,7 @@ impl ::vtproto::Message for FieldMask {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += 1 * self.paths.len();
+        n += self.paths.len();
         for v in &self.paths {
             n += ::vtproto::wire::len_delimited(v.len());
         }
@@ -2978,7 +2978,7 @@ impl ::vtproto::Message for FieldMask {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.paths.iter().rev() {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(10);
         }
     }
@@ -3085,7 +3085,7 @@ impl ::vtproto::Message for Struct {
                 w.put_u8(18);
             }
             if !k.is_empty() {
-                w.put_string(&k);
+                w.put_string(k);
                 w.put_u8(10);
             }
             w.put_len(mark);
@@ -3170,7 +3170,7 @@ impl ::vtproto::Message for Value {
                     w.put_u8(17);
                 }
                 value::Kind::StringValue(v) => {
-                    w.put_string(&v);
+                    w.put_string(v);
                     w.put_u8(26);
                 }
                 value::Kind::BoolValue(v) => {
@@ -3254,7 +3254,7 @@ impl ::vtproto::Message for Value {
                 }
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4 | 5 | 6) {
+                if matches!(key >> 3, 1..= 6) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -3281,7 +3281,7 @@ impl ::vtproto::Message for ListValue {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += 1 * self.values.len();
+        n += self.values.len();
         for v in &self.values {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -3388,15 +3388,15 @@ impl ::vtproto::Message for Type {
         if !self.name.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.name.len());
         }
-        n += 1 * self.fields.len();
+        n += self.fields.len();
         for v in &self.fields {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.oneofs.len();
+        n += self.oneofs.len();
         for v in &self.oneofs {
             n += ::vtproto::wire::len_delimited(v.len());
         }
-        n += 1 * self.options.len();
+        n += self.options.len();
         for v in &self.options {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -3427,7 +3427,7 @@ impl ::vtproto::Message for Type {
             w.put_u8(34);
         }
         for v in self.oneofs.iter().rev() {
-            w.put_string(&v);
+            w.put_string(v);
             w.put_u8(26);
         }
         for v in self.fields.iter().rev() {
@@ -3471,7 +3471,7 @@ impl ::vtproto::Message for Type {
                 self.syntax = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4 | 5 | 6) {
+                if matches!(key >> 3, 1..= 6) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -3519,7 +3519,7 @@ impl ::vtproto::Message for Field {
         if self.packed {
             n += 2;
         }
-        n += 1 * self.options.len();
+        n += self.options.len();
         for v in &self.options {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -3614,7 +3614,7 @@ impl ::vtproto::Message for Field {
                 r.merge_string(&mut self.default_value)?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11) {
+                if matches!(key >> 3, 1..= 4 | 6..= 11) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -3648,11 +3648,11 @@ impl ::vtproto::Message for Enum {
         if !self.name.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.name.len());
         }
-        n += 1 * self.enumvalue.len();
+        n += self.enumvalue.len();
         for v in &self.enumvalue {
             n += ::vtproto::wire::len_delimited(v.size());
         }
-        n += 1 * self.options.len();
+        n += self.options.len();
         for v in &self.options {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -3720,7 +3720,7 @@ impl ::vtproto::Message for Enum {
                 self.syntax = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3 | 4 | 5) {
+                if matches!(key >> 3, 1..= 5) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
@@ -3752,7 +3752,7 @@ impl ::vtproto::Message for EnumValue {
         if self.number != 0 {
             n += 1 + ::vtproto::wire::int32(self.number);
         }
-        n += 1 * self.options.len();
+        n += self.options.len();
         for v in &self.options {
             n += ::vtproto::wire::len_delimited(v.size());
         }
@@ -3792,7 +3792,7 @@ impl ::vtproto::Message for EnumValue {
                 self.options.push(r.read_message()?);
             }
             _ => {
-                if matches!(key >> 3, 1 | 2 | 3) {
+                if matches!(key >> 3, 1..= 3) {
                     return ::core::result::Result::Err(
                         ::vtproto::__private::wire_type_mismatch(key),
                     );
