@@ -124,7 +124,7 @@ mod tests {
     fn varint_len_matches_definition() {
         let mut v: u64 = 1;
         assert_eq!(varint_len(0), 1);
-        for bits in 1..=64 {
+        for bits in 1usize..=64 {
             let expected = bits.div_ceil(7);
             assert_eq!(varint_len(v), expected, "bits {bits}");
             assert_eq!(varint_len(v | (v - 1)), expected, "bits {bits} all ones");
