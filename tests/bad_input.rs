@@ -1,0 +1,263 @@
+//! Hostile and broken input: every case is a typed error (or, where the bytes are valid, the
+//! same value prost decodes), never a panic, and never an allocation sized by a length prefix.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use rust_vt::own::vt::deep::Node;
+use rust_vt::own::vt::test::proto3::{Oneofs, Repeateds, Scalars};
+use vtproto::{DecodeErrorKind, Message, Reader};
+
+/// Records the largest single allocation made by the current thread.
+struct Tracking;
+
+thread_local!(static LARGEST: Cell<usize> = const { Cell::new(0) });
+
+unsafe impl GlobalAlloc for Tracking {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = LARGEST.try_with(|m| m.set(m.get().max(layout.size())));
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = LARGEST.try_with(|m| m.set(m.get().max(new_size)));
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Tracking = Tracking;
+
+/// Decodes `bytes` as `M` and returns the error kind, asserting that no single allocation was
+/// larger than 8 bytes per input byte (the widest element per byte of wire data) plus a page.
+fn reject<M: Message + std::fmt::Debug>(bytes: &[u8]) -> vtproto::DecodeError {
+    LARGEST.with(|m| m.set(0));
+    let result = M::decode(bytes);
+    let largest = LARGEST.with(Cell::get);
+    assert!(
+        largest <= 8 * bytes.len() + 4096,
+        "allocated {largest} bytes for {} input bytes",
+        bytes.len()
+    );
+    result.expect_err("must be rejected")
+}
+
+fn rich_scalars() -> Scalars {
+    Scalars {
+        f_double: 1.5,
+        f_float: -2.0,
+        f_int64: -3,
+        f_uint64: u64::MAX,
+        f_int32: -1,
+        f_fixed64: 7,
+        f_fixed32: 9,
+        f_bool: true,
+        f_string: "héllo".into(),
+        f_bytes: vec![0, 1, 2],
+        f_uint32: 300,
+        f_sfixed32: -5,
+        f_sfixed64: -6,
+        f_sint32: -7,
+        f_sint64: -8,
+        f_enum: 2,
+        f_imported_enum: 1,
+        f_far: 42,
+        f_mid: "mid".into(),
+    }
+}
+
+#[test]
+fn truncation_at_every_byte_agrees_with_prost() {
+    let mut repeateds = Repeateds {
+        r_int32: vec![1, -1, 300],
+        r_string: vec!["a".into(), "bc".into()],
+        r_double: vec![1.0, 2.0],
+        r_unpacked_int32: vec![5, 6],
+        ..Default::default()
+    };
+    repeateds.r_message.push(rich_scalars());
+    let full = repeateds.encode_to_vec();
+    assert!(full.len() > 100);
+    let mut rejected = 0;
+    for cut in 0..full.len() {
+        let prefix = &full[..cut];
+        let ours = <Repeateds as Message>::decode(prefix);
+        let prost = <Repeateds as prost::Message>::decode(prefix);
+        assert_eq!(ours.is_ok(), prost.is_ok(), "cut at {cut}");
+        if let (Ok(a), Ok(b)) = (&ours, &prost) {
+            assert_eq!(a, b, "cut at {cut}");
+        }
+        rejected += usize::from(ours.is_err());
+    }
+    assert!(
+        rejected > full.len() / 2,
+        "most prefixes end inside a field"
+    );
+}
+
+#[test]
+fn overlong_varints() {
+    // An 11-byte varint as the key, then as a value of field 3 (int64).
+    let e = reject::<Scalars>(&[0xff; 11]);
+    assert_eq!(*e.kind(), DecodeErrorKind::InvalidVarint);
+    let mut v = vec![0x18];
+    v.extend([0x80; 10]);
+    v.push(0x01);
+    let e = reject::<Scalars>(&v);
+    assert_eq!(*e.kind(), DecodeErrorKind::InvalidVarint);
+    assert_eq!(
+        e.path().collect::<Vec<_>>(),
+        [("vt.test.proto3.Scalars", "f_int64")]
+    );
+    // A tenth byte above 1 overflows 64 bits.
+    let mut v = vec![0x18];
+    v.extend([0xff; 9]);
+    v.push(0x02);
+    assert_eq!(
+        *reject::<Scalars>(&v).kind(),
+        DecodeErrorKind::InvalidVarint
+    );
+}
+
+#[test]
+fn lengths_past_the_end_allocate_nothing() {
+    // Field 9 (string) claiming u64::MAX, usize::MAX - 1, and 1 GiB bytes.
+    for len in [u64::MAX, usize::MAX as u64 - 1, 1 << 30] {
+        let mut v = vec![0x4a];
+        rust_vt_support_varint(len, &mut v);
+        v.extend_from_slice(b"abc");
+        let e = reject::<Scalars>(&v);
+        assert_eq!(*e.kind(), DecodeErrorKind::LengthOutOfBounds(len));
+    }
+    // A packed field claiming more elements than there are bytes.
+    let mut v = vec![0x2a];
+    rust_vt_support_varint(1 << 40, &mut v);
+    v.extend([1, 2, 3]);
+    assert!(matches!(
+        reject::<Repeateds>(&v).kind(),
+        DecodeErrorKind::LengthOutOfBounds(_)
+    ));
+    // A nested message whose length runs past its parent's.
+    let e = reject::<Repeateds>(&[0x8a, 0x01, 0x02, 0x4a, 0x05, b'a']);
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::LengthOutOfBounds(5)),
+        "{e}"
+    );
+}
+
+fn rust_vt_support_varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[test]
+fn wrong_wire_types_name_the_field() {
+    // f_double (field 1) sent as a varint.
+    let e = reject::<Scalars>(&[0x08, 0x01]);
+    assert_eq!(
+        *e.kind(),
+        DecodeErrorKind::WireTypeMismatch {
+            field_number: 1,
+            found: 0
+        }
+    );
+    assert!(
+        e.to_string().contains("vt.test.proto3.Scalars.f_double"),
+        "{e}"
+    );
+    assert!(<Scalars as prost::Message>::decode(&[0x08u8, 0x01][..]).is_err());
+    // A oneof string member (field 2) sent as fixed32.
+    let e = reject::<Oneofs>(&[0x15, 0, 0, 0, 0]);
+    assert!(matches!(e.kind(), DecodeErrorKind::WireTypeMismatch { .. }));
+    // Reserved wire types and field number 0.
+    assert!(matches!(
+        reject::<Scalars>(&[0x0e]).kind(),
+        DecodeErrorKind::InvalidWireType(6)
+    ));
+    assert!(matches!(
+        reject::<Scalars>(&[0x00, 0x00]).kind(),
+        DecodeErrorKind::InvalidKey(0)
+    ));
+    // An end-group key with no group open.
+    assert!(matches!(
+        reject::<Scalars>(&[0xfc, 0x01]).kind(),
+        DecodeErrorKind::UnexpectedEndGroup(31)
+    ));
+}
+
+fn nested(levels: usize) -> Vec<u8> {
+    let mut node = Node::default();
+    for i in 0..levels {
+        node = Node {
+            child: Some(Box::new(node)),
+            value: i as i64,
+            label: String::new(),
+        };
+    }
+    node.encode_to_vec()
+}
+
+#[test]
+fn recursion_limit_matches_prost() {
+    // A top-level message with 100 nested levels below it decodes; 101 is one too many.
+    let ok = nested(100);
+    assert!(<Node as Message>::decode(&ok).is_ok());
+    assert!(<Node as prost::Message>::decode(&ok[..]).is_ok());
+    let deep = nested(101);
+    assert_eq!(
+        *reject::<Node>(&deep).kind(),
+        DecodeErrorKind::RecursionLimit
+    );
+    assert!(<Node as prost::Message>::decode(&deep[..]).is_err());
+    // The limit is configurable.
+    let mut node = Node::default();
+    let shallow = nested(5);
+    assert!(node
+        .merge(&mut Reader::new(&shallow).with_recursion_limit(5))
+        .is_ok());
+    let mut node = Node::default();
+    let e = node
+        .merge(&mut Reader::new(&shallow).with_recursion_limit(4))
+        .unwrap_err();
+    assert_eq!(*e.kind(), DecodeErrorKind::RecursionLimit);
+    assert_eq!(e.path().count(), 5, "{e}");
+}
+
+#[test]
+fn deeply_nested_garbage_does_not_overflow_the_stack() {
+    // 100,000 nested length prefixes of field 1: stops at the limit, not at the stack's end.
+    let mut bytes = Vec::new();
+    for _ in 0..100_000 {
+        bytes.push(0x0a);
+        bytes.push(0x7f);
+    }
+    assert!(<Node as Message>::decode(&bytes).is_err());
+    // Nested unknown groups, too.
+    let mut groups = vec![0x5b; 100_000];
+    groups.extend(vec![0x5c; 100_000]);
+    assert_eq!(
+        *reject::<Node>(&groups).kind(),
+        DecodeErrorKind::RecursionLimit
+    );
+}
+
+#[test]
+fn invalid_utf8_is_rejected_with_its_field() {
+    let e = reject::<Scalars>(&[0x4a, 0x02, 0xc3, 0x28]);
+    assert_eq!(*e.kind(), DecodeErrorKind::InvalidUtf8);
+    assert_eq!(
+        e.path().collect::<Vec<_>>(),
+        [("vt.test.proto3.Scalars", "f_string")]
+    );
+    assert!(<Scalars as prost::Message>::decode(&[0x4au8, 0x02, 0xc3, 0x28][..]).is_err());
+    // bytes fields take anything.
+    assert!(<Scalars as Message>::decode(&[0x52, 0x02, 0xc3, 0x28]).is_ok());
+}
