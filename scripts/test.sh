@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The project's test command (the README's and CI's):
+#
+#   scripts/test.sh
+#
+# 1. installs the test corpora (conformance runner and protos, googleapis and OpenTelemetry
+#    protos) into target/corpora with scripts/fetch-corpora.sh;
+# 2. checks formatting and lints;
+# 3. runs every crate's tests, with the corpora required (differential tests against prost on
+#    every message type, bad input, golden files, the plugin under protoc, generated WKT impls);
+# 4. runs the official conformance suite (scripts/conformance.sh);
+# 5. builds the benchmarks and examples without running them.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "corpora"
+bash scripts/fetch-corpora.sh >/dev/null
+
+step "format and lints"
+cargo fmt --all --check
+VT_REQUIRE_CORPORA=1 cargo clippy --workspace --all-targets -- -D warnings
+
+step "tests"
+VT_REQUIRE_CORPORA=1 cargo test --workspace
+
+step "conformance"
+bash scripts/conformance.sh
+
+step "benches and examples build"
+VT_REQUIRE_CORPORA=1 cargo build --workspace --examples
