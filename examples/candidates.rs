@@ -56,7 +56,10 @@ fn response(n: usize) -> CandidatesResponse {
                 ("cursor", format!("{:016x}", next())),
                 ("catalog_id", format!("catalog-{}", next() % 1000)),
                 ("product_id", format!("sku-{:010}", next() % 10_000_000_000)),
-                ("source", ["search", "ads", "recs"][(next() % 3) as usize].to_string()),
+                (
+                    "source",
+                    ["search", "ads", "recs"][(next() % 3) as usize].to_string(),
+                ),
                 ("rank", i.to_string()),
             ];
             for (k, v) in meta {
@@ -98,7 +101,10 @@ fn main() {
     let from_prost = <CandidatesResponse as vtproto::Message>::decode(&prost_bytes).unwrap();
     assert_eq!(from_vt, msg);
     assert_eq!(from_prost, msg);
-    println!("{n} candidates: {} bytes; prost and rust-vt agree both ways", vt_bytes.len());
+    println!(
+        "{n} candidates: {} bytes; prost and rust-vt agree both ways",
+        vt_bytes.len()
+    );
 
     let (pe, pa) = measure(|| prost::Message::encode_to_vec(&msg));
     let (ve, va) = measure(|| vtproto::Message::encode_to_vec(&msg));
@@ -107,10 +113,15 @@ fn main() {
         reuse.clear();
         vtproto::Message::append_to_vec(&msg, &mut reuse);
     });
-    let (pd, pda) = measure(|| <CandidatesResponse as prost::Message>::decode(&vt_bytes[..]).unwrap());
-    let (vd, vda) = measure(|| <CandidatesResponse as vtproto::Message>::decode(&vt_bytes).unwrap());
+    let (pd, pda) =
+        measure(|| <CandidatesResponse as prost::Message>::decode(&vt_bytes[..]).unwrap());
+    let (vd, vda) =
+        measure(|| <CandidatesResponse as vtproto::Message>::decode(&vt_bytes).unwrap());
 
-    println!("{:<28} {:>12} {:>10} {:>14}", "", "time", "vs prost", "allocations");
+    println!(
+        "{:<28} {:>12} {:>10} {:>14}",
+        "", "time", "vs prost", "allocations"
+    );
     let row = |name: &str, t: Duration, base: Duration, a: f64| {
         println!(
             "{name:<28} {:>10.1}µs {:>9.2}x {a:>14.0}",
