@@ -104,7 +104,8 @@ impl Config {
         self
     }
 
-    /// Parse with this `protoc` binary instead of the built-in pure-Rust parser.
+    /// Parse with this `protoc` binary instead of the built-in pure-Rust parser (the `PROTOC`
+    /// environment variable does the same).
     pub fn protoc(&mut self, path: impl Into<PathBuf>) -> &mut Self {
         self.protoc = Some(path.into());
         self
@@ -169,17 +170,95 @@ impl Config {
         Ok(())
     }
 
-    /// Parses `protos` into a descriptor set with `protoc` (the configured one or `PROTOC`).
+    /// Parses `protos` into a descriptor set holding them and everything they import.
+    ///
+    /// With [`protoc`](Config::protoc) or the `PROTOC` environment variable, `protoc` parses;
+    /// otherwise the pure-Rust parser of `protobuf-parse` does, and no `protoc` is needed.
     pub fn load_fds(
         &mut self,
         protos: &[impl AsRef<Path>],
         includes: &[impl AsRef<Path>],
     ) -> Result<FileDescriptorSet> {
-        if let Some(protoc) = &self.protoc {
-            self.prost.protoc_executable(protoc);
+        println!("cargo:rerun-if-env-changed=PROTOC");
+        let protoc = self
+            .protoc
+            .clone()
+            .or_else(|| std::env::var_os("PROTOC").map(PathBuf::from));
+        match protoc {
+            Some(protoc) => {
+                self.prost.protoc_executable(protoc);
+                self.prost.load_fds(protos, includes)
+            }
+            None => parse_pure(protos, includes),
         }
-        self.prost.load_fds(protos, includes)
     }
+}
+
+/// Parses with `protobuf-parse`'s pure-Rust parser, converting its descriptors to prost-types'
+/// by re-encoding them.
+fn parse_pure(
+    protos: &[impl AsRef<Path>],
+    includes: &[impl AsRef<Path>],
+) -> Result<FileDescriptorSet> {
+    use prost::Message as _;
+    use protobuf::Message as _;
+
+    let parsed = protobuf_parse::Parser::new()
+        .pure()
+        .includes(includes.iter().map(AsRef::as_ref))
+        .inputs(protos.iter().map(AsRef::as_ref))
+        .parse_and_typecheck()
+        .map_err(|e| {
+            let mut msg = format!("{e:#}");
+            if let Some(site) = missing_import_site(&msg, protos, includes) {
+                msg.push_str(&format!(" (imported at {site})"));
+            }
+            msg.push_str(
+                "\n(parsed with the pure-Rust parser, which does not support `edition` files or \
+                 the newest descriptor.proto; to use protoc instead, call Config::protoc or set \
+                 PROTOC)",
+            );
+            Error::new(ErrorKind::InvalidInput, msg)
+        })?;
+    let file = parsed
+        .file_descriptors
+        .iter()
+        .map(|f| {
+            let bytes = f.write_to_bytes().map_err(Error::other)?;
+            prost_types::FileDescriptorProto::decode(&bytes[..]).map_err(Error::other)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(FileDescriptorSet { file })
+}
+
+/// For a "path `x.proto` is not found" error, the `file:line` of the `import "x.proto"` that
+/// asked for it, searched in the inputs and then in the include directories.
+fn missing_import_site(
+    msg: &str,
+    protos: &[impl AsRef<Path>],
+    includes: &[impl AsRef<Path>],
+) -> Option<String> {
+    let missing = msg.split('`').nth(1).filter(|_| msg.contains("is not found"))?;
+    let needle = format!("\"{missing}\"");
+    let mut candidates: Vec<PathBuf> = protos.iter().map(|p| p.as_ref().to_path_buf()).collect();
+    let mut dirs: Vec<PathBuf> = includes.iter().map(|i| i.as_ref().to_path_buf()).collect();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "proto") {
+                candidates.push(path);
+            }
+        }
+    }
+    candidates.iter().find_map(|file| {
+        let text = std::fs::read_to_string(file).ok()?;
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("import") && l.contains(&needle))?;
+        Some(format!("{}:{}", file.display(), line + 1))
+    })
 }
 
 fn write_if_changed(path: &Path, content: &[u8]) -> Result<()> {

@@ -28,6 +28,9 @@ mod writer;
 #[cfg(feature = "prost-types")]
 mod wkt;
 
+#[cfg(feature = "tonic")]
+pub mod tonic;
+
 // Generated impls name the runtime `::vtproto`, also inside this crate.
 extern crate self as vtproto;
 

@@ -1,0 +1,23 @@
+//! Messages: prost's structs plus rust-vt's impls (vtproto-build, pure parser). Services: tonic's
+//! stubs twice over the same messages, once with rust-vt's codec and once with prost's, so the
+//! tests can mix them on either side of a connection.
+
+fn main() -> std::io::Result<()> {
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let protos = ["../../proto/search.proto"];
+    let includes = ["../../proto"];
+    vtproto_build::Config::new().compile_protos(&protos, &includes)?;
+
+    // tonic-prost-build reads descriptors; hand it ours so no protoc is needed.
+    let fds = vtproto_build::Config::new().load_fds(&protos, &includes)?;
+    for (dir, codec) in [("vt", "::vtproto::tonic::VtCodec"), ("prost", "::tonic_prost::ProstCodec")] {
+        let dir = out.join(dir);
+        std::fs::create_dir_all(&dir)?;
+        tonic_prost_build::configure()
+            .out_dir(&dir)
+            .codec_path(codec)
+            .extern_path(".vt", "crate::pb::vt")
+            .compile_fds(fds.clone())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! A search service over the candidates workload, with stubs for both codecs.
+
+/// Messages: prost's structs with rust-vt's impls.
+pub mod pb {
+    pub mod vt {
+        pub mod candidates {
+            include!(concat!(env!("OUT_DIR"), "/vt.candidates.rs"));
+        }
+        pub mod search {
+            include!(concat!(env!("OUT_DIR"), "/vt.search.rs"));
+        }
+    }
+}
+
+/// Service stubs using `vtproto::tonic::VtCodec`.
+pub mod vt_codec {
+    include!(concat!(env!("OUT_DIR"), "/vt/vt.search.rs"));
+}
+
+/// The same stubs using `tonic_prost::ProstCodec`.
+pub mod prost_codec {
+    include!(concat!(env!("OUT_DIR"), "/prost/vt.search.rs"));
+}
+
+use pb::vt::candidates::{Candidate, CandidatesResponse};
+use pb::vt::search::SearchRequest;
+
+/// The deterministic answer to a request: `count` candidates matching `query`.
+pub fn answer(request: &SearchRequest) -> CandidatesResponse {
+    let candidates = (0..request.count)
+        .map(|i| {
+            let mut c = Candidate {
+                id: format!("{}-{i}", request.query),
+                ..Default::default()
+            };
+            for (k, v) in [
+                ("relevance_score", format!("0.{:07}", (i * 7919) % 10_000_000)),
+                ("rank", i.to_string()),
+                ("source", "search".to_string()),
+            ] {
+                c.meta_data.insert(k.to_string(), v);
+            }
+            c
+        })
+        .collect();
+    CandidatesResponse { candidates }
+}
+
+/// The service, implemented once and served with either codec.
+#[derive(Clone, Copy, Default)]
+pub struct SearchService;
+
+type CandidateStream =
+    std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<Candidate, tonic::Status>> + Send>>;
+
+fn check(request: &SearchRequest) -> Result<(), tonic::Status> {
+    if request.count > 10_000 {
+        return Err(tonic::Status::invalid_argument("count must be at most 10000"));
+    }
+    Ok(())
+}
+
+macro_rules! impl_service {
+    ($module:ident) => {
+        #[tonic::async_trait]
+        impl $module::search_server::Search for SearchService {
+            async fn find(
+                &self,
+                request: tonic::Request<SearchRequest>,
+            ) -> Result<tonic::Response<CandidatesResponse>, tonic::Status> {
+                check(request.get_ref())?;
+                Ok(tonic::Response::new(answer(request.get_ref())))
+            }
+
+            type StreamStream = CandidateStream;
+
+            async fn stream(
+                &self,
+                request: tonic::Request<SearchRequest>,
+            ) -> Result<tonic::Response<CandidateStream>, tonic::Status> {
+                check(request.get_ref())?;
+                let items = answer(request.get_ref()).candidates.into_iter().map(Ok);
+                Ok(tonic::Response::new(Box::pin(tokio_stream::iter(items))))
+            }
+        }
+    };
+}
+
+impl_service!(vt_codec);
+impl_service!(prost_codec);

@@ -1,0 +1,153 @@
+//! Over real sockets on 127.0.0.1: the vt codec on the server only, the client only, both, and
+//! neither; unary and server-streaming calls; and malformed request bodies.
+
+use std::net::SocketAddr;
+
+use bytes::{Buf, BufMut};
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
+use tonic::codegen::http::uri::PathAndQuery;
+use tonic::transport::{Channel, Server};
+use tonic::{Code, Status};
+use vt_grpc_example::pb::vt::candidates::{Candidate, CandidatesResponse};
+use vt_grpc_example::pb::vt::search::SearchRequest;
+use vt_grpc_example::{answer, prost_codec, vt_codec, SearchService};
+
+async fn serve(vt: bool) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let incoming = TcpListenerStream::new(listener);
+    tokio::spawn(async move {
+        let mut server = Server::builder();
+        let result = if vt {
+            server
+                .add_service(vt_codec::search_server::SearchServer::new(SearchService))
+                .serve_with_incoming(incoming)
+                .await
+        } else {
+            server
+                .add_service(prost_codec::search_server::SearchServer::new(SearchService))
+                .serve_with_incoming(incoming)
+                .await
+        };
+        result.unwrap();
+    });
+    addr
+}
+
+async fn channel(addr: SocketAddr) -> Channel {
+    Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap()
+}
+
+async fn call(addr: SocketAddr, vt: bool, request: SearchRequest) -> (CandidatesResponse, Vec<Candidate>) {
+    let channel = channel(addr).await;
+    let mut streamed = Vec::new();
+    if vt {
+        let mut client = vt_codec::search_client::SearchClient::new(channel);
+        let found = client.find(request.clone()).await.unwrap().into_inner();
+        let mut stream = client.stream(request).await.unwrap().into_inner();
+        while let Some(c) = stream.message().await.unwrap() {
+            streamed.push(c);
+        }
+        (found, streamed)
+    } else {
+        let mut client = prost_codec::search_client::SearchClient::new(channel);
+        let found = client.find(request.clone()).await.unwrap().into_inner();
+        let mut stream = client.stream(request).await.unwrap().into_inner();
+        while let Some(c) = stream.message().await.unwrap() {
+            streamed.push(c);
+        }
+        (found, streamed)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_codec_pairing_agrees() {
+    for server_vt in [true, false] {
+        let addr = serve(server_vt).await;
+        for client_vt in [true, false] {
+            for count in [0, 1, 250] {
+                let request = SearchRequest {
+                    query: format!("q{count}"),
+                    count,
+                };
+                let expected = answer(&request);
+                let (found, streamed) = call(addr, client_vt, request).await;
+                assert_eq!(found, expected, "server vt {server_vt}, client vt {client_vt}");
+                assert_eq!(streamed, expected.candidates, "streamed, server vt {server_vt}");
+            }
+        }
+    }
+}
+
+/// Sends and receives raw bytes, to put malformed bodies on the wire.
+#[derive(Clone, Copy, Default)]
+struct RawCodec;
+struct Raw;
+
+impl Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = Raw;
+    type Decoder = Raw;
+    fn encoder(&mut self) -> Raw {
+        Raw
+    }
+    fn decoder(&mut self) -> Raw {
+        Raw
+    }
+}
+
+impl Encoder for Raw {
+    type Item = Vec<u8>;
+    type Error = Status;
+    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        dst.put_slice(&item);
+        Ok(())
+    }
+}
+
+impl Decoder for Raw {
+    type Item = Vec<u8>;
+    type Error = Status;
+    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
+        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_requests_get_a_status_and_the_server_keeps_serving() {
+    let addr = serve(true).await;
+    let mut raw = tonic::client::Grpc::new(channel(addr).await);
+    for body in [vec![0xff, 0xff], vec![0x0a, 0x05, b'a'], vec![0x0a, 0x02, 0xc3, 0x28]] {
+        raw.ready().await.unwrap();
+        let status = raw
+            .unary::<Vec<u8>, Vec<u8>, _>(
+                tonic::Request::new(body.clone()),
+                PathAndQuery::from_static("/vt.search.Search/Find"),
+                RawCodec,
+            )
+            .await
+            .expect_err("malformed body must fail");
+        assert_eq!(status.code(), Code::Internal, "{status:?}");
+        assert!(
+            status.message().contains("decoding vt.search.SearchRequest"),
+            "{}",
+            status.message()
+        );
+    }
+    // Still serving, and application errors pass through.
+    let (found, _) = call(addr, true, SearchRequest { query: "ok".into(), count: 2 }).await;
+    assert_eq!(found.candidates.len(), 2);
+    let mut client = vt_codec::search_client::SearchClient::new(channel(addr).await);
+    let status = client
+        .find(SearchRequest { query: "big".into(), count: 20_000 })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument);
+}
