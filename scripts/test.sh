@@ -9,7 +9,8 @@
 # 3. runs every crate's tests, with the corpora required (differential tests against prost on
 #    every message type, bad input, golden files, the plugin under protoc, generated WKT impls);
 # 4. runs the official conformance suite (scripts/conformance.sh);
-# 5. builds the benchmarks and examples without running them.
+# 5. runs `buf generate` with the local plugins and compiles the result (scripts/buf-check.sh);
+# 6. builds the benchmarks and examples without running them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -29,5 +30,8 @@ VT_REQUIRE_CORPORA=1 cargo test --workspace
 step "conformance"
 bash scripts/conformance.sh
 
+step "buf generate"
+bash scripts/buf-check.sh
+
 step "benches and examples build"
-VT_REQUIRE_CORPORA=1 cargo build --workspace --examples
+VT_REQUIRE_CORPORA=1 cargo build --workspace --examples --benches

@@ -7,7 +7,13 @@ fn main() -> std::io::Result<()> {
     // What a user writes: prost's structs and rust-vt's impls, parsed without protoc.
     vtproto_build::Config::new().compile_protos(&["../../proto/event.proto"], &["../../proto"])?;
 
-    for (dir, protoc) in [("pure", None), ("protoc", Some(protoc_bin_vendored::protoc_bin_path().unwrap()))] {
+    for (dir, protoc) in [
+        ("pure", None),
+        (
+            "protoc",
+            Some(protoc_bin_vendored::protoc_bin_path().unwrap()),
+        ),
+    ] {
         let dir = out.join(dir);
         std::fs::create_dir_all(&dir)?;
         let mut config = vtproto_build::Config::new();
@@ -18,7 +24,10 @@ fn main() -> std::io::Result<()> {
             config.protoc(protoc);
         }
         config.compile_protos(
-            &["../../proto/test/all_types_proto3.proto", "../../proto/test/all_types_proto2.proto"],
+            &[
+                "../../proto/test/all_types_proto3.proto",
+                "../../proto/test/all_types_proto2.proto",
+            ],
             &["../../proto"],
         )?;
     }

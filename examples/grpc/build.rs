@@ -10,7 +10,10 @@ fn main() -> std::io::Result<()> {
 
     // tonic-prost-build reads descriptors; hand it ours so no protoc is needed.
     let fds = vtproto_build::Config::new().load_fds(&protos, &includes)?;
-    for (dir, codec) in [("vt", "::vtproto::tonic::VtCodec"), ("prost", "::tonic_prost::ProstCodec")] {
+    for (dir, codec) in [
+        ("vt", "::vtproto::tonic::VtCodec"),
+        ("prost", "::tonic_prost::ProstCodec"),
+    ] {
         let dir = out.join(dir);
         std::fs::create_dir_all(&dir)?;
         tonic_prost_build::configure()

@@ -15,6 +15,15 @@ use prost::Message as _;
 use prost_types::compiler::code_generator_response::{Feature, File};
 use prost_types::compiler::{CodeGeneratorRequest, CodeGeneratorResponse};
 
+/// The file protoc-gen-prost writes a package to with `flat_output_dir`: `<package>.rs`.
+fn protoc_gen_prost_file(package: &str) -> String {
+    if package.is_empty() {
+        "_.rs".to_string()
+    } else {
+        format!("{package}.rs")
+    }
+}
+
 fn respond(request: &CodeGeneratorRequest) -> CodeGeneratorResponse {
     let mut response = CodeGeneratorResponse {
         supported_features: Some(Feature::Proto3Optional as u64),
@@ -29,14 +38,21 @@ fn respond(request: &CodeGeneratorRequest) -> CodeGeneratorResponse {
     };
     match vtproto_codegen::generate(&request.proto_file, &request.file_to_generate, &options) {
         Ok(files) => {
-            response.file = files
-                .into_iter()
-                .map(|f| File {
+            for f in files {
+                if options.insert_include {
+                    response.file.push(File {
+                        name: Some(protoc_gen_prost_file(&f.package)),
+                        insertion_point: Some("module".into()),
+                        content: Some(format!("include!(\"{}\");\n", f.name)),
+                        ..Default::default()
+                    });
+                }
+                response.file.push(File {
                     name: Some(f.name),
                     content: Some(f.content),
                     ..Default::default()
-                })
-                .collect();
+                });
+            }
         }
         Err(e) => response.error = Some(format!("protoc-gen-rust-vt: {e}")),
     }

@@ -238,7 +238,10 @@ fn missing_import_site(
     protos: &[impl AsRef<Path>],
     includes: &[impl AsRef<Path>],
 ) -> Option<String> {
-    let missing = msg.split('`').nth(1).filter(|_| msg.contains("is not found"))?;
+    let missing = msg
+        .split('`')
+        .nth(1)
+        .filter(|_| msg.contains("is not found"))?;
     let needle = format!("\"{missing}\"");
     let mut candidates: Vec<PathBuf> = protos.iter().map(|p| p.as_ref().to_path_buf()).collect();
     let mut dirs: Vec<PathBuf> = includes.iter().map(|i| i.as_ref().to_path_buf()).collect();

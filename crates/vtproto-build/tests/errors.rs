@@ -22,20 +22,29 @@ fn compile(name: &str, source: &str) -> String {
 
 #[test]
 fn syntax_error_names_file_and_line() {
-    let msg = compile("syntax", "syntax = \"proto3\";\n\nmessage M {\n  int32 a = ;\n}\n");
+    let msg = compile(
+        "syntax",
+        "syntax = \"proto3\";\n\nmessage M {\n  int32 a = ;\n}\n",
+    );
     assert!(msg.contains("bad.proto"), "{msg}");
     assert!(msg.contains("4:"), "{msg}");
 }
 
 #[test]
 fn unknown_import_names_file_and_import() {
-    let msg = compile("import", "syntax = \"proto3\";\nimport \"nowhere/missing.proto\";\nmessage M {}\n");
+    let msg = compile(
+        "import",
+        "syntax = \"proto3\";\nimport \"nowhere/missing.proto\";\nmessage M {}\n",
+    );
     assert!(msg.contains("missing.proto"), "{msg}");
     assert!(msg.contains("bad.proto:2"), "{msg}");
 }
 
 #[test]
 fn edition_files_point_to_protoc() {
-    let msg = compile("edition", "edition = \"2023\";\nmessage M { int32 a = 1; }\n");
+    let msg = compile(
+        "edition",
+        "edition = \"2023\";\nmessage M { int32 a = 1; }\n",
+    );
     assert!(msg.contains("PROTOC"), "{msg}");
 }

@@ -26,6 +26,11 @@ pub struct Options {
     /// Generate impls for `google.protobuf` types too (by default prost maps them to
     /// `prost-types`, for which the `vtproto` runtime provides impls).
     pub compile_well_known_types: bool,
+    /// Plugin only: also insert `include!("<package>.vt.rs");` at the
+    /// `@@protoc_insertion_point(module)` of protoc-gen-prost's `<package>.rs` (same output
+    /// directory, `flat_output_dir`, prost's plugin run first), so including prost's file brings
+    /// in ours.
+    pub insert_include: bool,
 }
 
 /// A parameter the generator does not understand.
@@ -43,8 +48,9 @@ impl std::error::Error for OptionError {}
 impl Options {
     /// Parses a comma-separated `key=value` parameter string, as passed by `--rust-vt_opt`.
     ///
-    /// Keys: `mode` (`prost`), `btree_map`, `bytes` (proto paths, repeatable), and
-    /// `extern_path=.proto.path=::rust::path` (repeatable).
+    /// Keys: `mode` (`prost`), `btree_map`, `bytes` (proto paths, repeatable),
+    /// `extern_path=.proto.path=::rust::path` (repeatable), and the flags
+    /// `compile_well_known_types` and `insert_include`.
     pub fn parse(parameter: &str) -> Result<Options, OptionError> {
         let mut opts = Options::default();
         for item in parameter
@@ -80,6 +86,7 @@ impl Options {
                     opts.extern_path.push((proto.to_string(), rust.to_string()));
                 }
                 "compile_well_known_types" => opts.compile_well_known_types = true,
+                "insert_include" => opts.insert_include = true,
                 other => return Err(OptionError(format!("unknown option `{other}`"))),
             }
         }

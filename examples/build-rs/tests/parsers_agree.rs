@@ -21,7 +21,9 @@ fn pure_parser_and_protoc_generate_identical_code() {
 #[test]
 fn generated_code_round_trips() {
     use vtproto::Message;
-    let bytes = [0x0a, 0x02, b'i', b'd', 0x10, 0x05, 0x22, 0x08, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f];
+    let bytes = [
+        0x0a, 0x02, b'i', b'd', 0x10, 0x05, 0x22, 0x08, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f,
+    ];
     let event = vt_build_rs_example_event::decode(&bytes);
     assert_eq!(event.encode_to_vec(), bytes);
 }

@@ -34,7 +34,10 @@ pub fn answer(request: &SearchRequest) -> CandidatesResponse {
                 ..Default::default()
             };
             for (k, v) in [
-                ("relevance_score", format!("0.{:07}", (i * 7919) % 10_000_000)),
+                (
+                    "relevance_score",
+                    format!("0.{:07}", (i * 7919) % 10_000_000),
+                ),
                 ("rank", i.to_string()),
                 ("source", "search".to_string()),
             ] {
@@ -55,7 +58,9 @@ type CandidateStream =
 
 fn check(request: &SearchRequest) -> Result<(), tonic::Status> {
     if request.count > 10_000 {
-        return Err(tonic::Status::invalid_argument("count must be at most 10000"));
+        return Err(tonic::Status::invalid_argument(
+            "count must be at most 10000",
+        ));
     }
     Ok(())
 }

@@ -44,7 +44,11 @@ async fn channel(addr: SocketAddr) -> Channel {
         .unwrap()
 }
 
-async fn call(addr: SocketAddr, vt: bool, request: SearchRequest) -> (CandidatesResponse, Vec<Candidate>) {
+async fn call(
+    addr: SocketAddr,
+    vt: bool,
+    request: SearchRequest,
+) -> (CandidatesResponse, Vec<Candidate>) {
     let channel = channel(addr).await;
     let mut streamed = Vec::new();
     if vt {
@@ -78,8 +82,14 @@ async fn every_codec_pairing_agrees() {
                 };
                 let expected = answer(&request);
                 let (found, streamed) = call(addr, client_vt, request).await;
-                assert_eq!(found, expected, "server vt {server_vt}, client vt {client_vt}");
-                assert_eq!(streamed, expected.candidates, "streamed, server vt {server_vt}");
+                assert_eq!(
+                    found, expected,
+                    "server vt {server_vt}, client vt {client_vt}"
+                );
+                assert_eq!(
+                    streamed, expected.candidates,
+                    "streamed, server vt {server_vt}"
+                );
             }
         }
     }
@@ -124,7 +134,11 @@ impl Decoder for Raw {
 async fn malformed_requests_get_a_status_and_the_server_keeps_serving() {
     let addr = serve(true).await;
     let mut raw = tonic::client::Grpc::new(channel(addr).await);
-    for body in [vec![0xff, 0xff], vec![0x0a, 0x05, b'a'], vec![0x0a, 0x02, 0xc3, 0x28]] {
+    for body in [
+        vec![0xff, 0xff],
+        vec![0x0a, 0x05, b'a'],
+        vec![0x0a, 0x02, 0xc3, 0x28],
+    ] {
         raw.ready().await.unwrap();
         let status = raw
             .unary::<Vec<u8>, Vec<u8>, _>(
@@ -136,17 +150,30 @@ async fn malformed_requests_get_a_status_and_the_server_keeps_serving() {
             .expect_err("malformed body must fail");
         assert_eq!(status.code(), Code::Internal, "{status:?}");
         assert!(
-            status.message().contains("decoding vt.search.SearchRequest"),
+            status
+                .message()
+                .contains("decoding vt.search.SearchRequest"),
             "{}",
             status.message()
         );
     }
     // Still serving, and application errors pass through.
-    let (found, _) = call(addr, true, SearchRequest { query: "ok".into(), count: 2 }).await;
+    let (found, _) = call(
+        addr,
+        true,
+        SearchRequest {
+            query: "ok".into(),
+            count: 2,
+        },
+    )
+    .await;
     assert_eq!(found.candidates.len(), 2);
     let mut client = vt_codec::search_client::SearchClient::new(channel(addr).await);
     let status = client
-        .find(SearchRequest { query: "big".into(), count: 20_000 })
+        .find(SearchRequest {
+            query: "big".into(),
+            count: 20_000,
+        })
         .await
         .unwrap_err();
     assert_eq!(status.code(), Code::InvalidArgument);
