@@ -54,6 +54,9 @@ impl ::vtproto::Message for Candidate {
                 r.merge_string(&mut self.id)?;
             }
             18 => {
+                if self.meta_data.is_empty() {
+                    self.meta_data.reserve(r.count_ahead(18, 256));
+                }
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v: ::std::string::String = ::core::default::Default::default();
                 r.merge_map_entry(
@@ -119,6 +122,9 @@ impl ::vtproto::Message for CandidatesResponse {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
+                if self.candidates.is_empty() {
+                    self.candidates.reserve(r.count_ahead(10, 4096));
+                }
                 self.candidates.push(r.read_message()?);
             }
             _ => {

@@ -5,6 +5,7 @@
 //! subtraction instead of a second sizing walk. The writer never writes outside its buffer:
 //! running out of room means `size` and `encode_reverse` disagree, a bug, and panics.
 
+use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
 use bytes::buf::UninitSlice;
@@ -12,10 +13,17 @@ use bytes::buf::UninitSlice;
 use crate::wire;
 
 /// Writes protobuf data backward into a fixed buffer, which may be uninitialized.
+///
+/// Every write goes through [`claim`](Self::claim), the one bounds check; the writes themselves
+/// are raw, which measured 15-25% faster on the candidates workload than indexing a slice per
+/// byte (`benches/RESULTS.md`).
 pub struct ReverseWriter<'a> {
-    buf: &'a mut UninitSlice,
-    /// Bytes `pos..` are written; `..pos` are free.
+    /// Start of the buffer, valid for writes of `len` bytes for `'a`.
+    ptr: *mut u8,
+    len: usize,
+    /// Bytes `pos..len` are written; `..pos` are free.
     pos: usize,
+    _buf: PhantomData<&'a mut [MaybeUninit<u8>]>,
 }
 
 #[cold]
@@ -28,27 +36,76 @@ fn overflow(need: usize, left: usize) -> ! {
     )
 }
 
+/// Copies `src` to `dst`. Strings in messages are mostly short, and a `memcpy` call costs more
+/// than the copy for them: up to 32 bytes are moved as two overlapping loads and stores.
+///
+/// # Safety
+/// `dst` must be valid for `src.len()` writes and not overlap `src`.
+#[inline(always)]
+unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
+    use core::ptr::{copy_nonoverlapping, read_unaligned as rd, write_unaligned as wr};
+    let n = src.len();
+    let s = src.as_ptr();
+    // SAFETY (all branches): each read is within `src` (offsets below `n`, sized to fit) and
+    // each write within the `n` bytes at `dst`; unaligned accesses are used throughout.
+    unsafe {
+        if n > 32 {
+            copy_nonoverlapping(s, dst, n);
+        } else if n >= 16 {
+            wr(dst.cast::<u128>(), rd(s.cast::<u128>()));
+            wr(
+                dst.add(n - 16).cast::<u128>(),
+                rd(s.add(n - 16).cast::<u128>()),
+            );
+        } else if n >= 8 {
+            wr(dst.cast::<u64>(), rd(s.cast::<u64>()));
+            wr(dst.add(n - 8).cast::<u64>(), rd(s.add(n - 8).cast::<u64>()));
+        } else if n >= 4 {
+            wr(dst.cast::<u32>(), rd(s.cast::<u32>()));
+            wr(dst.add(n - 4).cast::<u32>(), rd(s.add(n - 4).cast::<u32>()));
+        } else if n > 0 {
+            *dst = *s;
+            *dst.add(n / 2) = *s.add(n / 2);
+            *dst.add(n - 1) = *s.add(n - 1);
+        }
+    }
+}
+
 impl<'a> ReverseWriter<'a> {
     /// A writer over an initialized buffer; the message ends at the buffer's end.
     pub fn new(buf: &'a mut [u8]) -> Self {
-        Self::from_uninit_slice(UninitSlice::new(buf))
+        ReverseWriter {
+            ptr: buf.as_mut_ptr(),
+            len: buf.len(),
+            pos: buf.len(),
+            _buf: PhantomData,
+        }
     }
 
     /// A writer over uninitialized memory, such as a `Vec`'s spare capacity.
     pub fn new_uninit(buf: &'a mut [MaybeUninit<u8>]) -> Self {
-        Self::from_uninit_slice(UninitSlice::uninit(buf))
+        ReverseWriter {
+            ptr: buf.as_mut_ptr().cast(),
+            len: buf.len(),
+            pos: buf.len(),
+            _buf: PhantomData,
+        }
     }
 
     /// A writer over a [`bytes::BufMut`] chunk.
     pub fn from_uninit_slice(buf: &'a mut UninitSlice) -> Self {
-        let pos = buf.len();
-        ReverseWriter { buf, pos }
+        ReverseWriter {
+            ptr: buf.as_mut_ptr(),
+            len: buf.len(),
+            pos: buf.len(),
+            _buf: PhantomData,
+        }
     }
 
     /// Bytes written so far, counted from the end of the buffer.
     #[inline(always)]
     pub fn written(&self) -> usize {
-        self.buf.len() - self.pos
+        self.len - self.pos
     }
 
     /// Room left in front of what has been written.
@@ -57,27 +114,32 @@ impl<'a> ReverseWriter<'a> {
         self.pos
     }
 
+    /// Reserves the `n` bytes in front of the cursor and returns a pointer to the first.
     #[inline(always)]
-    fn claim(&mut self, n: usize) -> usize {
+    fn claim(&mut self, n: usize) -> *mut u8 {
         if n > self.pos {
             overflow(n, self.pos);
         }
         self.pos -= n;
-        self.pos
+        // SAFETY: `pos <= len`, so the result is inside (or one past) the buffer.
+        unsafe { self.ptr.add(self.pos) }
     }
 
     /// Writes one byte.
     #[inline(always)]
     pub fn put_u8(&mut self, b: u8) {
-        let i = self.claim(1);
-        self.buf.write_byte(i, b);
+        let p = self.claim(1);
+        // SAFETY: `claim(1)` returned a pointer to one writable byte of the buffer.
+        unsafe { p.write(b) };
     }
 
     /// Writes `bytes` so that they end where the cursor was.
     #[inline(always)]
     pub fn put_slice(&mut self, bytes: &[u8]) {
-        let i = self.claim(bytes.len());
-        self.buf[i..i + bytes.len()].copy_from_slice(bytes);
+        let p = self.claim(bytes.len());
+        // SAFETY: `claim` returned `bytes.len()` writable bytes of our buffer, which cannot
+        // overlap `bytes`: the writer borrows its buffer mutably.
+        unsafe { copy_bytes(bytes, p) };
     }
 
     /// Writes a varint.
@@ -93,16 +155,16 @@ impl<'a> ReverseWriter<'a> {
     #[inline]
     fn put_varint_multi(&mut self, mut v: u64) {
         let n = wire::varint_len(v);
-        let mut tmp = [0u8; 10];
+        let p = self.claim(n);
         let mut i = 0;
         while v >= 0x80 {
-            tmp[i] = (v as u8) | 0x80;
+            // SAFETY: a varint of `v` has `n` bytes and `i < n - 1` here.
+            unsafe { p.add(i).write((v as u8) | 0x80) };
             v >>= 7;
             i += 1;
         }
-        tmp[i] = v as u8;
-        let start = self.claim(n);
-        self.buf[start..start + n].copy_from_slice(&tmp[..n]);
+        // SAFETY: `i == n - 1`, the last of the `n` claimed bytes.
+        unsafe { p.add(i).write(v as u8) };
     }
 
     /// Writes the length prefix of a body that started at `mark` (a previous [`written`](Self::written)).
@@ -242,6 +304,26 @@ mod tests {
                 x >>= 7;
             }
             assert_eq!(&buf[10 - n..], &expect[..]);
+        }
+    }
+
+    #[test]
+    fn slices_of_every_short_length_are_copied_exactly() {
+        let src: Vec<u8> = (1..=70).collect();
+        for n in 0..=70 {
+            let mut buf = [0u8; 80];
+            let mut w = ReverseWriter::new(&mut buf);
+            w.put_u8(0xee);
+            w.put_slice(&src[..n]);
+            w.put_u8(0xdd);
+            let start = 80 - n - 2;
+            assert!(
+                buf[..start].iter().all(|&b| b == 0),
+                "n {n}: wrote before the cursor"
+            );
+            assert_eq!(buf[start], 0xdd);
+            assert_eq!(&buf[start + 1..79], &src[..n], "n {n}");
+            assert_eq!(buf[79], 0xee);
         }
     }
 

@@ -103,6 +103,25 @@ fn number_patterns(mut numbers: Vec<u32>) -> Vec<TokenStream> {
     out
 }
 
+/// Most elements a repeated field reserves room for before seeing them.
+const REPEATED_CAP: usize = 4096;
+/// Most entries a map reserves room for: equal keys collapse, so a count of entries says less
+/// about the final size than for a list.
+const MAP_CAP: usize = 256;
+
+/// On the first element of a still empty collection, counts the elements ahead in the message
+/// and reserves room for them (up to `cap`): one allocation instead of a growth sequence.
+fn reserve_ahead(f: &Field, cap: usize) -> TokenStream {
+    let ident = &f.ident;
+    let key = key_literal(f.number, LEN);
+    let cap = usize_lit(cap);
+    quote! {
+        if self.#ident.is_empty() {
+            self.#ident.reserve(r.count_ahead(#key, #cap));
+        }
+    }
+}
+
 /// Merges a message or group value into `dst` (a `&mut M` expression).
 fn merge_message(value: &ValueType, number: u32, dst: &TokenStream) -> TokenStream {
     match value {
@@ -149,7 +168,12 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
         }
         (Label::Repeated { .. }, ValueType::Scalar(s)) => {
             let read = read_scalar(*s, f.bytes);
-            let mut arms = vec![quote!(#key => { self.#ident.push(#read); })];
+            let reserve = if s.packable() {
+                quote!()
+            } else {
+                reserve_ahead(f, REPEATED_CAP)
+            };
+            let mut arms = vec![quote!(#key => { #reserve self.#ident.push(#read); })];
             if s.packable() {
                 let packed = key_literal(f.number, LEN);
                 let width = usize_lit(fixed_width(*s).unwrap_or(0));
@@ -161,7 +185,8 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
             arms
         }
         (Label::Repeated { .. }, ValueType::Message) => {
-            vec![quote!(#key => { self.#ident.push(r.read_message()?); })]
+            let reserve = reserve_ahead(f, REPEATED_CAP);
+            vec![quote!(#key => { #reserve self.#ident.push(r.read_message()?); })]
         }
         (Label::Repeated { .. }, ValueType::Group) => {
             let n = Literal::u32_unsuffixed(f.number);
@@ -198,7 +223,14 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
                 ),
             };
             let map_key = key_literal(f.number, LEN);
+            // BTreeMap has no capacity to reserve.
+            let reserve = if map.btree {
+                quote!()
+            } else {
+                reserve_ahead(f, MAP_CAP)
+            };
             vec![quote!(#map_key => {
+                #reserve
                 let mut k: #key_ty = ::core::default::Default::default();
                 #value_init
                 r.merge_map_entry(&mut k, &mut v, #key_key, #value_key,

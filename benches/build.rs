@@ -1,0 +1,51 @@
+//! Generates the three workloads' types for every library in the benchmark, from the same
+//! protos: prost + rust-vt (vtproto-build), buffa (buffa-build) and rust-protobuf
+//! (protobuf-codegen).
+
+use std::path::PathBuf;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out = PathBuf::from(std::env::var("OUT_DIR")?);
+    let protos = [
+        "../proto/candidates.proto",
+        "../proto/event.proto",
+        "../proto/deep.proto",
+    ];
+    let includes = ["../proto"];
+    let protoc = protoc_bin_vendored::protoc_bin_path()?;
+    println!("cargo:rustc-env=VT_BENCH_PROTOC={}", protoc.display());
+    println!(
+        "cargo:rustc-env=VT_BENCH_WKT={}",
+        protoc_bin_vendored::include_path()?.display()
+    );
+
+    let mut vt = vtproto_build::Config::new();
+    vt.prost_config().include_file("_prost.rs");
+    vt.compile_protos(&protos, &includes)?;
+
+    let fds_path = out.join("bench.fds");
+    let status = std::process::Command::new(&protoc)
+        .args(["-I", "../proto", "--include_imports", "-o"])
+        .arg(&fds_path)
+        .args(protos)
+        .status()?;
+    assert!(status.success(), "protoc failed");
+    let buffa_dir = out.join("buffa");
+    std::fs::create_dir_all(&buffa_dir)?;
+    buffa_build::Config::new()
+        .files(&["candidates.proto", "event.proto", "deep.proto"])
+        .includes(&includes)
+        .descriptor_set(&fds_path)
+        .generate_views(true)
+        .out_dir(&buffa_dir)
+        .include_file("_buffa.rs")
+        .compile()?;
+
+    protobuf_codegen::Codegen::new()
+        .pure()
+        .includes(includes)
+        .inputs(protos)
+        .cargo_out_dir("rust_protobuf")
+        .run_from_script();
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! Workloads and peer types for the benchmarks: the same protos compiled for prost + rust-vt,
+//! buffa and rust-protobuf, and seeded generators that build identical data for all of them
+//! (built once as prost structs, then decoded by each peer from prost's bytes).
+#![allow(clippy::all, missing_docs)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+
+/// prost's structs with rust-vt's impls.
+pub mod pb {
+    include!(concat!(env!("OUT_DIR"), "/_prost.rs"));
+}
+
+/// buffa's owned and view types.
+pub mod bf {
+    include!(concat!(env!("OUT_DIR"), "/buffa/_buffa.rs"));
+}
+
+/// rust-protobuf's types.
+pub mod rp {
+    include!(concat!(env!("OUT_DIR"), "/rust_protobuf/mod.rs"));
+}
+
+/// Counts allocations (and reallocations) of the whole process.
+pub struct CountingAlloc;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+/// Counting is off while timing: an atomic add per allocation would distort the times.
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Relaxed) {
+            ALLOCATIONS.fetch_add(1, Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Relaxed) {
+            ALLOCATIONS.fetch_add(1, Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Allocations made by one call of `f` (the benchmark binary installs [`CountingAlloc`]).
+pub fn allocations<T>(mut f: impl FnMut() -> T) -> usize {
+    COUNTING.store(true, Relaxed);
+    let before = ALLOCATIONS.load(Relaxed);
+    let out = f();
+    let n = ALLOCATIONS.load(Relaxed) - before;
+    COUNTING.store(false, Relaxed);
+    drop(out);
+    n
+}
+
+/// xorshift64: the data is the same on every run.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// Workload A: `n` candidates with the six metadata entries of the motivating service.
+pub fn candidates(n: usize) -> pb::vt::candidates::CandidatesResponse {
+    let mut rng = Rng::new(0xC0FFEE);
+    let candidates = (0..n)
+        .map(|i| {
+            let mut c = pb::vt::candidates::Candidate {
+                id: format!("cand-{:016x}", rng.next()),
+                ..Default::default()
+            };
+            let meta = [
+                (
+                    "relevance_score",
+                    format!("0.{:07}", rng.next() % 10_000_000),
+                ),
+                (
+                    "cursor",
+                    format!(
+                        "{:032x}",
+                        u128::from(rng.next()) << 64 | u128::from(rng.next())
+                    ),
+                ),
+                (
+                    "catalog_id",
+                    format!("catalog-{:06}", rng.next() % 1_000_000),
+                ),
+                (
+                    "product_id",
+                    format!("sku-{:012}", rng.next() % 1_000_000_000_000),
+                ),
+                (
+                    "source",
+                    ["search", "ads", "recommendations"][(rng.next() % 3) as usize].into(),
+                ),
+                ("rank", i.to_string()),
+            ];
+            for (k, v) in meta {
+                c.meta_data.insert(k.to_string(), v);
+            }
+            c
+        })
+        .collect();
+    pb::vt::candidates::CandidatesResponse { candidates }
+}
+
+/// Workload B: one event.
+pub fn event(rng: &mut Rng) -> pb::vt::event::Event {
+    let mut e = pb::vt::event::Event {
+        id: format!("evt-{:016x}", rng.next()),
+        ts: 1_700_000_000_000 + (rng.next() % 1_000_000) as i64,
+        region: ["eu-west-1", "us-east-1", "ap-south-1"][(rng.next() % 3) as usize].into(),
+        readings: (0..4)
+            .map(|_| (rng.next() % 100_000) as f64 / 100.0)
+            .collect(),
+        ..Default::default()
+    };
+    for (k, v) in [
+        ("host", format!("host-{}", rng.next() % 500)),
+        ("service", "checkout".to_string()),
+        (
+            "version",
+            format!("1.{}.{}", rng.next() % 20, rng.next() % 10),
+        ),
+    ] {
+        e.attrs.insert(k.into(), v);
+    }
+    e
+}
+
+/// Workload B: a batch of `n` events.
+pub fn event_batch(n: usize) -> pb::vt::event::EventBatch {
+    let mut rng = Rng::new(0xE7E47);
+    pb::vt::event::EventBatch {
+        events: (0..n).map(|_| event(&mut rng)).collect(),
+    }
+}
+
+/// Workload C: a chain of `depth` nested nodes.
+pub fn deep(depth: usize) -> pb::vt::deep::Node {
+    let mut node = pb::vt::deep::Node {
+        child: None,
+        value: 0,
+        label: "leaf".into(),
+    };
+    for i in 1..depth {
+        node = pb::vt::deep::Node {
+            child: Some(Box::new(node)),
+            value: i as i64 * 1_000_003,
+            label: format!("level-{i}"),
+        };
+    }
+    node
+}
