@@ -10,7 +10,7 @@ import pathlib
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent / "target" / "criterion"
-ENCODE = ["prost", "vtproto", "vtproto_reuse", "vtproto_unsized", "buffa", "buffa_reuse", "protobuf"]
+ENCODE = ["prost", "vtproto", "vtproto_reuse", "vtproto_exact", "buffa", "buffa_reuse", "protobuf"]
 DECODE = ["prost", "vtproto", "buffa", "buffa_view", "protobuf"]
 
 

@@ -29,21 +29,12 @@ fn record(group: &str, peer: &str, n: usize) {
     writeln!(ALLOCS.lock().unwrap(), "{group}\t{peer}\t{n}").unwrap();
 }
 
-/// rust-vt without the size walk: backward into a buffer whose capacity was guessed right the
-/// first time, the best case of a growable backward buffer (upb's way); the result is a
-/// `Bytes` slice of it, so nothing is copied either.
-fn encode_unsized<M: vtproto::Message>(msg: &M, guess: usize) -> bytes::Bytes {
-    let mut buf: Vec<u8> = Vec::with_capacity(guess);
-    let mut w = vtproto::ReverseWriter::new_uninit(&mut buf.spare_capacity_mut()[..guess]);
-    msg.encode_reverse(&mut w);
-    let start = w.remaining();
-    // SAFETY: the writer initialized bytes `start..guess`; the bytes before `start` are never
-    // read: they are zeroed here before `set_len`, and sliced away below.
-    unsafe {
-        std::ptr::write_bytes(buf.as_mut_ptr(), 0, start);
-        buf.set_len(guess);
-    }
-    bytes::Bytes::from(buf).slice(start..)
+/// rust-vt's exact strategy alone: one `size` walk, one allocation of that size, one backward
+/// write in place (what `encode_to_vec` does for flat messages, and tonic's codec always).
+fn encode_exact<M: vtproto::Message>(msg: &M) -> bytes::BytesMut {
+    let mut buf = bytes::BytesMut::new();
+    msg.encode_to_bytes_mut(&mut buf);
+    buf
 }
 
 /// Benchmarks encoding `msg` with every peer. `B` and `R` are buffa's and rust-protobuf's types
@@ -91,14 +82,8 @@ macro_rules! encode_group {
                 vtproto::Message::append_to_vec(black_box(msg), &mut reuse)
             })
         });
-        record(
-            &group,
-            "vtproto_unsized",
-            allocations(|| encode_unsized(msg, bytes.len())),
-        );
-        g.bench_function("vtproto_unsized", |b| {
-            b.iter(|| encode_unsized(black_box(msg), bytes.len()))
-        });
+        record(&group, "vtproto_exact", allocations(|| encode_exact(msg)));
+        g.bench_function("vtproto_exact", |b| b.iter(|| encode_exact(black_box(msg))));
         record(
             &group,
             "buffa",

@@ -2,6 +2,7 @@
 // Include this file in the module that includes prost's output for the same package.
 impl ::vtproto::Message for Type {
     const NAME: &'static str = "vt.test.nasty.type";
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -139,6 +140,7 @@ impl ::vtproto::Message for Type {
 }
 impl ::vtproto::Message for Self_ {
     const NAME: &'static str = "vt.test.nasty.Self";
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -184,6 +186,7 @@ impl ::vtproto::Message for Self_ {
 }
 impl ::vtproto::Message for Thing {
     const NAME: &'static str = "vt.test.nasty.Thing";
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -244,6 +247,7 @@ impl ::vtproto::Message for Thing {
 }
 impl ::vtproto::Message for Holder {
     const NAME: &'static str = "vt.test.nasty.Holder";
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -358,6 +362,7 @@ impl ::vtproto::Message for Holder {
 }
 impl ::vtproto::Message for holder::Choice {
     const NAME: &'static str = "vt.test.nasty.Holder.Choice";
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -503,6 +508,7 @@ impl ::vtproto::Message for UsesEnum {
 }
 impl ::vtproto::Message for Core {
     const NAME: &'static str = "vt.test.nasty.core";
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -548,6 +554,7 @@ impl ::vtproto::Message for Core {
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "vt.test.nasty.Option";
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -597,6 +604,7 @@ impl ::vtproto::Message for Option {
 }
 impl ::vtproto::Message for Result {
     const NAME: &'static str = "vt.test.nasty.Result";
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;

@@ -140,6 +140,9 @@ pub struct Message {
     pub oneofs: Vec<Oneof>,
     /// Fields and oneofs ordered by (smallest) field number: the order prost writes them in.
     pub members: Vec<Member>,
+    /// No repeated or map field at any depth: a `size` walk is as cheap as a thread-local
+    /// scratch buffer, so encoding sizes exactly.
+    pub size_walk_is_cheap: bool,
 }
 
 /// All messages of one proto package.
@@ -194,6 +197,24 @@ impl<'a> TypeIndex<'a> {
             self.add_message(&name, n);
         }
         self.messages.insert(name, m);
+    }
+
+    /// Whether the message `type_name` has a repeated or map field, directly or through
+    /// its message fields (cycles count once).
+    fn has_collections(&self, type_name: &str, seen: &mut Vec<String>) -> bool {
+        if seen.iter().any(|s| s == type_name) {
+            return false;
+        }
+        seen.push(type_name.to_string());
+        let Some(m) = self.messages.get(type_name) else {
+            // Outside the request (an extern type): assume the worst.
+            return true;
+        };
+        m.field.iter().any(|f| {
+            f.label() == PbLabel::Repeated
+                || (matches!(f.r#type(), PbType::Message | PbType::Group)
+                    && self.has_collections(f.type_name(), seen))
+        })
     }
 
     fn map_entry(&self, type_name: &str) -> Option<&'a DescriptorProto> {
@@ -452,6 +473,7 @@ impl FileCx<'_> {
             fields,
             oneofs,
             members: members.into_iter().map(|(_, m)| m).collect(),
+            size_walk_is_cheap: !self.index.has_collections(&fq, &mut Vec::new()),
         });
         for n in &m.nested_type {
             self.message(&fq, &own_modules, n, out)?;

@@ -20,6 +20,10 @@ pub trait Message: Default {
     /// The message's full protobuf name, such as `google.protobuf.Timestamp`.
     const NAME: &'static str;
 
+    /// True when the message has no repeated or map field at any depth, so that a `size` walk
+    /// costs about as little as finding a scratch buffer: encoding then sizes exactly.
+    const SIZE_WALK_IS_CHEAP: bool = false;
+
     /// The exact number of bytes [`encode_reverse`](Message::encode_reverse) writes.
     fn size(&self) -> usize;
 
@@ -77,33 +81,41 @@ pub trait Message: Default {
         Ok(msg)
     }
 
-    /// Encodes into a new `Vec` of exactly [`size`](Message::size) bytes: one size walk, one
-    /// backward write, one allocation.
+    /// Encodes into a new `Vec` of exactly the encoded length, with one allocation: see
+    /// [`SIZE_WALK_IS_CHEAP`](Message::SIZE_WALK_IS_CHEAP) for how.
+    ///
+    /// Messages with repeated or map fields are written backward into a per-thread scratch
+    /// buffer (kept up to 1 MiB) with no `size` walk, then copied out; others, and messages
+    /// that outgrow the scratch buffer, are sized first and written in place.
     fn encode_to_vec(&self) -> Vec<u8> {
-        let mut buf = Vec::new();
-        self.append_to_vec(&mut buf);
-        buf
+        with_encoded(self, |e| e.into_vec())
     }
 
-    /// Encodes at the end of `buf`, growing it at most once; no allocation when `buf` has room.
+    /// Encodes at the end of `buf`; no allocation when `buf` has room.
     fn append_to_vec(&self, buf: &mut Vec<u8>) {
+        if !Self::SIZE_WALK_IS_CHEAP {
+            return with_encoded(self, |e| buf.extend_from_slice(e.as_slice()));
+        }
         let n = self.size();
         buf.reserve(n);
         let len = buf.len();
-        let written = write_exact(self, n, 0, &mut buf.spare_capacity_mut()[..n]);
+        let written = write_exact(self, n, &mut buf.spare_capacity_mut()[..n]);
         // SAFETY: `write_exact` initialized the first `written` bytes of the spare capacity.
         unsafe { buf.set_len(len + written) };
     }
 
     /// Encodes with a varint length prefix into a new `Vec`.
     fn encode_length_delimited_to_vec(&self) -> Vec<u8> {
-        let n = self.size();
-        let total = wire::varint_len(n as u64) + n;
-        let mut buf = Vec::with_capacity(total);
-        let written = write_exact(self, n, total - n, &mut buf.spare_capacity_mut()[..total]);
-        // SAFETY: `write_exact` initialized the first `written` bytes of the spare capacity.
-        unsafe { buf.set_len(written) };
-        buf
+        with_encoded(self, |e| {
+            let bytes = e.as_slice();
+            let mut out = Vec::with_capacity(wire::varint_len(bytes.len() as u64) + bytes.len());
+            let mut prefix = [0u8; 10];
+            let mut w = ReverseWriter::new(&mut prefix);
+            w.put_varint(bytes.len() as u64);
+            out.extend_from_slice(w.written_bytes());
+            out.extend_from_slice(bytes);
+            out
+        })
     }
 
     /// Encodes into a new [`Bytes`] (no copy after encoding).
@@ -134,17 +146,93 @@ pub trait Message: Default {
     }
 }
 
-/// Writes `msg` (of size `n`) backward into `dst`, preceded by its length prefix when
-/// `prefix > 0`, and moves the result to the front of `dst` if `size` overestimated.
-/// Returns the number of initialized bytes at the front of `dst`.
-fn write_exact<M: Message>(msg: &M, n: usize, prefix: usize, dst: &mut [MaybeUninit<u8>]) -> usize {
+/// Largest scratch buffer a thread keeps between encodes. Messages up to this size encode with
+/// one allocation (the result); a thread that just encoded a larger one sizes its next encode
+/// exactly instead, since regrowing a dropped scratch would cost more than the `size` walk.
+const SCRATCH_LIMIT: usize = 1 << 20;
+
+/// A thread's scratch buffer, and whether the last message it encoded was too large for it.
+struct Scratch {
+    buf: Vec<u8>,
+    last_was_large: bool,
+}
+
+std::thread_local! {
+    static SCRATCH: core::cell::RefCell<Scratch> = const {
+        core::cell::RefCell::new(Scratch { buf: Vec::new(), last_was_large: false })
+    };
+}
+
+/// An encoding, in a thread's scratch buffer or in a buffer of its own.
+enum Encoded<'a> {
+    Scratch(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+impl Encoded<'_> {
+    fn into_vec(self) -> Vec<u8> {
+        match self {
+            Encoded::Scratch(bytes) => bytes.to_vec(),
+            Encoded::Owned(vec) => vec,
+        }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Encoded::Scratch(bytes) => bytes,
+            Encoded::Owned(vec) => vec,
+        }
+    }
+}
+
+/// Encodes `msg` and hands the bytes to `f`. Two strategies, measured in `benches/RESULTS.md`:
+///
+/// - scratch (the default): written backward into a per-thread growable buffer with no `size`
+///   walk; `f` copies it out. Wins on messages with repeated or map fields, where the walk
+///   visits every element;
+/// - exact: one `size` walk, then a backward write into a buffer of exactly that size. Used when
+///   the walk is cheap ([`Message::SIZE_WALK_IS_CHEAP`]), after a message larger than the
+///   scratch limit (1 MiB), and when the thread's scratch is busy or gone.
+fn with_encoded<M: Message, R>(msg: &M, f: impl FnOnce(Encoded<'_>) -> R) -> R {
+    let mut f = Some(f);
+    if !M::SIZE_WALK_IS_CHEAP {
+        let scratch_result = SCRATCH.try_with(|cell| {
+            let mut scratch = cell.try_borrow_mut().ok().filter(|s| !s.last_was_large)?;
+            let mut w = ReverseWriter::growable(&mut scratch.buf);
+            msg.encode_reverse(&mut w);
+            let large = w.written() > SCRATCH_LIMIT;
+            let result = (f.take().expect("called once"))(Encoded::Scratch(w.written_bytes()));
+            if large || scratch.buf.capacity() > SCRATCH_LIMIT {
+                scratch.buf = Vec::new();
+                scratch.last_was_large = large;
+            }
+            Some(result)
+        });
+        if let Ok(Some(result)) = scratch_result {
+            return result;
+        }
+    }
+    let n = msg.size();
+    if !M::SIZE_WALK_IS_CHEAP {
+        let _ = SCRATCH.try_with(|cell| {
+            if let Ok(mut s) = cell.try_borrow_mut() {
+                s.last_was_large = n > SCRATCH_LIMIT;
+            }
+        });
+    }
+    let mut buf = Vec::with_capacity(n);
+    let written = write_exact(msg, n, &mut buf.spare_capacity_mut()[..n]);
+    // SAFETY: `write_exact` initialized the first `written` bytes of the spare capacity.
+    unsafe { buf.set_len(written) };
+    (f.take().expect("called once"))(Encoded::Owned(buf))
+}
+
+/// Writes `msg` (of size `n`) backward into `dst` and moves the result to the front of `dst`
+/// if `size` overestimated. Returns the number of initialized bytes at the front of `dst`.
+fn write_exact<M: Message>(msg: &M, n: usize, dst: &mut [MaybeUninit<u8>]) -> usize {
     let total = dst.len();
     let mut w = ReverseWriter::new_uninit(dst);
     msg.encode_reverse(&mut w);
-    if prefix > 0 {
-        let len = w.written();
-        w.put_varint(len as u64);
-    }
     let gap = w.remaining();
     if gap != 0 {
         // `size` overestimated: a bug in the impl, but never a reason to expose uninitialized bytes.
@@ -161,10 +249,10 @@ fn encode_into_buf_mut<M: Message>(msg: &M, n: usize, buf: &mut impl BufMut) {
         // SAFETY: the writer only writes bytes into `chunk`; it never reads them, and an
         // `UninitSlice` may hold uninitialized memory, so viewing it as `MaybeUninit` is sound.
         let dst = unsafe { chunk.as_uninit_slice_mut() };
-        let written = write_exact(msg, n, 0, dst);
+        let written = write_exact(msg, n, dst);
         // SAFETY: `write_exact` initialized the first `written` bytes of this chunk.
         unsafe { buf.advance_mut(written) };
     } else {
-        buf.put_slice(&msg.encode_to_vec());
+        with_encoded(msg, |e| buf.put_slice(e.as_slice()));
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! Fields are written last-to-first, so the bytes come out in field-number order. A
 //! length-delimited value is written body first; its length is then `written() - mark`, a
-//! subtraction instead of a second sizing walk. The writer never writes outside its buffer:
-//! running out of room means `size` and `encode_reverse` disagree, a bug, and panics.
+//! subtraction instead of a second sizing walk. The writer never writes outside its buffer.
+//! Over a fixed buffer, running out of room means `size` and `encode_reverse` disagree, a bug,
+//! and panics; over a `Vec` ([`ReverseWriter::growable`]) it moves what it wrote to the end of
+//! a buffer twice as large and goes on.
 
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
@@ -23,6 +25,8 @@ pub struct ReverseWriter<'a> {
     len: usize,
     /// Bytes `pos..len` are written; `..pos` are free.
     pos: usize,
+    /// In growable mode, the `Vec` whose spare capacity is the buffer (its length stays 0).
+    grow: Option<&'a mut Vec<u8>>,
     _buf: PhantomData<&'a mut [MaybeUninit<u8>]>,
 }
 
@@ -78,6 +82,7 @@ impl<'a> ReverseWriter<'a> {
             ptr: buf.as_mut_ptr(),
             len: buf.len(),
             pos: buf.len(),
+            grow: None,
             _buf: PhantomData,
         }
     }
@@ -88,6 +93,7 @@ impl<'a> ReverseWriter<'a> {
             ptr: buf.as_mut_ptr().cast(),
             len: buf.len(),
             pos: buf.len(),
+            grow: None,
             _buf: PhantomData,
         }
     }
@@ -98,8 +104,62 @@ impl<'a> ReverseWriter<'a> {
             ptr: buf.as_mut_ptr(),
             len: buf.len(),
             pos: buf.len(),
+            grow: None,
             _buf: PhantomData,
         }
+    }
+
+    /// A writer over the spare capacity of `buf` that grows it when it runs out of room: what
+    /// was written moves to the end of a buffer at least twice as large. `buf` is cleared;
+    /// the result is [`written_bytes`](Self::written_bytes), at the end of its capacity.
+    pub fn growable(buf: &'a mut Vec<u8>) -> Self {
+        buf.clear();
+        let len = buf.capacity();
+        ReverseWriter {
+            ptr: buf.as_mut_ptr(),
+            len,
+            pos: len,
+            grow: Some(buf),
+            _buf: PhantomData,
+        }
+    }
+
+    /// The bytes written so far, in order.
+    pub fn written_bytes(&self) -> &[u8] {
+        // SAFETY: bytes `pos..len` of the buffer were initialized by writes, and the buffer is
+        // borrowed (mutably, by us) for as long as the returned shared borrow of `self`.
+        unsafe { core::slice::from_raw_parts(self.ptr.add(self.pos), self.len - self.pos) }
+    }
+
+    /// Out of room for `n` bytes: grow, or report the bug in a fixed-size encode.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn make_room(&mut self, n: usize) {
+        let Some(vec) = self.grow.as_deref_mut() else {
+            overflow(n, self.pos)
+        };
+        let written = self.len - self.pos;
+        let need = written
+            .checked_add(n)
+            .expect("message larger than the address space");
+        let cap = need.max(2 * self.len).max(256);
+        let mut bigger: Vec<u8> = Vec::with_capacity(cap);
+        let cap = bigger.capacity();
+        // SAFETY: the `written` bytes at `ptr + pos` are initialized and lie in the old buffer;
+        // the destination is the last `written` bytes of the new buffer's capacity, which
+        // cannot overlap the old allocation.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                self.ptr.add(self.pos),
+                bigger.as_mut_ptr().add(cap - written),
+                written,
+            );
+        }
+        *vec = bigger;
+        self.ptr = vec.as_mut_ptr();
+        self.len = cap;
+        self.pos = cap - written;
     }
 
     /// Bytes written so far, counted from the end of the buffer.
@@ -118,7 +178,7 @@ impl<'a> ReverseWriter<'a> {
     #[inline(always)]
     fn claim(&mut self, n: usize) -> *mut u8 {
         if n > self.pos {
-            overflow(n, self.pos);
+            self.make_room(n);
         }
         self.pos -= n;
         // SAFETY: `pos <= len`, so the result is inside (or one past) the buffer.
@@ -325,6 +385,28 @@ mod tests {
             assert_eq!(&buf[start + 1..79], &src[..n], "n {n}");
             assert_eq!(buf[79], 0xee);
         }
+    }
+
+    #[test]
+    fn growable_writer_keeps_what_it_wrote_across_growth() {
+        let mut buf = Vec::new();
+        let mut w = ReverseWriter::growable(&mut buf);
+        let mut expected = Vec::new();
+        for i in 0..2000u32 {
+            w.put_varint(u64::from(i) * 1000);
+            w.put_slice(&[i as u8; 3]);
+            let mut item = vec![i as u8; 3];
+            let mut tmp = [0u8; 10];
+            let mut t = ReverseWriter::new(&mut tmp);
+            t.put_varint(u64::from(i) * 1000);
+            item.extend_from_slice(t.written_bytes());
+            item.extend_from_slice(&expected);
+            expected = item;
+        }
+        assert_eq!(w.written_bytes(), &expected[..]);
+        let written = w.written();
+        drop(w);
+        assert!(buf.capacity() >= written);
     }
 
     #[test]

@@ -36,10 +36,16 @@ pub fn message_impl(m: &Message) -> TokenStream {
         .chain(m.oneofs.iter().flat_map(|o| o.fields.iter()))
         .any(|f| f.deprecated);
     let allow = deprecated.then(|| quote!(#[allow(deprecated)]));
+    let cheap = m.size_walk_is_cheap.then(|| {
+        quote!(
+            const SIZE_WALK_IS_CHEAP: bool = true;
+        )
+    });
     quote! {
         #allow
         impl ::vtproto::Message for #path {
             const NAME: &'static str = #name;
+            #cheap
             #size
             #encode
             #merge

@@ -1,0 +1,97 @@
+//! Every encoding entry point produces the same bytes, whichever strategy runs underneath: the
+//! per-thread scratch buffer (messages with collections), the exact `size` walk (flat messages,
+//! messages over the scratch limit), or an in-place write into a caller's buffer.
+
+use bytes::BytesMut;
+use rust_vt::own::vt::candidates::{Candidate, CandidatesResponse};
+use rust_vt::own::vt::deep::Node;
+use vtproto::Message;
+
+fn response(n: usize, value_len: usize) -> CandidatesResponse {
+    let candidates = (0..n)
+        .map(|i| {
+            let mut c = Candidate {
+                id: format!("c{i}"),
+                ..Default::default()
+            };
+            c.meta_data.insert("rank".into(), i.to_string());
+            c.meta_data.insert("blob".into(), "x".repeat(value_len));
+            c
+        })
+        .collect();
+    CandidatesResponse { candidates }
+}
+
+fn assert_all_paths_agree<M: Message + prost::Message + PartialEq + std::fmt::Debug>(msg: &M) {
+    let to_vec = vtproto::Message::encode_to_vec(msg);
+    assert_eq!(to_vec.len(), vtproto::Message::size(msg));
+    assert_eq!(<M as prost::Message>::decode(&to_vec[..]).unwrap(), *msg);
+
+    let mut appended = b"prefix".to_vec();
+    msg.append_to_vec(&mut appended);
+    assert_eq!(&appended[6..], &to_vec[..]);
+
+    let mut in_place = BytesMut::new();
+    msg.encode_to_bytes_mut(&mut in_place);
+    assert_eq!(&in_place[..], &to_vec[..]);
+
+    let mut small_chunks = Vec::new();
+    vtproto::Message::encode(msg, &mut small_chunks).unwrap();
+    assert_eq!(small_chunks, to_vec);
+
+    let delimited = vtproto::Message::encode_length_delimited_to_vec(msg);
+    let mut rest = &delimited[..];
+    assert_eq!(
+        <M as vtproto::Message>::decode_length_delimited(&mut rest).unwrap(),
+        *msg
+    );
+    assert!(rest.is_empty());
+}
+
+#[test]
+fn scratch_and_exact_encodings_agree() {
+    assert_all_paths_agree(&response(50, 10));
+    assert_all_paths_agree(&CandidatesResponse::default());
+    let mut deep = Node::default();
+    for i in 0..50 {
+        deep = Node {
+            child: Some(Box::new(deep)),
+            value: i,
+            label: "n".into(),
+        };
+    }
+    assert_all_paths_agree(&deep);
+}
+
+#[test]
+fn messages_larger_than_the_scratch_buffer() {
+    // 3 MiB: the first encode outgrows the scratch buffer, the next ones size exactly, and a
+    // small message afterwards goes back to the scratch buffer.
+    let big = response(3000, 1024);
+    let first = vtproto::Message::encode_to_vec(&big);
+    assert!(first.len() > 3 << 20);
+    for _ in 0..2 {
+        assert_eq!(vtproto::Message::encode_to_vec(&big), first);
+    }
+    assert_eq!(
+        <CandidatesResponse as prost::Message>::decode(&first[..]).unwrap(),
+        big
+    );
+    let small = response(3, 3);
+    assert_all_paths_agree(&small);
+    assert_all_paths_agree(&small);
+    assert_all_paths_agree(&big);
+}
+
+#[test]
+fn encoding_inside_an_encoding_thread_is_independent() {
+    // Two threads, each with its own scratch buffer, encoding different messages.
+    let a = response(200, 5);
+    let b = response(7, 300);
+    let (ea, eb) = (a.encode_to_vec(), b.encode_to_vec());
+    std::thread::scope(|s| {
+        let ta = s.spawn(|| (0..50).all(|_| a.encode_to_vec() == ea));
+        let tb = s.spawn(|| (0..50).all(|_| b.encode_to_vec() == eb));
+        assert!(ta.join().unwrap() && tb.join().unwrap());
+    });
+}
