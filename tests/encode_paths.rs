@@ -95,3 +95,57 @@ fn encoding_inside_an_encoding_thread_is_independent() {
         assert!(ta.join().unwrap() && tb.join().unwrap());
     });
 }
+
+/// Counts this thread's allocations.
+struct Counting;
+
+thread_local!(static ALLOCATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { std::alloc::System.realloc(ptr, layout, size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(std::cell::Cell::get);
+    f();
+    ALLOCATIONS.with(std::cell::Cell::get) - before
+}
+
+#[test]
+fn one_allocation_per_encode_to_vec_and_none_into_reused_buffers() {
+    let msg = response(500, 20);
+    let mut flat = Node::default();
+    flat.label = "flat".into();
+    // Warm this thread's scratch buffer.
+    let expected = msg.encode_to_vec();
+    let mut out = Vec::new();
+    assert_eq!(allocations(|| out = msg.encode_to_vec()), 1);
+    assert_eq!(out, expected);
+    assert_eq!(allocations(|| drop(flat.encode_to_vec())), 1);
+
+    let mut reused = Vec::with_capacity(expected.len());
+    assert_eq!(allocations(|| msg.append_to_vec(&mut reused)), 0);
+    reused.clear();
+    assert_eq!(allocations(|| flat.append_to_vec(&mut reused)), 0);
+
+    // What tonic's codec does with its buffer: reserve, then write in place.
+    let mut tonic_like = BytesMut::with_capacity(expected.len());
+    assert_eq!(allocations(|| msg.encode_to_bytes_mut(&mut tonic_like)), 0);
+    assert_eq!(&tonic_like[..], &expected[..]);
+}
