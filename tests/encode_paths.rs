@@ -130,8 +130,10 @@ fn allocations(f: impl FnOnce()) -> usize {
 #[test]
 fn one_allocation_per_encode_to_vec_and_none_into_reused_buffers() {
     let msg = response(500, 20);
-    let mut flat = Node::default();
-    flat.label = "flat".into();
+    let flat = Node {
+        label: "flat".into(),
+        ..Default::default()
+    };
     // Warm this thread's scratch buffer.
     let expected = msg.encode_to_vec();
     let mut out = Vec::new();
