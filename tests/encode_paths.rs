@@ -65,11 +65,11 @@ fn scratch_and_exact_encodings_agree() {
 
 #[test]
 fn messages_larger_than_the_scratch_buffer() {
-    // 3 MiB: the first encode outgrows the scratch buffer, the next ones size exactly, and a
-    // small message afterwards goes back to the scratch buffer.
-    let big = response(3000, 1024);
+    // 6 MiB, over the 4 MiB limit: the first encode outgrows the scratch buffer, the next ones
+    // size exactly, and a small message afterwards goes back to the scratch buffer.
+    let big = response(6000, 1024);
     let first = vtproto::Message::encode_to_vec(&big);
-    assert!(first.len() > 3 << 20);
+    assert!(first.len() > 6 << 20);
     for _ in 0..2 {
         assert_eq!(vtproto::Message::encode_to_vec(&big), first);
     }

@@ -49,8 +49,10 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 }
 
-/// Allocations made by one call of `f` (the benchmark binary installs [`CountingAlloc`]).
+/// Allocations made by one call of `f` after a first, uncounted one (the steady state, as the
+/// timings see it; the benchmark binary installs [`CountingAlloc`]).
 pub fn allocations<T>(mut f: impl FnMut() -> T) -> usize {
+    drop(f());
     COUNTING.store(true, Relaxed);
     let before = ALLOCATIONS.load(Relaxed);
     let out = f();

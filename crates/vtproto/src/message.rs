@@ -81,33 +81,29 @@ pub trait Message: Default {
         Ok(msg)
     }
 
-    /// Encodes into a new `Vec` of exactly the encoded length, with one allocation: see
-    /// [`SIZE_WALK_IS_CHEAP`](Message::SIZE_WALK_IS_CHEAP) for how.
+    /// Encodes into a new `Vec` of exactly the encoded length, with one allocation.
     ///
     /// Messages with repeated or map fields are written backward into a per-thread scratch
-    /// buffer (kept up to 1 MiB) with no `size` walk, then copied out; others, and messages
-    /// that outgrow the scratch buffer, are sized first and written in place.
+    /// buffer (kept up to 4 MiB) with no `size` walk, then copied out; flat messages, and
+    /// messages that outgrew the scratch buffer, are sized first and written in place.
     fn encode_to_vec(&self) -> Vec<u8> {
-        with_encoded(self, |e| e.into_vec())
+        with_scratch(self, <[u8]>::to_vec).unwrap_or_else(|| {
+            let mut buf = Vec::new();
+            append_exact(self, &mut buf);
+            buf
+        })
     }
 
     /// Encodes at the end of `buf`; no allocation when `buf` has room.
     fn append_to_vec(&self, buf: &mut Vec<u8>) {
-        if !Self::SIZE_WALK_IS_CHEAP {
-            return with_encoded(self, |e| buf.extend_from_slice(e.as_slice()));
+        if with_scratch(self, |bytes| buf.extend_from_slice(bytes)).is_none() {
+            append_exact(self, buf);
         }
-        let n = self.size();
-        buf.reserve(n);
-        let len = buf.len();
-        let written = write_exact(self, n, &mut buf.spare_capacity_mut()[..n]);
-        // SAFETY: `write_exact` initialized the first `written` bytes of the spare capacity.
-        unsafe { buf.set_len(len + written) };
     }
 
     /// Encodes with a varint length prefix into a new `Vec`.
     fn encode_length_delimited_to_vec(&self) -> Vec<u8> {
-        with_encoded(self, |e| {
-            let bytes = e.as_slice();
+        let prefixed = |bytes: &[u8]| {
             let mut out = Vec::with_capacity(wire::varint_len(bytes.len() as u64) + bytes.len());
             let mut prefix = [0u8; 10];
             let mut w = ReverseWriter::new(&mut prefix);
@@ -115,7 +111,8 @@ pub trait Message: Default {
             out.extend_from_slice(w.written_bytes());
             out.extend_from_slice(bytes);
             out
-        })
+        };
+        with_scratch(self, prefixed).unwrap_or_else(|| prefixed(&self.encode_to_vec()))
     }
 
     /// Encodes into a new [`Bytes`] (no copy after encoding).
@@ -146,10 +143,11 @@ pub trait Message: Default {
     }
 }
 
-/// Largest scratch buffer a thread keeps between encodes. Messages up to this size encode with
-/// one allocation (the result); a thread that just encoded a larger one sizes its next encode
-/// exactly instead, since regrowing a dropped scratch would cost more than the `size` walk.
-const SCRATCH_LIMIT: usize = 1 << 20;
+/// Largest scratch buffer a thread keeps between encodes (gRPC's default message size limit).
+/// Messages up to this size encode with one allocation (the result); a thread that just encoded
+/// a larger one sizes its next encode exactly instead, since regrowing a dropped scratch would
+/// cost more than the `size` walk.
+const SCRATCH_LIMIT: usize = 4 << 20;
 
 /// A thread's scratch buffer, and whether the last message it encoded was too large for it.
 struct Scratch {
@@ -163,55 +161,36 @@ std::thread_local! {
     };
 }
 
-/// An encoding, in a thread's scratch buffer or in a buffer of its own.
-enum Encoded<'a> {
-    Scratch(&'a [u8]),
-    Owned(Vec<u8>),
-}
-
-impl Encoded<'_> {
-    fn into_vec(self) -> Vec<u8> {
-        match self {
-            Encoded::Scratch(bytes) => bytes.to_vec(),
-            Encoded::Owned(vec) => vec,
-        }
+/// The scratch strategy: if this thread's scratch buffer is free (and its last message was not
+/// over the limit), writes `msg` backward into it with no `size` walk and hands the bytes to
+/// `f`; otherwise returns `None` and the caller sizes exactly. Measured in `benches/RESULTS.md`:
+/// the walk visits every element of every repeated and map field, which costs more than
+/// copying the finished bytes once; for flat messages ([`Message::SIZE_WALK_IS_CHEAP`]) it
+/// does not, and the scratch buffer is not used.
+fn with_scratch<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    if M::SIZE_WALK_IS_CHEAP {
+        return None;
     }
-
-    fn as_slice(&self) -> &[u8] {
-        match self {
-            Encoded::Scratch(bytes) => bytes,
-            Encoded::Owned(vec) => vec,
-        }
-    }
-}
-
-/// Encodes `msg` and hands the bytes to `f`. Two strategies, measured in `benches/RESULTS.md`:
-///
-/// - scratch (the default): written backward into a per-thread growable buffer with no `size`
-///   walk; `f` copies it out. Wins on messages with repeated or map fields, where the walk
-///   visits every element;
-/// - exact: one `size` walk, then a backward write into a buffer of exactly that size. Used when
-///   the walk is cheap ([`Message::SIZE_WALK_IS_CHEAP`]), after a message larger than the
-///   scratch limit (1 MiB), and when the thread's scratch is busy or gone.
-fn with_encoded<M: Message, R>(msg: &M, f: impl FnOnce(Encoded<'_>) -> R) -> R {
-    let mut f = Some(f);
-    if !M::SIZE_WALK_IS_CHEAP {
-        let scratch_result = SCRATCH.try_with(|cell| {
+    SCRATCH
+        .try_with(|cell| {
             let mut scratch = cell.try_borrow_mut().ok().filter(|s| !s.last_was_large)?;
             let mut w = ReverseWriter::growable(&mut scratch.buf);
             msg.encode_reverse(&mut w);
             let large = w.written() > SCRATCH_LIMIT;
-            let result = (f.take().expect("called once"))(Encoded::Scratch(w.written_bytes()));
+            let result = f(w.written_bytes());
             if large || scratch.buf.capacity() > SCRATCH_LIMIT {
                 scratch.buf = Vec::new();
                 scratch.last_was_large = large;
             }
             Some(result)
-        });
-        if let Ok(Some(result)) = scratch_result {
-            return result;
-        }
-    }
+        })
+        .ok()
+        .flatten()
+}
+
+/// The exact strategy's size walk; also tells this thread's scratch buffer whether messages
+/// of this size fit it.
+fn exact_size<M: Message>(msg: &M) -> usize {
     let n = msg.size();
     if !M::SIZE_WALK_IS_CHEAP {
         let _ = SCRATCH.try_with(|cell| {
@@ -220,11 +199,17 @@ fn with_encoded<M: Message, R>(msg: &M, f: impl FnOnce(Encoded<'_>) -> R) -> R {
             }
         });
     }
-    let mut buf = Vec::with_capacity(n);
+    n
+}
+
+/// The exact strategy into the end of `buf`: one `size` walk, at most one allocation.
+fn append_exact<M: Message>(msg: &M, buf: &mut Vec<u8>) {
+    let n = exact_size(msg);
+    buf.reserve(n);
+    let len = buf.len();
     let written = write_exact(msg, n, &mut buf.spare_capacity_mut()[..n]);
-    // SAFETY: `write_exact` initialized the first `written` bytes of the spare capacity.
-    unsafe { buf.set_len(written) };
-    (f.take().expect("called once"))(Encoded::Owned(buf))
+    // SAFETY: `write_exact` initialized `written` bytes after the first `len`.
+    unsafe { buf.set_len(len + written) };
 }
 
 /// Writes `msg` (of size `n`) backward into `dst` and moves the result to the front of `dst`
@@ -253,6 +238,8 @@ fn encode_into_buf_mut<M: Message>(msg: &M, n: usize, buf: &mut impl BufMut) {
         // SAFETY: `write_exact` initialized the first `written` bytes of this chunk.
         unsafe { buf.advance_mut(written) };
     } else {
-        with_encoded(msg, |e| buf.put_slice(e.as_slice()));
+        if with_scratch(msg, |bytes| buf.put_slice(bytes)).is_none() {
+            buf.put_slice(&msg.encode_to_vec());
+        }
     }
 }

@@ -17,8 +17,8 @@ use crate::wire;
 /// Writes protobuf data backward into a fixed buffer, which may be uninitialized.
 ///
 /// Every write goes through [`claim`](Self::claim), the one bounds check; the writes themselves
-/// are raw, which measured 15-25% faster on the candidates workload than indexing a slice per
-/// byte (`benches/RESULTS.md`).
+/// are raw. Against bounds-checked writes into a `bytes::UninitSlice`, that made encoding the
+/// 2,000-candidate workload 16% faster (`benches/RESULTS.md`, "How we got here").
 pub struct ReverseWriter<'a> {
     /// Start of the buffer, valid for writes of `len` bytes for `'a`.
     ptr: *mut u8,
