@@ -122,9 +122,6 @@ impl ::vtproto::Message for CandidatesResponse {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                if self.candidates.is_empty() {
-                    self.candidates.reserve(r.count_ahead(10, 4096));
-                }
                 self.candidates.push(r.read_message()?);
             }
             _ => {

@@ -88,8 +88,11 @@ pub trait Message: Default {
     /// messages that outgrew the scratch buffer, are sized first and written in place.
     fn encode_to_vec(&self) -> Vec<u8> {
         with_scratch(self, <[u8]>::to_vec).unwrap_or_else(|| {
-            let mut buf = Vec::new();
-            append_exact(self, &mut buf);
+            let n = exact_size(self);
+            let mut buf = Vec::with_capacity(n);
+            let written = write_exact(self, n, &mut buf.spare_capacity_mut()[..n]);
+            // SAFETY: `write_exact` initialized the first `written` bytes of the spare capacity.
+            unsafe { buf.set_len(written) };
             buf
         })
     }

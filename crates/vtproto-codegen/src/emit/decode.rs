@@ -103,14 +103,14 @@ fn number_patterns(mut numbers: Vec<u32>) -> Vec<TokenStream> {
     out
 }
 
-/// Most elements a repeated field reserves room for before seeing them.
-const REPEATED_CAP: usize = 4096;
-/// Most entries a map reserves room for: equal keys collapse, so a count of entries says less
-/// about the final size than for a list.
+/// Most entries a map reserves room for: equal keys collapse, so a count of entries is only an
+/// upper bound of the final size.
 const MAP_CAP: usize = 256;
 
-/// On the first element of a still empty collection, counts the elements ahead in the message
-/// and reserves room for them (up to `cap`): one allocation instead of a growth sequence.
+/// On the first entry of a still empty map, counts the entries ahead in the message and
+/// reserves room for them (up to `cap`): one table allocation instead of a growth sequence with
+/// rehashing. Lists are not reserved this way: a large early allocation measured slower
+/// (`benches/RESULTS.md`), as it makes the allocator consolidate the previous message's frees.
 fn reserve_ahead(f: &Field, cap: usize) -> TokenStream {
     let ident = &f.ident;
     let key = key_literal(f.number, LEN);
@@ -168,12 +168,7 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
         }
         (Label::Repeated { .. }, ValueType::Scalar(s)) => {
             let read = read_scalar(*s, f.bytes);
-            let reserve = if s.packable() {
-                quote!()
-            } else {
-                reserve_ahead(f, REPEATED_CAP)
-            };
-            let mut arms = vec![quote!(#key => { #reserve self.#ident.push(#read); })];
+            let mut arms = vec![quote!(#key => { self.#ident.push(#read); })];
             if s.packable() {
                 let packed = key_literal(f.number, LEN);
                 let width = usize_lit(fixed_width(*s).unwrap_or(0));
@@ -185,8 +180,7 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
             arms
         }
         (Label::Repeated { .. }, ValueType::Message) => {
-            let reserve = reserve_ahead(f, REPEATED_CAP);
-            vec![quote!(#key => { #reserve self.#ident.push(r.read_message()?); })]
+            vec![quote!(#key => { self.#ident.push(r.read_message()?); })]
         }
         (Label::Repeated { .. }, ValueType::Group) => {
             let n = Literal::u32_unsuffixed(f.number);

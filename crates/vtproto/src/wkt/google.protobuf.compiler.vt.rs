@@ -133,9 +133,6 @@ impl ::vtproto::Message for CodeGeneratorRequest {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                if self.file_to_generate.is_empty() {
-                    self.file_to_generate.reserve(r.count_ahead(10, 4096));
-                }
                 self.file_to_generate.push(r.read_string()?);
             }
             18 => {
@@ -144,9 +141,6 @@ impl ::vtproto::Message for CodeGeneratorRequest {
                 )?;
             }
             122 => {
-                if self.proto_file.is_empty() {
-                    self.proto_file.reserve(r.count_ahead(122, 4096));
-                }
                 self.proto_file.push(r.read_message()?);
             }
             26 => {
@@ -227,9 +221,6 @@ impl ::vtproto::Message for CodeGeneratorResponse {
                 self.supported_features = ::core::option::Option::Some(r.read_uint64()?);
             }
             122 => {
-                if self.file.is_empty() {
-                    self.file.reserve(r.count_ahead(122, 4096));
-                }
                 self.file.push(r.read_message()?);
             }
             _ => {

@@ -138,15 +138,9 @@ impl ::vtproto::Message for Api {
                 r.merge_string(&mut self.name)?;
             }
             18 => {
-                if self.methods.is_empty() {
-                    self.methods.reserve(r.count_ahead(18, 4096));
-                }
                 self.methods.push(r.read_message()?);
             }
             26 => {
-                if self.options.is_empty() {
-                    self.options.reserve(r.count_ahead(26, 4096));
-                }
                 self.options.push(r.read_message()?);
             }
             34 => {
@@ -160,9 +154,6 @@ impl ::vtproto::Message for Api {
                 )?;
             }
             50 => {
-                if self.mixins.is_empty() {
-                    self.mixins.reserve(r.count_ahead(50, 4096));
-                }
                 self.mixins.push(r.read_message()?);
             }
             56 => {
@@ -278,9 +269,6 @@ impl ::vtproto::Message for Method {
                 self.response_streaming = r.read_bool()?;
             }
             50 => {
-                if self.options.is_empty() {
-                    self.options.reserve(r.count_ahead(50, 4096));
-                }
                 self.options.push(r.read_message()?);
             }
             56 => {
@@ -395,9 +383,6 @@ impl ::vtproto::Message for FileDescriptorSet {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                if self.file.is_empty() {
-                    self.file.reserve(r.count_ahead(10, 4096));
-                }
                 self.file.push(r.read_message()?);
             }
             _ => {
@@ -549,9 +534,6 @@ impl ::vtproto::Message for FileDescriptorProto {
                 )?;
             }
             26 => {
-                if self.dependency.is_empty() {
-                    self.dependency.reserve(r.count_ahead(26, 4096));
-                }
                 self.dependency.push(r.read_string()?);
             }
             80 => {
@@ -567,27 +549,15 @@ impl ::vtproto::Message for FileDescriptorProto {
                 r.merge_packed(&mut self.weak_dependency, 0, |r| r.read_int32())?;
             }
             34 => {
-                if self.message_type.is_empty() {
-                    self.message_type.reserve(r.count_ahead(34, 4096));
-                }
                 self.message_type.push(r.read_message()?);
             }
             42 => {
-                if self.enum_type.is_empty() {
-                    self.enum_type.reserve(r.count_ahead(42, 4096));
-                }
                 self.enum_type.push(r.read_message()?);
             }
             50 => {
-                if self.service.is_empty() {
-                    self.service.reserve(r.count_ahead(50, 4096));
-                }
                 self.service.push(r.read_message()?);
             }
             58 => {
-                if self.extension.is_empty() {
-                    self.extension.reserve(r.count_ahead(58, 4096));
-                }
                 self.extension.push(r.read_message()?);
             }
             66 => {
@@ -753,39 +723,21 @@ impl ::vtproto::Message for DescriptorProto {
                 )?;
             }
             18 => {
-                if self.field.is_empty() {
-                    self.field.reserve(r.count_ahead(18, 4096));
-                }
                 self.field.push(r.read_message()?);
             }
             50 => {
-                if self.extension.is_empty() {
-                    self.extension.reserve(r.count_ahead(50, 4096));
-                }
                 self.extension.push(r.read_message()?);
             }
             26 => {
-                if self.nested_type.is_empty() {
-                    self.nested_type.reserve(r.count_ahead(26, 4096));
-                }
                 self.nested_type.push(r.read_message()?);
             }
             34 => {
-                if self.enum_type.is_empty() {
-                    self.enum_type.reserve(r.count_ahead(34, 4096));
-                }
                 self.enum_type.push(r.read_message()?);
             }
             42 => {
-                if self.extension_range.is_empty() {
-                    self.extension_range.reserve(r.count_ahead(42, 4096));
-                }
                 self.extension_range.push(r.read_message()?);
             }
             66 => {
-                if self.oneof_decl.is_empty() {
-                    self.oneof_decl.reserve(r.count_ahead(66, 4096));
-                }
                 self.oneof_decl.push(r.read_message()?);
             }
             58 => {
@@ -794,15 +746,9 @@ impl ::vtproto::Message for DescriptorProto {
                 )?;
             }
             74 => {
-                if self.reserved_range.is_empty() {
-                    self.reserved_range.reserve(r.count_ahead(74, 4096));
-                }
                 self.reserved_range.push(r.read_message()?);
             }
             82 => {
-                if self.reserved_name.is_empty() {
-                    self.reserved_name.reserve(r.count_ahead(82, 4096));
-                }
                 self.reserved_name.push(r.read_string()?);
             }
             _ => {
@@ -988,9 +934,6 @@ impl ::vtproto::Message for ExtensionRangeOptions {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             7994 => {
-                if self.uninterpreted_option.is_empty() {
-                    self.uninterpreted_option.reserve(r.count_ahead(7994, 4096));
-                }
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
@@ -1311,9 +1254,6 @@ impl ::vtproto::Message for EnumDescriptorProto {
                 )?;
             }
             18 => {
-                if self.value.is_empty() {
-                    self.value.reserve(r.count_ahead(18, 4096));
-                }
                 self.value.push(r.read_message()?);
             }
             26 => {
@@ -1322,15 +1262,9 @@ impl ::vtproto::Message for EnumDescriptorProto {
                 )?;
             }
             34 => {
-                if self.reserved_range.is_empty() {
-                    self.reserved_range.reserve(r.count_ahead(34, 4096));
-                }
                 self.reserved_range.push(r.read_message()?);
             }
             42 => {
-                if self.reserved_name.is_empty() {
-                    self.reserved_name.reserve(r.count_ahead(42, 4096));
-                }
                 self.reserved_name.push(r.read_string()?);
             }
             _ => {
@@ -1534,9 +1468,6 @@ impl ::vtproto::Message for ServiceDescriptorProto {
                 )?;
             }
             18 => {
-                if self.method.is_empty() {
-                    self.method.reserve(r.count_ahead(18, 4096));
-                }
                 self.method.push(r.read_message()?);
             }
             26 => {
@@ -1939,9 +1870,6 @@ impl ::vtproto::Message for FileOptions {
                 )?;
             }
             7994 => {
-                if self.uninterpreted_option.is_empty() {
-                    self.uninterpreted_option.reserve(r.count_ahead(7994, 4096));
-                }
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
@@ -2056,9 +1984,6 @@ impl ::vtproto::Message for MessageOptions {
                 self.map_entry = ::core::option::Option::Some(r.read_bool()?);
             }
             7994 => {
-                if self.uninterpreted_option.is_empty() {
-                    self.uninterpreted_option.reserve(r.count_ahead(7994, 4096));
-                }
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
@@ -2172,9 +2097,6 @@ impl ::vtproto::Message for FieldOptions {
                 self.weak = ::core::option::Option::Some(r.read_bool()?);
             }
             7994 => {
-                if self.uninterpreted_option.is_empty() {
-                    self.uninterpreted_option.reserve(r.count_ahead(7994, 4096));
-                }
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
@@ -2229,9 +2151,6 @@ impl ::vtproto::Message for OneofOptions {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             7994 => {
-                if self.uninterpreted_option.is_empty() {
-                    self.uninterpreted_option.reserve(r.count_ahead(7994, 4096));
-                }
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
@@ -2300,9 +2219,6 @@ impl ::vtproto::Message for EnumOptions {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
             }
             7994 => {
-                if self.uninterpreted_option.is_empty() {
-                    self.uninterpreted_option.reserve(r.count_ahead(7994, 4096));
-                }
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
@@ -2363,9 +2279,6 @@ impl ::vtproto::Message for EnumValueOptions {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
             }
             7994 => {
-                if self.uninterpreted_option.is_empty() {
-                    self.uninterpreted_option.reserve(r.count_ahead(7994, 4096));
-                }
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
@@ -2425,9 +2338,6 @@ impl ::vtproto::Message for ServiceOptions {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
             }
             7994 => {
-                if self.uninterpreted_option.is_empty() {
-                    self.uninterpreted_option.reserve(r.count_ahead(7994, 4096));
-                }
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
@@ -2497,9 +2407,6 @@ impl ::vtproto::Message for MethodOptions {
                 self.idempotency_level = ::core::option::Option::Some(r.read_int32()?);
             }
             7994 => {
-                if self.uninterpreted_option.is_empty() {
-                    self.uninterpreted_option.reserve(r.count_ahead(7994, 4096));
-                }
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
@@ -2592,9 +2499,6 @@ impl ::vtproto::Message for UninterpretedOption {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             18 => {
-                if self.name.is_empty() {
-                    self.name.reserve(r.count_ahead(18, 4096));
-                }
                 self.name.push(r.read_message()?);
             }
             26 => {
@@ -2728,9 +2632,6 @@ impl ::vtproto::Message for SourceCodeInfo {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                if self.location.is_empty() {
-                    self.location.reserve(r.count_ahead(10, 4096));
-                }
                 self.location.push(r.read_message()?);
             }
             _ => {
@@ -2847,9 +2748,6 @@ impl ::vtproto::Message for source_code_info::Location {
                 )?;
             }
             50 => {
-                if self.leading_detached_comments.is_empty() {
-                    self.leading_detached_comments.reserve(r.count_ahead(50, 4096));
-                }
                 self.leading_detached_comments.push(r.read_string()?);
             }
             _ => {
@@ -2902,9 +2800,6 @@ impl ::vtproto::Message for GeneratedCodeInfo {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                if self.annotation.is_empty() {
-                    self.annotation.reserve(r.count_ahead(10, 4096));
-                }
                 self.annotation.push(r.read_message()?);
             }
             _ => {
@@ -3101,9 +2996,6 @@ impl ::vtproto::Message for FieldMask {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                if self.paths.is_empty() {
-                    self.paths.reserve(r.count_ahead(10, 4096));
-                }
                 self.paths.push(r.read_string()?);
             }
             _ => {
@@ -3419,9 +3311,6 @@ impl ::vtproto::Message for ListValue {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                if self.values.is_empty() {
-                    self.values.reserve(r.count_ahead(10, 4096));
-                }
                 self.values.push(r.read_message()?);
             }
             _ => {
@@ -3571,21 +3460,12 @@ impl ::vtproto::Message for Type {
                 r.merge_string(&mut self.name)?;
             }
             18 => {
-                if self.fields.is_empty() {
-                    self.fields.reserve(r.count_ahead(18, 4096));
-                }
                 self.fields.push(r.read_message()?);
             }
             26 => {
-                if self.oneofs.is_empty() {
-                    self.oneofs.reserve(r.count_ahead(26, 4096));
-                }
                 self.oneofs.push(r.read_string()?);
             }
             34 => {
-                if self.options.is_empty() {
-                    self.options.reserve(r.count_ahead(34, 4096));
-                }
                 self.options.push(r.read_message()?);
             }
             42 => {
@@ -3733,9 +3613,6 @@ impl ::vtproto::Message for Field {
                 self.packed = r.read_bool()?;
             }
             74 => {
-                if self.options.is_empty() {
-                    self.options.reserve(r.count_ahead(74, 4096));
-                }
                 self.options.push(r.read_message()?);
             }
             82 => {
@@ -3835,15 +3712,9 @@ impl ::vtproto::Message for Enum {
                 r.merge_string(&mut self.name)?;
             }
             18 => {
-                if self.enumvalue.is_empty() {
-                    self.enumvalue.reserve(r.count_ahead(18, 4096));
-                }
                 self.enumvalue.push(r.read_message()?);
             }
             26 => {
-                if self.options.is_empty() {
-                    self.options.reserve(r.count_ahead(26, 4096));
-                }
                 self.options.push(r.read_message()?);
             }
             34 => {
@@ -3926,9 +3797,6 @@ impl ::vtproto::Message for EnumValue {
                 self.number = r.read_int32()?;
             }
             26 => {
-                if self.options.is_empty() {
-                    self.options.reserve(r.count_ahead(26, 4096));
-                }
                 self.options.push(r.read_message()?);
             }
             _ => {
