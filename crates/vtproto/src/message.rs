@@ -193,6 +193,7 @@ fn with_scratch<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<R>
 
 /// The exact strategy's size walk; also tells this thread's scratch buffer whether messages
 /// of this size fit it.
+#[inline]
 fn exact_size<M: Message>(msg: &M) -> usize {
     let n = msg.size();
     if !M::SIZE_WALK_IS_CHEAP {
@@ -217,6 +218,7 @@ fn append_exact<M: Message>(msg: &M, buf: &mut Vec<u8>) {
 
 /// Writes `msg` (of size `n`) backward into `dst` and moves the result to the front of `dst`
 /// if `size` overestimated. Returns the number of initialized bytes at the front of `dst`.
+#[inline]
 fn write_exact<M: Message>(msg: &M, n: usize, dst: &mut [MaybeUninit<u8>]) -> usize {
     let total = dst.len();
     let mut w = ReverseWriter::new_uninit(dst);
