@@ -16,6 +16,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 step() { printf '\n== %s\n' "$*"; }
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 
 step "corpora"
 bash scripts/fetch-corpora.sh >/dev/null
@@ -25,13 +27,18 @@ cargo fmt --all --check
 VT_REQUIRE_CORPORA=1 cargo clippy --workspace --all-targets -- -D warnings
 
 step "tests"
-VT_REQUIRE_CORPORA=1 cargo test --workspace
+VT_REQUIRE_CORPORA=1 cargo test --workspace 2>&1 | tee -a "$log"
 
 step "conformance"
-bash scripts/conformance.sh
+bash scripts/conformance.sh 2>&1 | tee -a "$log"
 
 step "buf generate"
 bash scripts/buf-check.sh
 
 step "benches and examples build"
 VT_REQUIRE_CORPORA=1 cargo build --workspace --examples --benches
+
+# One closing line for the whole run: Rust tests plus conformance tests passed.
+rust=$(grep -oE 'test result: ok\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')
+conformance=$(grep -oE 'SUITE PASSED: [0-9]+ successes' "$log" | awk '{s += $3} END {print s + 0}')
+printf '\nsummary: %d passed, 0 failed\n' "$((rust + conformance))"

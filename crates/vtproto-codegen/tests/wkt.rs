@@ -2,10 +2,10 @@
 //! in (`crates/vtproto/src/wkt/`). This test regenerates them and fails when they are stale;
 //! `VT_BLESS=1 cargo test -p vtproto-codegen --test wkt` rewrites them.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-use prost::Message as _;
+use std::path::PathBuf;
+
 use prost_types::FileDescriptorSet;
 use vtproto_codegen::Options;
 
@@ -65,25 +65,6 @@ const NOT_IN_PROST_TYPES: &[&str] = &[
     ".google.protobuf.compiler.CodeGeneratorResponse.maximum_edition",
 ];
 
-fn load() -> FileDescriptorSet {
-    let protoc = protoc_bin_vendored::protoc_bin_path().unwrap();
-    let include = protoc_bin_vendored::include_path().unwrap();
-    let out = std::env::temp_dir().join(format!("vt-wkt-{}.bin", std::process::id()));
-    let status = Command::new(protoc)
-        .arg("-I")
-        .arg(&include)
-        .arg("--include_imports")
-        .arg("-o")
-        .arg(&out)
-        .args(PROTOS)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let bytes = std::fs::read(&out).unwrap();
-    let _ = std::fs::remove_file(&out);
-    FileDescriptorSet::decode(&bytes[..]).unwrap()
-}
-
 fn prune(fds: &mut FileDescriptorSet) {
     fn prune_message(prefix: &str, m: &mut prost_types::DescriptorProto) {
         let fq = format!("{prefix}.{}", m.name());
@@ -107,7 +88,8 @@ fn prune(fds: &mut FileDescriptorSet) {
 
 #[test]
 fn well_known_type_impls_are_fresh() {
-    let mut fds = load();
+    let include = protoc_bin_vendored::include_path().unwrap();
+    let mut fds = common::descriptors(&include, PROTOS);
     prune(&mut fds);
     let options =
         Options::parse("compile_well_known_types,btree_map=.google.protobuf.Struct.fields")
@@ -115,18 +97,5 @@ fn well_known_type_impls_are_fresh() {
     let names: Vec<String> = PROTOS.iter().map(|s| s.to_string()).collect();
     let files = vtproto_codegen::generate(&fds.file, &names, &options).unwrap();
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vtproto/src/wkt");
-    let bless = std::env::var_os("VT_BLESS").is_some();
-    let mut stale = Vec::new();
-    for f in &files {
-        let path = dir.join(&f.name);
-        if bless {
-            std::fs::write(&path, &f.content).unwrap();
-        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(f.content.as_str()) {
-            stale.push(f.name.clone());
-        }
-    }
-    assert!(
-        stale.is_empty(),
-        "stale generated files {stale:?}; run VT_BLESS=1 cargo test -p vtproto-codegen --test wkt"
-    );
+    common::check_or_bless(&dir, &files, "wkt");
 }
