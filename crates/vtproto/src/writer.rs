@@ -16,7 +16,7 @@ use crate::wire;
 
 /// Writes protobuf data backward into a fixed buffer, which may be uninitialized.
 ///
-/// Every write goes through [`claim`](Self::claim), the one bounds check; the writes themselves
+/// Every write goes through one bounds check (the private `claim`); the writes themselves
 /// are raw. Against bounds-checked writes into a `bytes::UninitSlice`, that made encoding the
 /// 2,000-candidate workload 16% faster (`benches/RESULTS.md`, "How we got here").
 pub struct ReverseWriter<'a> {
