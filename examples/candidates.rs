@@ -6,35 +6,12 @@
 //! cargo run --release --example candidates [-- <candidates>]
 //! ```
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use rust_vt::own::vt::candidates::{Candidate, CandidatesResponse};
 
-/// Counts allocations, to show "one allocation per encode".
-struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: rust_vt::alloc_stats::Tracking = rust_vt::alloc_stats::Tracking;
 
 /// The candidates response of the benchmarks, from a fixed seed.
 fn response(n: usize) -> CandidatesResponse {
@@ -74,15 +51,15 @@ fn response(n: usize) -> CandidatesResponse {
 /// Runs `f` repeatedly for about 200 ms; returns the mean time and allocations per call.
 fn measure<T>(mut f: impl FnMut() -> T) -> (Duration, f64) {
     let start = Instant::now();
-    let allocs = ALLOCATIONS.load(Relaxed);
     let mut runs = 0u32;
-    while start.elapsed() < Duration::from_millis(200) {
-        std::hint::black_box(f());
-        runs += 1;
-    }
+    let ((), stats) = rust_vt::alloc_stats::measure(|| {
+        while start.elapsed() < Duration::from_millis(200) {
+            std::hint::black_box(f());
+            runs += 1;
+        }
+    });
     let per = start.elapsed() / runs;
-    let allocs = (ALLOCATIONS.load(Relaxed) - allocs) as f64 / f64::from(runs);
-    (per, allocs)
+    (per, stats.count as f64 / f64::from(runs))
 }
 
 fn main() {

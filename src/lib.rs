@@ -2,6 +2,8 @@
 //! the examples, tests and benchmarks. Not published.
 #![allow(clippy::all, missing_docs)]
 
+pub mod alloc_stats;
+
 /// The project's protos: workloads and all-field-kinds test protos.
 pub mod own {
     include!(concat!(env!("OUT_DIR"), "/own/_includes.rs"));

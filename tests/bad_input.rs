@@ -1,44 +1,19 @@
 //! Hostile and broken input: every case is a typed error (or, where the bytes are valid, the
 //! same value prost decodes), never a panic, and never an allocation sized by a length prefix.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
+use rust_vt::alloc_stats;
 use rust_vt::own::vt::deep::Node;
 use rust_vt::own::vt::test::proto3::{Oneofs, Repeateds, Scalars};
 use vtproto::{DecodeErrorKind, Message, Reader};
 
-/// Records the largest single allocation made by the current thread.
-struct Tracking;
-
-thread_local!(static LARGEST: Cell<usize> = const { Cell::new(0) });
-
-unsafe impl GlobalAlloc for Tracking {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = LARGEST.try_with(|m| m.set(m.get().max(layout.size())));
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let _ = LARGEST.try_with(|m| m.set(m.get().max(new_size)));
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static ALLOC: Tracking = Tracking;
+static ALLOC: alloc_stats::Tracking = alloc_stats::Tracking;
 
 /// Decodes `bytes` as `M` and returns the error kind, asserting that no single allocation was
 /// larger than 8 bytes per input byte (the widest element per byte of wire data) plus a page.
 fn reject<M: Message + std::fmt::Debug>(bytes: &[u8]) -> vtproto::DecodeError {
-    LARGEST.with(|m| m.set(0));
-    let result = M::decode(bytes);
-    let largest = LARGEST.with(Cell::get);
+    let (result, stats) = alloc_stats::measure(|| M::decode(bytes));
+    let largest = stats.largest;
     assert!(
         largest <= 8 * bytes.len() + 4096,
         "allocated {largest} bytes for {} input bytes",

@@ -96,35 +96,11 @@ fn encoding_inside_an_encoding_thread_is_independent() {
     });
 }
 
-/// Counts this thread's allocations.
-struct Counting;
-
-thread_local!(static ALLOCATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
-
-unsafe impl std::alloc::GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { std::alloc::System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { std::alloc::System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { std::alloc::System.realloc(ptr, layout, size) }
-    }
-}
-
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: rust_vt::alloc_stats::Tracking = rust_vt::alloc_stats::Tracking;
 
 fn allocations(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(std::cell::Cell::get);
-    f();
-    ALLOCATIONS.with(std::cell::Cell::get) - before
+    rust_vt::alloc_stats::measure(f).1.count
 }
 
 #[test]
