@@ -26,17 +26,7 @@ impl ::vtproto::Message for Candidate {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for (k, v) in self.meta_data.iter() {
-            let mark = w.written();
-            if !v.is_empty() {
-                w.put_string(v);
-                w.put_u8(18);
-            }
-            if !k.is_empty() {
-                w.put_string(k);
-                w.put_u8(10);
-            }
-            w.put_len(mark);
-            w.put_u8(18);
+            w.put_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
         }
         if !self.id.is_empty() {
             w.put_string(&self.id);

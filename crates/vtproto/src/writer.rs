@@ -75,6 +75,24 @@ unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
     }
 }
 
+/// Writes `v` as a varint at `p` and returns the pointer past it.
+///
+/// # Safety
+/// `p` must be valid for `varint_len(v)` writes.
+#[inline(always)]
+unsafe fn forward_varint(mut p: *mut u8, mut v: u64) -> *mut u8 {
+    // SAFETY: guaranteed by the caller; exactly `varint_len(v)` bytes are written.
+    unsafe {
+        while v >= 0x80 {
+            *p = (v as u8) | 0x80;
+            p = p.add(1);
+            v >>= 7;
+        }
+        *p = v as u8;
+        p.add(1)
+    }
+}
+
 impl<'a> ReverseWriter<'a> {
     /// A writer over an initialized buffer; the message ends at the buffer's end.
     pub fn new(buf: &'a mut [u8]) -> Self {
@@ -232,6 +250,35 @@ impl<'a> ReverseWriter<'a> {
     pub fn put_len(&mut self, mark: usize) {
         let len = self.written() - mark;
         self.put_varint(len as u64);
+    }
+
+    /// Writes a whole map entry whose key and value are `string` or `bytes` (key 1, value 2; an
+    /// empty key or value is left out, as prost does) behind one bounds check.
+    #[inline(always)]
+    pub fn put_bytes_map_entry(&mut self, field_key: &[u8], k: &[u8], v: &[u8]) {
+        let part = |b: &[u8]| {
+            if b.is_empty() {
+                0
+            } else {
+                1 + wire::len_delimited(b.len())
+            }
+        };
+        let body = part(k) + part(v);
+        let n = field_key.len() + wire::len_delimited(body);
+        let mut p = self.claim(n);
+        // SAFETY: `claim(n)` returned `n` writable bytes: exactly what is written forward here.
+        unsafe {
+            copy_bytes(field_key, p);
+            p = forward_varint(p.add(field_key.len()), body as u64);
+            for (tag, b) in [(0x0a, k), (0x12, v)] {
+                if !b.is_empty() {
+                    *p = tag;
+                    p = forward_varint(p.add(1), b.len() as u64);
+                    copy_bytes(b, p);
+                    p = p.add(b.len());
+                }
+            }
+        }
     }
 
     /// Writes a length-delimited byte string (length prefix included, key excluded).
@@ -406,6 +453,36 @@ mod tests {
         assert_eq!(w.written_bytes(), &expected[..]);
         let written = w.written();
         assert!(buf.capacity() >= written);
+    }
+
+    #[test]
+    fn fused_map_entries_match_piecewise_writes() {
+        let long = "x".repeat(200);
+        for (k, v) in [
+            ("", ""),
+            ("k", ""),
+            ("", "v"),
+            ("key", "value"),
+            ("k", long.as_str()),
+        ] {
+            let (mut a, mut b) = ([0u8; 300], [0u8; 300]);
+            let mut fused = ReverseWriter::new(&mut a);
+            fused.put_bytes_map_entry(&[0x92, 0x01], k.as_bytes(), v.as_bytes());
+            let n = fused.written();
+            let mut w = ReverseWriter::new(&mut b);
+            if !v.is_empty() {
+                w.put_string(v);
+                w.put_u8(0x12);
+            }
+            if !k.is_empty() {
+                w.put_string(k);
+                w.put_u8(0x0a);
+            }
+            w.put_len(0);
+            w.put_slice(&[0x92, 0x01]);
+            assert_eq!(n, w.written());
+            assert_eq!(&a[300 - n..], &b[300 - n..], "{k:?} {v:?}");
+        }
     }
 
     #[test]

@@ -174,6 +174,21 @@ fn field_write(f: &Field) -> TokenStream {
                 }
             };
             let key = put_key(f.number, LEN);
+            if let (Scalar::String, ValueType::Scalar(vs @ (Scalar::String | Scalar::Bytes))) =
+                (map.key, &map.value)
+            {
+                let field_key = super::key_array(f.number, LEN);
+                let v = if *vs == Scalar::String {
+                    quote!(v.as_bytes())
+                } else {
+                    quote!(&v[..])
+                };
+                return quote! {
+                    for (k, v) in #iter {
+                        w.put_bytes_map_entry(#field_key, k.as_bytes(), #v);
+                    }
+                };
+            }
             quote! {
                 for (k, v) in #iter {
                     let mark = w.written();

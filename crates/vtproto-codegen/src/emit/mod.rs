@@ -124,6 +124,14 @@ fn put_key(number: u32, wire_type: u32) -> TokenStream {
     }
 }
 
+/// A key as a byte-array expression, `&[0x0a]`.
+fn key_array(number: u32, wire_type: u32) -> TokenStream {
+    let bs = key_bytes(number, wire_type)
+        .into_iter()
+        .map(Literal::u8_unsuffixed);
+    quote!(&[#(#bs),*])
+}
+
 fn usize_lit(n: usize) -> Literal {
     Literal::usize_unsuffixed(n)
 }
