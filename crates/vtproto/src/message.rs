@@ -115,7 +115,19 @@ pub trait Message: Default {
             out.extend_from_slice(bytes);
             out
         };
-        with_scratch(self, prefixed).unwrap_or_else(|| prefixed(&self.encode_to_vec()))
+        with_scratch(self, prefixed).unwrap_or_else(|| {
+            let n = exact_size(self);
+            let total = wire::varint_len(n as u64) + n;
+            let mut buf = Vec::with_capacity(total);
+            let mut w = ReverseWriter::new_uninit(&mut buf.spare_capacity_mut()[..total]);
+            self.encode_reverse(&mut w);
+            let len = w.written();
+            w.put_varint(len as u64);
+            assert_eq!(w.remaining(), 0, "{}: size() disagrees with encode_reverse", Self::NAME);
+            // SAFETY: the writer filled all `total` bytes of the spare capacity (checked above).
+            unsafe { buf.set_len(total) };
+            buf
+        })
     }
 
     /// Encodes into a new [`Bytes`] (no copy after encoding).
