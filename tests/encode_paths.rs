@@ -116,6 +116,12 @@ fn one_allocation_per_encode_to_vec_and_none_into_reused_buffers() {
     assert_eq!(allocations(|| out = msg.encode_to_vec()), 1);
     assert_eq!(out, expected);
     assert_eq!(allocations(|| drop(flat.encode_to_vec())), 1);
+    let delimited = || drop(vtproto::Message::encode_length_delimited_to_vec(&flat));
+    assert_eq!(allocations(delimited), 1);
+    assert_eq!(
+        allocations(|| drop(vtproto::Message::encode_length_delimited_to_vec(&msg))),
+        1
+    );
 
     let mut reused = Vec::with_capacity(expected.len());
     assert_eq!(allocations(|| msg.append_to_vec(&mut reused)), 0);

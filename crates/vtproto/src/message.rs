@@ -123,7 +123,12 @@ pub trait Message: Default {
             self.encode_reverse(&mut w);
             let len = w.written();
             w.put_varint(len as u64);
-            assert_eq!(w.remaining(), 0, "{}: size() disagrees with encode_reverse", Self::NAME);
+            assert_eq!(
+                w.remaining(),
+                0,
+                "{}: size() disagrees with encode_reverse",
+                Self::NAME
+            );
             // SAFETY: the writer filled all `total` bytes of the spare capacity (checked above).
             unsafe { buf.set_len(total) };
             buf
