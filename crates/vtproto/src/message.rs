@@ -87,14 +87,7 @@ pub trait Message: Default {
     /// buffer (kept up to 4 MiB) with no `size` walk, then copied out; flat messages, and
     /// messages that outgrew the scratch buffer, are sized first and written in place.
     fn encode_to_vec(&self) -> Vec<u8> {
-        with_scratch(self, <[u8]>::to_vec).unwrap_or_else(|| {
-            let n = exact_size(self);
-            let mut buf = Vec::with_capacity(n);
-            let written = write_exact(self, n, &mut buf.spare_capacity_mut()[..n]);
-            // SAFETY: `write_exact` initialized the first `written` bytes of the spare capacity.
-            unsafe { buf.set_len(written) };
-            buf
-        })
+        with_scratch(self, <[u8]>::to_vec).unwrap_or_else(|| exact_vec(self, exact_size(self)))
     }
 
     /// Encodes at the end of `buf`; no allocation when `buf` has room.
@@ -223,6 +216,15 @@ fn exact_size<M: Message>(msg: &M) -> usize {
     n
 }
 
+/// The exact strategy into a new `Vec` of exactly `n` (the message's `size()`) bytes.
+fn exact_vec<M: Message>(msg: &M, n: usize) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(n);
+    let written = write_exact(msg, n, &mut buf.spare_capacity_mut()[..n]);
+    // SAFETY: `write_exact` initialized the first `written` bytes of the spare capacity.
+    unsafe { buf.set_len(written) };
+    buf
+}
+
 /// The exact strategy into the end of `buf`: one `size` walk, at most one allocation.
 fn append_exact<M: Message>(msg: &M, buf: &mut Vec<u8>) {
     let n = exact_size(msg);
@@ -261,7 +263,7 @@ fn encode_into_buf_mut<M: Message>(msg: &M, n: usize, buf: &mut impl BufMut) {
         unsafe { buf.advance_mut(written) };
     } else {
         if with_scratch(msg, |bytes| buf.put_slice(bytes)).is_none() {
-            buf.put_slice(&msg.encode_to_vec());
+            buf.put_slice(&exact_vec(msg, n));
         }
     }
 }
