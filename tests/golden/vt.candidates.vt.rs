@@ -23,7 +23,7 @@ impl ::vtproto::Message for Candidate {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for (k, v) in self.meta_data.iter() {
             w.put_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());

@@ -7,7 +7,11 @@ impl ::vtproto::Message for Node {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(v) = &self.child {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n
+                += 1
+                    + ::vtproto::wire::len_delimited(
+                        ::vtproto::__private::size_out_of_line(v),
+                    );
         }
         if self.value != 0 {
             n += 1 + ::vtproto::wire::int64(self.value);
@@ -17,7 +21,7 @@ impl ::vtproto::Message for Node {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if !self.label.is_empty() {
             w.put_string(&self.label);
@@ -29,7 +33,7 @@ impl ::vtproto::Message for Node {
         }
         if let ::core::option::Option::Some(v) = &self.child {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::__private::encode_out_of_line(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }

@@ -149,7 +149,7 @@ impl ::vtproto::Message for Self_ {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if self.value != 0 {
             w.put_int32(self.value);
@@ -194,15 +194,19 @@ impl ::vtproto::Message for Thing {
             n += 1 + ::vtproto::wire::int32(self.thing);
         }
         if let ::core::option::Option::Some(v) = &self.child {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n
+                += 1
+                    + ::vtproto::wire::len_delimited(
+                        ::vtproto::__private::size_out_of_line(v),
+                    );
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.child {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::__private::encode_out_of_line(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -371,7 +375,7 @@ impl ::vtproto::Message for holder::Choice {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if self.x != 0 {
             w.put_int32(self.x);
@@ -432,7 +436,7 @@ impl ::vtproto::Message for UsesEnum {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if self.field_with_123_digits != 0 {
             w.put_int32(self.field_with_123_digits);
@@ -517,7 +521,7 @@ impl ::vtproto::Message for Core {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if self.std != 0 {
             w.put_int32(self.std);

@@ -105,6 +105,10 @@ pub struct Field {
     pub bytes: BytesRepr,
     /// Marked `[deprecated = true]` (prost then marks the Rust field `#[deprecated]`).
     pub deprecated: bool,
+    /// A message (or map value message) type that contains this field's message, directly or
+    /// through others: its `size` and `encode_reverse` are called through an out-of-line
+    /// trampoline, so the containing message's own methods are not recursive and inline.
+    pub recursive: bool,
 }
 
 /// A (non-synthetic) oneof.
@@ -214,6 +218,25 @@ impl<'a> TypeIndex<'a> {
             f.label() == PbLabel::Repeated
                 || (matches!(f.r#type(), PbType::Message | PbType::Group)
                     && self.has_collections(f.type_name(), seen))
+        })
+    }
+
+    /// Whether a value of message type `from` can contain a `target`: `from` is `target` or
+    /// has a message field (map values included) of a type that can.
+    fn reaches(&self, from: &str, target: &str, seen: &mut Vec<String>) -> bool {
+        if from == target {
+            return true;
+        }
+        if seen.iter().any(|s| s == from) {
+            return false;
+        }
+        seen.push(from.to_string());
+        let Some(m) = self.messages.get(from) else {
+            return false;
+        };
+        m.field.iter().any(|f| {
+            matches!(f.r#type(), PbType::Message | PbType::Group)
+                && self.reaches(f.type_name(), target, seen)
         })
     }
 
@@ -448,6 +471,7 @@ impl FileCx<'_> {
                 label,
                 bytes,
                 deprecated: f.options.as_ref().is_some_and(|o| o.deprecated()),
+                recursive: self.index.reaches(f.type_name(), &fq, &mut Vec::new()),
             };
             match in_oneof {
                 Some(o) => oneofs[o].fields.push(field),

@@ -45,4 +45,18 @@ pub use writer::ReverseWriter;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::reader::wire_type_mismatch;
+
+    /// `m.size()`, never inlined. Generated code calls a recursive message field through it,
+    /// so a self-referencing message's own `size` is not recursive and inlines into callers
+    /// (a one-level `Node` otherwise pays two calls that prost's inlined encoder doesn't).
+    #[inline(never)]
+    pub fn size_out_of_line<M: crate::Message>(m: &M) -> usize {
+        m.size()
+    }
+
+    /// `m.encode_reverse(w)`, never inlined; see [`size_out_of_line`].
+    #[inline(never)]
+    pub fn encode_out_of_line<M: crate::Message>(m: &M, w: &mut crate::ReverseWriter<'_>) {
+        m.encode_reverse(w)
+    }
 }

@@ -217,6 +217,7 @@ fn exact_size<M: Message>(msg: &M) -> usize {
 }
 
 /// The exact strategy into a new `Vec` of exactly `n` (the message's `size()`) bytes.
+#[inline]
 fn exact_vec<M: Message>(msg: &M, n: usize) -> Vec<u8> {
     let mut buf = Vec::with_capacity(n);
     let written = write_exact(msg, n, &mut buf.spare_capacity_mut()[..n]);

@@ -35,12 +35,42 @@ pub(super) fn encode_fn(m: &Message) -> TokenStream {
             }
         }
     });
+    let inline = if is_small_leaf(m) {
+        quote!(#[inline(always)])
+    } else {
+        quote!(#[inline])
+    };
     quote! {
-        #[inline]
+        #inline
         fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
             #(#parts)*
         }
     }
+}
+
+/// Fields a message may have and still be a small leaf.
+const SMALL_LEAF_FIELDS: usize = 16;
+
+/// Whether `m` has at most [`SMALL_LEAF_FIELDS`] fields and calls no other message's
+/// `encode_reverse` inline (recursive fields go through an out-of-line call). Such a message's
+/// encoder is forced inline: it is small, so the copies cost little, and a call (which the
+/// compiler declines to inline on its own) was the difference between a one-level `Node`
+/// encoding slower than prost and level with it. Forcing inline on messages with nested fields
+/// could multiply code along every path of the message graph, so they keep `#[inline]`.
+fn is_small_leaf(m: &Message) -> bool {
+    let fields = || {
+        m.fields
+            .iter()
+            .chain(m.oneofs.iter().flat_map(|o| &o.fields))
+    };
+    let nests = |f: &Field| {
+        let value = match &f.label {
+            Label::Map(map) => &map.value,
+            _ => &f.value,
+        };
+        !f.recursive && !matches!(value, ValueType::Scalar(_))
+    };
+    fields().count() <= SMALL_LEAF_FIELDS && !fields().any(nests)
 }
 
 fn value_ref(value: &ValueType) -> TokenStream {
@@ -66,9 +96,10 @@ fn keyed_value_write(f: &Field, v: &TokenStream, place: bool) -> TokenStream {
         }
         ValueType::Message => {
             let key = put_key(n, LEN);
+            let encode = encode_call(f, v);
             quote! {
                 let mark = w.written();
-                #v.encode_reverse(w);
+                #encode
                 w.put_len(mark);
                 #key
             }
@@ -76,12 +107,22 @@ fn keyed_value_write(f: &Field, v: &TokenStream, place: bool) -> TokenStream {
         ValueType::Group => {
             let end = put_key(n, END_GROUP);
             let start = put_key(n, START_GROUP);
+            let encode = encode_call(f, v);
             quote! {
                 #end
-                #v.encode_reverse(w);
+                #encode
                 #start
             }
         }
+    }
+}
+
+/// `v.encode_reverse(w);` for a message value of `f`; out of line when `f` is recursive.
+fn encode_call(f: &Field, v: &TokenStream) -> TokenStream {
+    if f.recursive {
+        quote!(::vtproto::__private::encode_out_of_line(#v, w);)
+    } else {
+        quote!(#v.encode_reverse(w);)
     }
 }
 
@@ -98,7 +139,12 @@ fn field_write(f: &Field) -> TokenStream {
             quote!(if #cond { #write })
         }
         Label::Required => {
-            let v = quote!(self.#ident);
+            // Out-of-line calls take a reference; inline ones auto-reference the place.
+            let v = if f.recursive {
+                quote!(&self.#ident)
+            } else {
+                quote!(self.#ident)
+            };
             keyed_value_write(f, &v, true)
         }
         Label::Optional => {
@@ -163,9 +209,10 @@ fn field_write(f: &Field) -> TokenStream {
                 }
                 _ => {
                     let key = put_key(2, LEN);
+                    let encode = encode_call(f, &quote!(v));
                     quote! {
                         let value_mark = w.written();
-                        v.encode_reverse(w);
+                        #encode
                         if w.written() != value_mark {
                             w.put_len(value_mark);
                             #key

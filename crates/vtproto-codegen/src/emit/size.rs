@@ -63,15 +63,28 @@ fn value_ref(value: &ValueType) -> TokenStream {
     }
 }
 
-/// Size of one value without its key.
-pub(super) fn value_size(value: &ValueType, number: u32, v: &TokenStream) -> TokenStream {
-    match value {
-        ValueType::Scalar(s) => scalar_size(*s, v),
-        ValueType::Message => quote!(::vtproto::wire::len_delimited(#v.size())),
-        ValueType::Group => {
-            let keys = usize_lit(2 * key_len(number));
-            quote!(#keys + #v.size())
+/// Size of one value of `f` without its key.
+fn value_size(f: &Field, v: &TokenStream) -> TokenStream {
+    match f.value {
+        ValueType::Scalar(s) => scalar_size(s, v),
+        ValueType::Message => {
+            let size = size_call(f, v);
+            quote!(::vtproto::wire::len_delimited(#size))
         }
+        ValueType::Group => {
+            let keys = usize_lit(2 * key_len(f.number));
+            let size = size_call(f, v);
+            quote!(#keys + #size)
+        }
+    }
+}
+
+/// `v.size()` for a message value of `f`; out of line when `f` is recursive.
+fn size_call(f: &Field, v: &TokenStream) -> TokenStream {
+    if f.recursive {
+        quote!(::vtproto::__private::size_out_of_line(#v))
+    } else {
+        quote!(#v.size())
     }
 }
 
@@ -90,7 +103,7 @@ fn keyed_value_size(f: &Field, v: &TokenStream) -> TokenStream {
         return quote!(#n);
     }
     let key = usize_lit(key_len(f.number));
-    let size = value_size(&f.value, f.number, v);
+    let size = value_size(f, v);
     match f.value {
         ValueType::Group => size,
         _ => quote!(#key + #size),
@@ -111,7 +124,12 @@ fn field_size(f: &Field) -> TokenStream {
             quote!(if #cond { n += #size; })
         }
         Label::Required => {
-            let v = quote!(self.#ident);
+            // Out-of-line calls take a reference; inline ones auto-reference the place.
+            let v = if f.recursive {
+                quote!(&self.#ident)
+            } else {
+                quote!(self.#ident)
+            };
             let size = keyed_value_size(f, &v);
             quote!(n += #size;)
         }
@@ -140,7 +158,7 @@ fn field_size(f: &Field) -> TokenStream {
                     quote!(n += #total;)
                 }
                 None => {
-                    let size = value_size(&f.value, f.number, &value_ref(&f.value));
+                    let size = value_size(f, &value_ref(&f.value));
                     let keys = match f.value {
                         ValueType::Group => quote!(),
                         _ => {
@@ -205,10 +223,13 @@ fn field_size(f: &Field) -> TokenStream {
                     let size = scalar_size(*s, &v);
                     quote!(if #cond { 1 + #size } else { 0 })
                 }
-                _ => quote! {{
-                    let s = v.size();
-                    if s != 0 { 1 + ::vtproto::wire::len_delimited(s) } else { 0 }
-                }},
+                _ => {
+                    let size = size_call(f, &quote!(v));
+                    quote! {{
+                        let s = #size;
+                        if s != 0 { 1 + ::vtproto::wire::len_delimited(s) } else { 0 }
+                    }}
+                }
             };
             quote! {
                 for (k, v) in &self.#ident {

@@ -20,7 +20,7 @@ impl ::vtproto::Message for Version {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.suffix {
             w.put_string(v);

@@ -14,7 +14,7 @@ impl ::vtproto::Message for Any {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if !self.value.is_empty() {
             w.put_bytes(&self.value);
@@ -312,7 +312,7 @@ impl ::vtproto::Message for Mixin {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if !self.root.is_empty() {
             w.put_string(&self.root);
@@ -620,7 +620,10 @@ impl ::vtproto::Message for DescriptorProto {
         }
         n += self.nested_type.len();
         for v in &self.nested_type {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n
+                += ::vtproto::wire::len_delimited(
+                    ::vtproto::__private::size_out_of_line(v),
+                );
         }
         n += self.enum_type.len();
         for v in &self.enum_type {
@@ -695,7 +698,7 @@ impl ::vtproto::Message for DescriptorProto {
         }
         for v in self.nested_type.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::__private::encode_out_of_line(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
@@ -863,7 +866,7 @@ impl ::vtproto::Message for descriptor_proto::ReservedRange {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.end {
             w.put_int32(*v);
@@ -1303,7 +1306,7 @@ impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.end {
             w.put_int32(*v);
@@ -2565,7 +2568,7 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
         n += 2;
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         w.put_bool(self.is_extension);
         w.put_u8(16);
@@ -2683,7 +2686,7 @@ impl ::vtproto::Message for source_code_info::Location {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.leading_detached_comments.iter().rev() {
             w.put_string(v);
@@ -2843,7 +2846,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.end {
             w.put_int32(*v);
@@ -2927,7 +2930,7 @@ impl ::vtproto::Message for Duration {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if self.nanos != 0 {
             w.put_int32(self.nanos);
@@ -2981,7 +2984,7 @@ impl ::vtproto::Message for FieldMask {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.paths.iter().rev() {
             w.put_string(v);
@@ -3027,7 +3030,7 @@ impl ::vtproto::Message for SourceContext {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if !self.file_name.is_empty() {
             w.put_string(&self.file_name);
@@ -3074,19 +3077,19 @@ impl ::vtproto::Message for Struct {
                 0
             })
                 + {
-                    let s = v.size();
+                    let s = ::vtproto::__private::size_out_of_line(v);
                     if s != 0 { 1 + ::vtproto::wire::len_delimited(s) } else { 0 }
                 };
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for (k, v) in self.fields.iter().rev() {
             let mark = w.written();
             let value_mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::__private::encode_out_of_line(v, w);
             if w.written() != value_mark {
                 w.put_len(value_mark);
                 w.put_u8(18);
@@ -3155,16 +3158,22 @@ impl ::vtproto::Message for Value {
                     }
                     value::Kind::BoolValue(_) => 2,
                     value::Kind::StructValue(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.size())
+                        1
+                            + ::vtproto::wire::len_delimited(
+                                ::vtproto::__private::size_out_of_line(v),
+                            )
                     }
                     value::Kind::ListValue(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.size())
+                        1
+                            + ::vtproto::wire::len_delimited(
+                                ::vtproto::__private::size_out_of_line(v),
+                            )
                     }
                 };
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(o) = &self.kind {
             match o {
@@ -3186,13 +3195,13 @@ impl ::vtproto::Message for Value {
                 }
                 value::Kind::StructValue(v) => {
                     let mark = w.written();
-                    v.encode_reverse(w);
+                    ::vtproto::__private::encode_out_of_line(v, w);
                     w.put_len(mark);
                     w.put_u8(42);
                 }
                 value::Kind::ListValue(v) => {
                     let mark = w.written();
-                    v.encode_reverse(w);
+                    ::vtproto::__private::encode_out_of_line(v, w);
                     w.put_len(mark);
                     w.put_u8(50);
                 }
@@ -3290,15 +3299,18 @@ impl ::vtproto::Message for ListValue {
         let mut n = 0usize;
         n += self.values.len();
         for v in &self.values {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n
+                += ::vtproto::wire::len_delimited(
+                    ::vtproto::__private::size_out_of_line(v),
+                );
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.values.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::__private::encode_out_of_line(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -3345,7 +3357,7 @@ impl ::vtproto::Message for Timestamp {
         }
         n
     }
-    #[inline]
+    #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if self.nanos != 0 {
             w.put_int32(self.nanos);
