@@ -1,0 +1,135 @@
+//! Interleaved ratios of rust-vt's time to prost's, robust to a noisy host.
+//!
+//! ```sh
+//! cargo run --release -p vt-benches --example ratio            # every row
+//! cargo run --release -p vt-benches --example ratio -- C_deep  # rows whose name contains it
+//! ```
+//!
+//! Criterion (`cargo bench`) times each peer for seconds, one after the other; on a shared
+//! virtual machine the host's load drifts in between and moves a ratio by several hundredths.
+//! Here prost and rust-vt alternate in batches of about 2 ms, 41 times, and each row prints
+//! the median of the 41 ratios with its quartiles: drift cancels in each pair. Rows ending in
+//! `_fresh64` encode 64 different messages in turn instead of one message over and over.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use vt_benches::{candidates, deep, event_batch, pb, Rng};
+
+const ROUNDS: usize = 41;
+
+/// Mean time of one call of `f` over `k` calls, in seconds.
+fn batch(k: usize, f: &mut impl FnMut()) -> f64 {
+    let t = Instant::now();
+    for _ in 0..k {
+        f();
+    }
+    t.elapsed().as_secs_f64() / k as f64
+}
+
+/// Prints `name`: the median (and quartiles) of rust-vt's time over prost's.
+fn row(filter: &str, name: &str, mut prost: impl FnMut(), mut vt: impl FnMut()) {
+    if !name.contains(filter) {
+        return;
+    }
+    let once = batch(1, &mut prost).max(batch(1, &mut vt)).max(1e-9);
+    let k = ((2e-3 / once) as usize).clamp(1, 1_000_000);
+    let (mut ratios, mut times) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let p = batch(k, &mut prost);
+        let v = batch(k, &mut vt);
+        ratios.push(v / p);
+        times.push(p);
+    }
+    ratios.sort_by(f64::total_cmp);
+    times.sort_by(f64::total_cmp);
+    let q = |p: usize| ratios[(ROUNDS - 1) * p / 4];
+    println!(
+        "{name:<32} prost {:>11.1} ns   rust-vt/prost {:.3}  (quartiles {:.3} {:.3})",
+        times[ROUNDS / 2] * 1e9,
+        q(2),
+        q(1),
+        q(3)
+    );
+}
+
+/// An encode row: `encode_to_vec` of `msg` by each library.
+fn encode<M: prost::Message + vtproto::Message>(filter: &str, name: &str, msg: &M) {
+    row(
+        filter,
+        name,
+        || drop(black_box(prost::Message::encode_to_vec(black_box(msg)))),
+        || drop(black_box(vtproto::Message::encode_to_vec(black_box(msg)))),
+    );
+}
+
+/// An encode row over 64 different messages taken in turn: the branch predictor cannot learn
+/// one message's sequence of string lengths, as it does when the same message is encoded over
+/// and over (and as it cannot in a service, which encodes new data on every call).
+fn encode_fresh<M: prost::Message + vtproto::Message>(filter: &str, name: &str, msgs: &[M]) {
+    let (mut i, mut j) = (0, 0);
+    row(
+        filter,
+        name,
+        || {
+            i = (i + 1) % msgs.len();
+            drop(black_box(prost::Message::encode_to_vec(black_box(
+                &msgs[i],
+            ))));
+        },
+        || {
+            j = (j + 1) % msgs.len();
+            drop(black_box(vtproto::Message::encode_to_vec(black_box(
+                &msgs[j],
+            ))));
+        },
+    );
+}
+
+/// A decode row: prost's encoding of `msg` decoded into `M` by each library.
+fn decode<M: prost::Message + vtproto::Message + Default>(filter: &str, name: &str, msg: &M) {
+    let bytes = prost::Message::encode_to_vec(msg);
+    row(
+        filter,
+        name,
+        || {
+            drop(black_box(
+                <M as prost::Message>::decode(black_box(&bytes[..])).unwrap(),
+            ))
+        },
+        || {
+            drop(black_box(
+                <M as vtproto::Message>::decode(black_box(&bytes[..])).unwrap(),
+            ))
+        },
+    );
+}
+
+fn main() {
+    let filter = std::env::args().nth(1).unwrap_or_default();
+    let f = filter.as_str();
+    for n in [100, 500, 2000, 5000] {
+        encode(f, &format!("A_candidates_{n}_encode"), &candidates(n));
+    }
+    for n in [100, 500] {
+        let all = candidates(64 * n).candidates;
+        let msgs: Vec<_> = all
+            .chunks(n)
+            .map(|c| pb::vt::candidates::CandidatesResponse {
+                candidates: c.to_vec(),
+            })
+            .collect();
+        encode_fresh(f, &format!("A_candidates_{n}_encode_fresh64"), &msgs);
+    }
+    let one: pb::vt::event::Event = vt_benches::event(&mut Rng::new(0xE7E47));
+    encode(f, "B_event_1_encode", &one);
+    encode(f, "B_event_10000_encode", &event_batch(10_000));
+    for depth in [1, 8, 32, 64, 100] {
+        encode(f, &format!("C_deep_{depth}_encode"), &deep(depth));
+    }
+    for n in [100, 2000] {
+        decode(f, &format!("A_candidates_{n}_decode"), &candidates(n));
+    }
+    decode(f, "B_event_1_decode", &one);
+    decode(f, "B_event_10000_decode", &event_batch(10_000));
+}
