@@ -55,11 +55,13 @@ pub trait Message: Default {
     }
 
     /// Merges an encoded message from `buf` into `self`.
+    #[inline]
     fn merge_from_slice(&mut self, buf: &[u8]) -> Result<(), DecodeError> {
         self.merge(&mut Reader::new(buf))
     }
 
     /// Decodes a message from `buf`.
+    #[inline]
     fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
         let mut msg = Self::default();
         msg.merge(&mut Reader::new(buf))?;
@@ -67,6 +69,7 @@ pub trait Message: Default {
     }
 
     /// Decodes a message from `bytes`; `bytes`-typed fields of type [`Bytes`] share its memory.
+    #[inline]
     fn decode_bytes(bytes: &Bytes) -> Result<Self, DecodeError> {
         let mut msg = Self::default();
         msg.merge(&mut Reader::from_bytes(bytes))?;
@@ -74,6 +77,7 @@ pub trait Message: Default {
     }
 
     /// Decodes a length-prefixed message from the front of `buf` and advances `buf` past it.
+    #[inline]
     fn decode_length_delimited(buf: &mut &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(buf);
         let msg = r.read_message::<Self>()?;
@@ -86,11 +90,13 @@ pub trait Message: Default {
     /// Messages with repeated or map fields are written backward into a per-thread scratch
     /// buffer (kept up to 4 MiB) with no `size` walk, then copied out; flat messages, and
     /// messages that outgrew the scratch buffer, are sized first and written in place.
+    #[inline]
     fn encode_to_vec(&self) -> Vec<u8> {
         with_scratch(self, <[u8]>::to_vec).unwrap_or_else(|| exact_vec(self, exact_size(self)))
     }
 
     /// Encodes at the end of `buf`; no allocation when `buf` has room.
+    #[inline]
     fn append_to_vec(&self, buf: &mut Vec<u8>) {
         if with_scratch(self, |bytes| buf.extend_from_slice(bytes)).is_none() {
             append_exact(self, buf);
@@ -98,6 +104,7 @@ pub trait Message: Default {
     }
 
     /// Encodes with a varint length prefix into a new `Vec`.
+    #[inline]
     fn encode_length_delimited_to_vec(&self) -> Vec<u8> {
         let prefixed = |bytes: &[u8]| {
             let mut out = Vec::with_capacity(wire::varint_len(bytes.len() as u64) + bytes.len());
@@ -129,12 +136,14 @@ pub trait Message: Default {
     }
 
     /// Encodes into a new [`Bytes`] (no copy after encoding).
+    #[inline]
     fn encode_to_bytes(&self) -> Bytes {
         Bytes::from(self.encode_to_vec())
     }
 
     /// Encodes at the end of a `BytesMut`, reserving [`size`](Message::size) bytes and writing
     /// backward into its spare capacity.
+    #[inline]
     fn encode_to_bytes_mut(&self, buf: &mut BytesMut) {
         let n = self.size();
         buf.reserve(n);
@@ -143,6 +152,7 @@ pub trait Message: Default {
 
     /// Encodes into `buf`. When `buf`'s next chunk holds [`size`](Message::size) bytes (reserve
     /// first for that), the message is written straight into it; otherwise through one copy.
+    #[inline]
     fn encode(&self, buf: &mut impl BufMut) -> Result<(), EncodeError> {
         let n = self.size();
         if buf.remaining_mut() < n {
