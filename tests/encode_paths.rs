@@ -35,6 +35,11 @@ fn assert_all_paths_agree<M: Message + prost::Message + PartialEq + std::fmt::De
     msg.encode_to_bytes_mut(&mut in_place);
     assert_eq!(&in_place[..], &to_vec[..]);
 
+    let mut after_prefix = BytesMut::from(&b"prefix"[..]);
+    msg.encode_to_bytes_mut(&mut after_prefix);
+    assert_eq!(&after_prefix[..6], b"prefix");
+    assert_eq!(&after_prefix[6..], &to_vec[..]);
+
     let mut small_chunks = Vec::new();
     vtproto::Message::encode(msg, &mut small_chunks).unwrap();
     assert_eq!(small_chunks, to_vec);

@@ -146,7 +146,12 @@ pub trait Message: Default {
     #[inline]
     fn encode_to_bytes_mut(&self, buf: &mut BytesMut) {
         let n = self.size();
-        buf.reserve(n);
+        if buf.capacity() == 0 {
+            // A new `BytesMut`: allocating it at its size skips `reserve`'s general path.
+            *buf = BytesMut::with_capacity(n);
+        } else {
+            buf.reserve(n);
+        }
         encode_into_buf_mut(self, n, buf);
     }
 
@@ -262,6 +267,7 @@ fn write_exact<M: Message>(msg: &M, n: usize, dst: &mut [MaybeUninit<u8>]) -> us
     total - gap
 }
 
+#[inline]
 fn encode_into_buf_mut<M: Message>(msg: &M, n: usize, buf: &mut impl BufMut) {
     let chunk: &mut UninitSlice = buf.chunk_mut();
     if chunk.len() >= n {
