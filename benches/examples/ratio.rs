@@ -105,6 +105,32 @@ fn decode<M: prost::Message + vtproto::Message + Default>(filter: &str, name: &s
     );
 }
 
+/// A decode row over prost's encodings of 64 different messages taken in turn.
+fn decode_fresh<M: prost::Message + vtproto::Message + Default>(
+    filter: &str,
+    name: &str,
+    msgs: &[M],
+) {
+    let all: Vec<Vec<u8>> = msgs.iter().map(prost::Message::encode_to_vec).collect();
+    let (mut i, mut j) = (0, 0);
+    row(
+        filter,
+        name,
+        || {
+            i = (i + 1) % all.len();
+            drop(black_box(
+                <M as prost::Message>::decode(black_box(&all[i][..])).unwrap(),
+            ));
+        },
+        || {
+            j = (j + 1) % all.len();
+            drop(black_box(
+                <M as vtproto::Message>::decode(black_box(&all[j][..])).unwrap(),
+            ));
+        },
+    );
+}
+
 fn main() {
     let filter = std::env::args().nth(1).unwrap_or_default();
     let f = filter.as_str();
@@ -120,6 +146,7 @@ fn main() {
             })
             .collect();
         encode_fresh(f, &format!("A_candidates_{n}_encode_fresh64"), &msgs);
+        decode_fresh(f, &format!("A_candidates_{n}_decode_fresh64"), &msgs);
     }
     let one: pb::vt::event::Event = vt_benches::event(&mut Rng::new(0xE7E47));
     encode(f, "B_event_1_encode", &one);

@@ -8,6 +8,7 @@ use bytes::Bytes;
 
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::wire::{self, WireType};
+use crate::writer::copy_bytes;
 use crate::Message;
 
 /// Nesting depth allowed by default, as in prost and the C++ implementation.
@@ -28,25 +29,69 @@ fn err<T>(kind: DecodeErrorKind) -> Result<T, DecodeError> {
     Err(DecodeError::new(kind))
 }
 
-/// Validates a `string` field. Short ASCII strings, the common case, are checked eight bytes at
-/// a time without calling the general validator.
+/// The OR of the bytes of `b`, folded so that any byte with its high bit set leaves a bit of
+/// `0x80` set. Up to 32 bytes are read as overlapping windows at `min(8i, n - 8)` (like the
+/// writer's short copies): no branch depends on the exact length, which varies from one string
+/// to the next and would be mispredicted.
+#[inline(always)]
+fn or_bytes(b: &[u8]) -> u64 {
+    use core::ptr::read_unaligned as rd;
+    let n = b.len();
+    let p = b.as_ptr();
+    if (8..=32).contains(&n) {
+        let last = n - 8;
+        let mut acc = 0u64;
+        let mut i = 0;
+        while i < 32 {
+            let o = if i < last { i } else { last };
+            // SAFETY: `o <= n - 8`, so the 8 bytes at `o` lie within `b`.
+            acc |= unsafe { rd(p.add(o).cast::<u64>()) };
+            i += 8;
+        }
+        acc
+    } else if (4..8).contains(&n) {
+        // SAFETY: `n >= 4`: the 4 bytes at 0 and at `n - 4` lie within `b`.
+        let (a, z) = unsafe { (rd(p.cast::<u32>()), rd(p.add(n - 4).cast::<u32>())) };
+        u64::from(a | z)
+    } else {
+        let mut chunks = b.chunks_exact(8);
+        let mut acc = 0u64;
+        for c in &mut chunks {
+            acc |= u64::from_ne_bytes(c.try_into().unwrap());
+        }
+        for &x in chunks.remainder() {
+            acc |= u64::from(x);
+        }
+        acc
+    }
+}
+
+/// Validates a `string` field. ASCII strings, the common case, are checked a word at a time
+/// without calling the general validator.
 #[inline(always)]
 fn utf8(bytes: &[u8]) -> Result<&str, DecodeError> {
-    let mut chunks = bytes.chunks_exact(8);
-    let mut high = 0u64;
-    for c in &mut chunks {
-        high |= u64::from_ne_bytes(c.try_into().unwrap());
-    }
-    for &b in chunks.remainder() {
-        high |= u64::from(b);
-    }
-    if high & 0x8080_8080_8080_8080 == 0 {
+    if or_bytes(bytes) & 0x8080_8080_8080_8080 == 0 {
         // SAFETY: every byte is below 0x80, and ASCII is valid UTF-8.
         return Ok(unsafe { core::str::from_utf8_unchecked(bytes) });
     }
     match core::str::from_utf8(bytes) {
         Ok(s) => Ok(s),
         Err(_) => err(DecodeErrorKind::InvalidUtf8),
+    }
+}
+
+/// `s` as a new `String` of exactly its length, copied inline when short (see the writer's
+/// `copy_bytes`) rather than through a `memcpy` call.
+#[inline(always)]
+fn owned(s: &str) -> String {
+    let n = s.len();
+    let mut v = Vec::<u8>::with_capacity(n);
+    // SAFETY: the new allocation has room for `n` bytes and cannot overlap `s`; `copy_bytes`
+    // initializes all `n` of them with the bytes of `s`, which is valid UTF-8.
+    unsafe {
+        copy_bytes(s.as_bytes(), v.as_mut_ptr());
+        v.set_len(n);
+        String::from_utf8_unchecked(v)
     }
 }
 
@@ -254,7 +299,7 @@ impl<'a> Reader<'a> {
             dst.push_str(s);
         } else {
             // An exact allocation: cheaper than growing an empty string.
-            *dst = s.to_owned();
+            *dst = owned(s);
         }
         Ok(())
     }
@@ -263,7 +308,7 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn read_string(&mut self) -> Result<String, DecodeError> {
         let body = self.read_len_delimited()?;
-        utf8(body).map(str::to_owned)
+        utf8(body).map(owned)
     }
 
     /// Reads a `bytes` field into `dst`, replacing its contents.
@@ -592,6 +637,21 @@ mod tests {
         ];
         for case in cases {
             assert_eq!(utf8(case).ok(), core::str::from_utf8(case).ok(), "{case:?}");
+        }
+        // Every length the windowed check handles, with one non-ASCII byte at every position.
+        for n in 0..=40 {
+            let ascii = vec![b'a'; n];
+            assert_eq!(
+                utf8(&ascii).ok(),
+                core::str::from_utf8(&ascii).ok(),
+                "n {n}"
+            );
+            assert_eq!(owned(utf8(&ascii).unwrap()).as_bytes(), &ascii[..]);
+            for i in 0..n {
+                let mut bad = ascii.clone();
+                bad[i] = 0xff;
+                assert!(utf8(&bad).is_err(), "n {n}, 0xff at {i}");
+            }
         }
     }
 

@@ -53,7 +53,7 @@ fn overflow(need: usize, left: usize) -> ! {
 /// # Safety
 /// `dst` must be valid for `src.len()` writes and not overlap `src`.
 #[inline(always)]
-unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
+pub(crate) unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
     use core::ptr::{copy_nonoverlapping, read_unaligned as rd, write_unaligned as wr};
     let n = src.len();
     let s = src.as_ptr();
