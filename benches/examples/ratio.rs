@@ -53,80 +53,49 @@ fn row(filter: &str, name: &str, mut prost: impl FnMut(), mut vt: impl FnMut()) 
     );
 }
 
-/// An encode row: `encode_to_vec` of `msg` by each library.
-fn encode<M: prost::Message + vtproto::Message>(filter: &str, name: &str, msg: &M) {
+/// Takes the messages of `all` in turn, forever.
+fn cycle<'a, T>(all: &'a [T]) -> impl FnMut() -> &'a T {
+    let mut i = 0;
+    move || {
+        i += 1;
+        if i == all.len() {
+            i = 0;
+        }
+        &all[i]
+    }
+}
+
+/// An encode row: `encode_to_vec` by each library, of the messages of `msgs` in turn.
+///
+/// With 64 different messages the branch predictor cannot learn one message's sequence of
+/// string lengths, as it does when the same message is encoded over and over (and as it cannot
+/// in a service, which encodes new data on every call).
+fn encode<M: prost::Message + vtproto::Message>(filter: &str, name: &str, msgs: &[M]) {
+    let (mut p, mut v) = (cycle(msgs), cycle(msgs));
     row(
         filter,
         name,
-        || drop(black_box(prost::Message::encode_to_vec(black_box(msg)))),
-        || drop(black_box(vtproto::Message::encode_to_vec(black_box(msg)))),
+        || drop(black_box(prost::Message::encode_to_vec(black_box(p())))),
+        || drop(black_box(vtproto::Message::encode_to_vec(black_box(v())))),
     );
 }
 
-/// An encode row over 64 different messages taken in turn: the branch predictor cannot learn
-/// one message's sequence of string lengths, as it does when the same message is encoded over
-/// and over (and as it cannot in a service, which encodes new data on every call).
-fn encode_fresh<M: prost::Message + vtproto::Message>(filter: &str, name: &str, msgs: &[M]) {
-    let (mut i, mut j) = (0, 0);
-    row(
-        filter,
-        name,
-        || {
-            i = (i + 1) % msgs.len();
-            drop(black_box(prost::Message::encode_to_vec(black_box(
-                &msgs[i],
-            ))));
-        },
-        || {
-            j = (j + 1) % msgs.len();
-            drop(black_box(vtproto::Message::encode_to_vec(black_box(
-                &msgs[j],
-            ))));
-        },
-    );
-}
-
-/// A decode row: prost's encoding of `msg` decoded into `M` by each library.
-fn decode<M: prost::Message + vtproto::Message + Default>(filter: &str, name: &str, msg: &M) {
-    let bytes = prost::Message::encode_to_vec(msg);
-    row(
-        filter,
-        name,
-        || {
-            drop(black_box(
-                <M as prost::Message>::decode(black_box(&bytes[..])).unwrap(),
-            ))
-        },
-        || {
-            drop(black_box(
-                <M as vtproto::Message>::decode(black_box(&bytes[..])).unwrap(),
-            ))
-        },
-    );
-}
-
-/// A decode row over prost's encodings of 64 different messages taken in turn.
-fn decode_fresh<M: prost::Message + vtproto::Message + Default>(
-    filter: &str,
-    name: &str,
-    msgs: &[M],
-) {
+/// A decode row: prost's encodings of the messages of `msgs`, decoded in turn by each library.
+fn decode<M: prost::Message + vtproto::Message + Default>(filter: &str, name: &str, msgs: &[M]) {
     let all: Vec<Vec<u8>> = msgs.iter().map(prost::Message::encode_to_vec).collect();
-    let (mut i, mut j) = (0, 0);
+    let (mut p, mut v) = (cycle(&all), cycle(&all));
     row(
         filter,
         name,
         || {
-            i = (i + 1) % all.len();
             drop(black_box(
-                <M as prost::Message>::decode(black_box(&all[i][..])).unwrap(),
-            ));
+                <M as prost::Message>::decode(black_box(&p()[..])).unwrap(),
+            ))
         },
         || {
-            j = (j + 1) % all.len();
             drop(black_box(
-                <M as vtproto::Message>::decode(black_box(&all[j][..])).unwrap(),
-            ));
+                <M as vtproto::Message>::decode(black_box(&v()[..])).unwrap(),
+            ))
         },
     );
 }
@@ -135,7 +104,7 @@ fn main() {
     let filter = std::env::args().nth(1).unwrap_or_default();
     let f = filter.as_str();
     for n in [100, 500, 2000, 5000] {
-        encode(f, &format!("A_candidates_{n}_encode"), &candidates(n));
+        encode(f, &format!("A_candidates_{n}_encode"), &[candidates(n)]);
     }
     for n in [100, 500] {
         let all = candidates(64 * n).candidates;
@@ -145,18 +114,18 @@ fn main() {
                 candidates: c.to_vec(),
             })
             .collect();
-        encode_fresh(f, &format!("A_candidates_{n}_encode_fresh64"), &msgs);
-        decode_fresh(f, &format!("A_candidates_{n}_decode_fresh64"), &msgs);
+        encode(f, &format!("A_candidates_{n}_encode_fresh64"), &msgs);
+        decode(f, &format!("A_candidates_{n}_decode_fresh64"), &msgs);
     }
-    let one: pb::vt::event::Event = vt_benches::event(&mut Rng::new(0xE7E47));
+    let one = [vt_benches::event(&mut Rng::new(0xE7E47))];
     encode(f, "B_event_1_encode", &one);
-    encode(f, "B_event_10000_encode", &event_batch(10_000));
+    encode(f, "B_event_10000_encode", &[event_batch(10_000)]);
     for depth in [1, 8, 32, 64, 100] {
-        encode(f, &format!("C_deep_{depth}_encode"), &deep(depth));
+        encode(f, &format!("C_deep_{depth}_encode"), &[deep(depth)]);
     }
     for n in [100, 2000] {
-        decode(f, &format!("A_candidates_{n}_decode"), &candidates(n));
+        decode(f, &format!("A_candidates_{n}_decode"), &[candidates(n)]);
     }
     decode(f, "B_event_1_decode", &one);
-    decode(f, "B_event_10000_decode", &event_batch(10_000));
+    decode(f, "B_event_10000_decode", &[event_batch(10_000)]);
 }
