@@ -121,6 +121,18 @@ fn one_allocation_per_encode_to_vec_and_none_into_reused_buffers() {
     assert_eq!(allocations(|| out = msg.encode_to_vec()), 1);
     assert_eq!(out, expected);
     assert_eq!(allocations(|| drop(flat.encode_to_vec())), 1);
+    // A nested chain goes through the scratch buffer, not a size walk per level: still one.
+    let mut deep = flat.clone();
+    for _ in 0..100 {
+        deep = Node {
+            child: Some(Box::new(deep)),
+            ..flat.clone()
+        };
+    }
+    assert!(flat.size_walk_is_cheap() && !deep.size_walk_is_cheap());
+    let deep_expected = prost::Message::encode_to_vec(&deep);
+    assert_eq!(allocations(|| out = deep.encode_to_vec()), 1);
+    assert_eq!(out, deep_expected);
     let delimited = || drop(vtproto::Message::encode_length_delimited_to_vec(&flat));
     assert_eq!(allocations(delimited), 1);
     assert_eq!(

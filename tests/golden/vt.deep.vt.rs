@@ -2,7 +2,10 @@
 // Include this file in the module that includes prost's output for the same package.
 impl ::vtproto::Message for Node {
     const NAME: &'static str = "vt.deep.Node";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        self.child.is_none()
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;

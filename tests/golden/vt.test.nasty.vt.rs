@@ -2,7 +2,10 @@
 // Include this file in the module that includes prost's output for the same package.
 impl ::vtproto::Message for Type {
     const NAME: &'static str = "vt.test.nasty.type";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -140,7 +143,10 @@ impl ::vtproto::Message for Type {
 }
 impl ::vtproto::Message for Self_ {
     const NAME: &'static str = "vt.test.nasty.Self";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -186,7 +192,10 @@ impl ::vtproto::Message for Self_ {
 }
 impl ::vtproto::Message for Thing {
     const NAME: &'static str = "vt.test.nasty.Thing";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        self.child.is_none()
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -251,7 +260,10 @@ impl ::vtproto::Message for Thing {
 }
 impl ::vtproto::Message for Holder {
     const NAME: &'static str = "vt.test.nasty.Holder";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -366,7 +378,10 @@ impl ::vtproto::Message for Holder {
 }
 impl ::vtproto::Message for holder::Choice {
     const NAME: &'static str = "vt.test.nasty.Holder.Choice";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -512,7 +527,10 @@ impl ::vtproto::Message for UsesEnum {
 }
 impl ::vtproto::Message for Core {
     const NAME: &'static str = "vt.test.nasty.core";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -558,7 +576,10 @@ impl ::vtproto::Message for Core {
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "vt.test.nasty.Option";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -608,7 +629,10 @@ impl ::vtproto::Message for Option {
 }
 impl ::vtproto::Message for Result {
     const NAME: &'static str = "vt.test.nasty.Result";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;

@@ -145,7 +145,8 @@ pub struct Message {
     /// Fields and oneofs ordered by (smallest) field number: the order prost writes them in.
     pub members: Vec<Member>,
     /// No repeated or map field at any depth: a `size` walk is as cheap as a thread-local
-    /// scratch buffer, so encoding sizes exactly.
+    /// scratch buffer, so encoding sizes exactly, unless a recursive field is set (the walk
+    /// then goes as deep as the value).
     pub size_walk_is_cheap: bool,
 }
 
@@ -204,39 +205,42 @@ impl<'a> TypeIndex<'a> {
     }
 
     /// Whether the message `type_name` has a repeated or map field, directly or through
-    /// its message fields (cycles count once).
-    fn has_collections(&self, type_name: &str, seen: &mut Vec<String>) -> bool {
-        if seen.iter().any(|s| s == type_name) {
-            return false;
-        }
-        seen.push(type_name.to_string());
-        let Some(m) = self.messages.get(type_name) else {
+    /// its message fields.
+    fn has_collections(&self, type_name: &str) -> bool {
+        self.any_reachable(type_name, &mut Vec::new(), &|_, m| {
             // Outside the request (an extern type): assume the worst.
-            return true;
-        };
-        m.field.iter().any(|f| {
-            f.label() == PbLabel::Repeated
-                || (matches!(f.r#type(), PbType::Message | PbType::Group)
-                    && self.has_collections(f.type_name(), seen))
+            m.is_none_or(|m| m.field.iter().any(|f| f.label() == PbLabel::Repeated))
         })
     }
 
     /// Whether a value of message type `from` can contain a `target`: `from` is `target` or
     /// has a message field (map values included) of a type that can.
-    fn reaches(&self, from: &str, target: &str, seen: &mut Vec<String>) -> bool {
-        if from == target {
+    fn reaches(&self, from: &str, target: &str) -> bool {
+        self.any_reachable(from, &mut Vec::new(), &|name, _| name == target)
+    }
+
+    /// Whether `found` holds for the message `type_name` or for any message reachable from it
+    /// through message fields (each visited once, so cycles end). `found` also sees names
+    /// outside the request, with no descriptor.
+    fn any_reachable(
+        &self,
+        type_name: &str,
+        seen: &mut Vec<String>,
+        found: &impl Fn(&str, Option<&DescriptorProto>) -> bool,
+    ) -> bool {
+        if seen.iter().any(|s| s == type_name) {
+            return false;
+        }
+        seen.push(type_name.to_string());
+        let m = self.messages.get(type_name).copied();
+        if found(type_name, m) {
             return true;
         }
-        if seen.iter().any(|s| s == from) {
-            return false;
-        }
-        seen.push(from.to_string());
-        let Some(m) = self.messages.get(from) else {
-            return false;
-        };
-        m.field.iter().any(|f| {
-            matches!(f.r#type(), PbType::Message | PbType::Group)
-                && self.reaches(f.type_name(), target, seen)
+        m.is_some_and(|m| {
+            m.field.iter().any(|f| {
+                matches!(f.r#type(), PbType::Message | PbType::Group)
+                    && self.any_reachable(f.type_name(), seen, found)
+            })
         })
     }
 
@@ -471,7 +475,7 @@ impl FileCx<'_> {
                 label,
                 bytes,
                 deprecated: f.options.as_ref().is_some_and(|o| o.deprecated()),
-                recursive: self.index.reaches(f.type_name(), &fq, &mut Vec::new()),
+                recursive: self.index.reaches(f.type_name(), &fq),
             };
             match in_oneof {
                 Some(o) => oneofs[o].fields.push(field),
@@ -490,14 +494,13 @@ impl FileCx<'_> {
             }
         }
         members.sort_by_key(|(n, _)| *n);
-
         out.push(Message {
             full_name: fq[1..].to_string(),
             rust_path,
             fields,
             oneofs,
             members: members.into_iter().map(|(_, m)| m).collect(),
-            size_walk_is_cheap: !self.index.has_collections(&fq, &mut Vec::new()),
+            size_walk_is_cheap: !self.index.has_collections(&fq),
         });
         for n in &m.nested_type {
             self.message(&fq, &own_modules, n, out)?;

@@ -21,6 +21,10 @@ impl<M: Message> Message for Box<M> {
         (**self).encode_reverse(w)
     }
     #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        (**self).size_walk_is_cheap()
+    }
+    #[inline]
     fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
         (**self).merge_field(key, r)
     }
@@ -33,6 +37,9 @@ impl Message for () {
     const NAME: &'static str = "google.protobuf.Empty";
     fn size(&self) -> usize {
         0
+    }
+    fn size_walk_is_cheap(&self) -> bool {
+        true
     }
     fn encode_reverse(&self, _: &mut ReverseWriter<'_>) {}
     fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
@@ -51,6 +58,10 @@ macro_rules! wrapper {
                 } else {
                     0
                 }
+            }
+            #[inline]
+            fn size_walk_is_cheap(&self) -> bool {
+                true
             }
             #[inline]
             fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {

@@ -20,9 +20,13 @@ pub trait Message: Default {
     /// The message's full protobuf name, such as `google.protobuf.Timestamp`.
     const NAME: &'static str;
 
-    /// True when the message has no repeated or map field at any depth, so that a `size` walk
-    /// costs about as little as finding a scratch buffer: encoding then sizes exactly.
-    const SIZE_WALK_IS_CHEAP: bool = false;
+    /// Whether a `size` walk over this value costs about as little as finding a scratch
+    /// buffer, so that encoding should size exactly: generated code says so for messages with
+    /// no repeated or map field at any depth whose recursive fields (if any) are empty.
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        false
+    }
 
     /// The exact number of bytes [`encode_reverse`](Message::encode_reverse) writes.
     fn size(&self) -> usize;
@@ -193,12 +197,20 @@ std::thread_local! {
 /// over the limit), writes `msg` backward into it with no `size` walk and hands the bytes to
 /// `f`; otherwise returns `None` and the caller sizes exactly. Measured in `benches/RESULTS.md`:
 /// the walk visits every element of every repeated and map field, which costs more than
-/// copying the finished bytes once; for flat messages ([`Message::SIZE_WALK_IS_CHEAP`]) it
+/// copying the finished bytes once; for flat messages ([`Message::size_walk_is_cheap`]) it
 /// does not, and the scratch buffer is not used.
+#[inline]
 fn with_scratch<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
-    if M::SIZE_WALK_IS_CHEAP {
+    if msg.size_walk_is_cheap() {
         return None;
     }
+    scratch_encode(msg, f)
+}
+
+/// [`with_scratch`] once the message is known to need it: out of line, so that the exact path
+/// of a flat message stays small enough to inline.
+#[inline(never)]
+fn scratch_encode<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
     SCRATCH
         .try_with(|cell| {
             let mut scratch = cell.try_borrow_mut().ok().filter(|s| !s.last_was_large)?;
@@ -221,7 +233,7 @@ fn with_scratch<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<R>
 #[inline]
 fn exact_size<M: Message>(msg: &M) -> usize {
     let n = msg.size();
-    if !M::SIZE_WALK_IS_CHEAP {
+    if !msg.size_walk_is_cheap() {
         let _ = SCRATCH.try_with(|cell| {
             if let Ok(mut s) = cell.try_borrow_mut() {
                 s.last_was_large = n > SCRATCH_LIMIT;

@@ -12,7 +12,7 @@ mod size;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::model::{BytesRepr, Message, Scalar, ValueType};
+use crate::model::{BytesRepr, Label, Message, Scalar, ValueType};
 
 /// Wire type numbers.
 const VARINT: u32 = 0;
@@ -36,11 +36,7 @@ pub fn message_impl(m: &Message) -> TokenStream {
         .chain(m.oneofs.iter().flat_map(|o| o.fields.iter()))
         .any(|f| f.deprecated);
     let allow = deprecated.then(|| quote!(#[allow(deprecated)]));
-    let cheap = m.size_walk_is_cheap.then(|| {
-        quote!(
-            const SIZE_WALK_IS_CHEAP: bool = true;
-        )
-    });
+    let cheap = m.size_walk_is_cheap.then(|| size_walk_is_cheap_fn(m));
     quote! {
         #allow
         impl ::vtproto::Message for #path {
@@ -50,6 +46,39 @@ pub fn message_impl(m: &Message) -> TokenStream {
             #encode
             #merge
             #names
+        }
+    }
+}
+
+/// `size_walk_is_cheap` of a message with no repeated or map field at any depth: true, or,
+/// when it has recursive fields, true while they are all empty (a one-level value sizes
+/// exactly; a deep one goes to the scratch buffer rather than walk every level twice).
+fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
+    let fields = m.fields.iter().filter(|f| f.recursive).map(|f| {
+        let ident = &f.ident;
+        match f.label {
+            Label::Optional => quote!(self.#ident.is_none()),
+            _ => quote!(false),
+        }
+    });
+    let oneofs = m
+        .oneofs
+        .iter()
+        .filter(|o| o.fields.iter().any(|f| f.recursive))
+        .map(|o| {
+            let ident = &o.ident;
+            quote!(self.#ident.is_none())
+        });
+    let empty: Vec<TokenStream> = fields.chain(oneofs).collect();
+    let body = if empty.is_empty() {
+        quote!(true)
+    } else {
+        quote!(#(#empty)&&*)
+    };
+    quote! {
+        #[inline]
+        fn size_walk_is_cheap(&self) -> bool {
+            #body
         }
     }
 }

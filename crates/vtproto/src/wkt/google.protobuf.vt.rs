@@ -2,7 +2,10 @@
 // Include this file in the module that includes prost's output for the same package.
 impl ::vtproto::Message for Any {
     const NAME: &'static str = "google.protobuf.Any";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -300,7 +303,10 @@ impl ::vtproto::Message for Method {
 }
 impl ::vtproto::Message for Mixin {
     const NAME: &'static str = "google.protobuf.Mixin";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -854,7 +860,10 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
 }
 impl ::vtproto::Message for descriptor_proto::ReservedRange {
     const NAME: &'static str = "google.protobuf.DescriptorProto.ReservedRange";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1294,7 +1303,10 @@ impl ::vtproto::Message for EnumDescriptorProto {
 }
 impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
     const NAME: &'static str = "google.protobuf.EnumDescriptorProto.EnumReservedRange";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -2560,7 +2572,10 @@ impl ::vtproto::Message for UninterpretedOption {
 }
 impl ::vtproto::Message for uninterpreted_option::NamePart {
     const NAME: &'static str = "google.protobuf.UninterpretedOption.NamePart";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -2918,7 +2933,10 @@ impl ::vtproto::Message for generated_code_info::Annotation {
 }
 impl ::vtproto::Message for Duration {
     const NAME: &'static str = "google.protobuf.Duration";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -3021,7 +3039,10 @@ impl ::vtproto::Message for FieldMask {
 }
 impl ::vtproto::Message for SourceContext {
     const NAME: &'static str = "google.protobuf.SourceContext";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -3345,7 +3366,10 @@ impl ::vtproto::Message for ListValue {
 }
 impl ::vtproto::Message for Timestamp {
     const NAME: &'static str = "google.protobuf.Timestamp";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -3833,7 +3857,10 @@ impl ::vtproto::Message for EnumValue {
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "google.protobuf.Option";
-    const SIZE_WALK_IS_CHEAP: bool = true;
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
