@@ -91,9 +91,10 @@ pub trait Message: Default {
 
     /// Encodes into a new `Vec` of exactly the encoded length, with one allocation.
     ///
-    /// Messages with repeated or map fields are written backward into a per-thread scratch
-    /// buffer (kept up to 4 MiB) with no `size` walk, then copied out; flat messages, and
-    /// messages that outgrew the scratch buffer, are sized first and written in place.
+    /// Messages with repeated or map fields (or a recursive field set) are written backward
+    /// into a per-thread scratch buffer (kept up to 4 MiB) with no `size` walk, then copied
+    /// out; flat messages ([`size_walk_is_cheap`](Message::size_walk_is_cheap)), and messages
+    /// that outgrew the scratch buffer, are sized first and written in place.
     #[inline]
     fn encode_to_vec(&self) -> Vec<u8> {
         with_scratch(self, <[u8]>::to_vec).unwrap_or_else(|| exact_vec(self, exact_size(self)))
