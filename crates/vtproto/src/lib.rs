@@ -3,9 +3,10 @@
 //! Generated code implements [`Message`] for prost-shaped structs. Encoding writes each message
 //! **backward** ([`ReverseWriter`]): a length prefix is written after the bytes it describes, so
 //! it costs a subtraction instead of another sizing walk. The buffer is either exactly sized by
-//! one `size` walk, or, for messages with repeated or map fields, a per-thread growable scratch
-//! buffer that needs no walk at all (see [`Message::encode_to_vec`]). Decoding reads from a
-//! borrowed slice ([`Reader`]) with a recursion limit and typed errors ([`DecodeError`]).
+//! one `size` walk, or, for messages with repeated or map fields (or a recursive field set), a
+//! per-thread growable scratch buffer that needs no walk at all (see
+//! [`Message::encode_to_vec`]). Decoding reads from a borrowed slice ([`Reader`]) with a
+//! recursion limit and typed errors ([`DecodeError`]).
 //!
 //! This crate is the only dependency of generated code. It owns the wire format primitives and
 //! must not know anything about descriptors or code generation.
