@@ -475,7 +475,7 @@ impl FileCx<'_> {
                 label,
                 bytes,
                 deprecated: f.options.as_ref().is_some_and(|o| o.deprecated()),
-                recursive: self.index.reaches(f.type_name(), &fq),
+                recursive: is_message && self.index.reaches(f.type_name(), &fq),
             };
             match in_oneof {
                 Some(o) => oneofs[o].fields.push(field),

@@ -103,37 +103,30 @@ unsafe fn forward_varint(mut p: *mut u8, mut v: u64) -> *mut u8 {
 }
 
 impl<'a> ReverseWriter<'a> {
-    /// A writer over an initialized buffer; the message ends at the buffer's end.
-    pub fn new(buf: &'a mut [u8]) -> Self {
+    /// A writer over the `len` bytes at `ptr`, which the caller borrows mutably for `'a`.
+    fn fixed(ptr: *mut u8, len: usize) -> Self {
         ReverseWriter {
-            ptr: buf.as_mut_ptr(),
-            len: buf.len(),
-            pos: buf.len(),
+            ptr,
+            len,
+            pos: len,
             grow: None,
             _buf: PhantomData,
         }
+    }
+
+    /// A writer over an initialized buffer; the message ends at the buffer's end.
+    pub fn new(buf: &'a mut [u8]) -> Self {
+        Self::fixed(buf.as_mut_ptr(), buf.len())
     }
 
     /// A writer over uninitialized memory, such as a `Vec`'s spare capacity.
     pub fn new_uninit(buf: &'a mut [MaybeUninit<u8>]) -> Self {
-        ReverseWriter {
-            ptr: buf.as_mut_ptr().cast(),
-            len: buf.len(),
-            pos: buf.len(),
-            grow: None,
-            _buf: PhantomData,
-        }
+        Self::fixed(buf.as_mut_ptr().cast(), buf.len())
     }
 
     /// A writer over a [`bytes::BufMut`] chunk.
     pub fn from_uninit_slice(buf: &'a mut UninitSlice) -> Self {
-        ReverseWriter {
-            ptr: buf.as_mut_ptr(),
-            len: buf.len(),
-            pos: buf.len(),
-            grow: None,
-            _buf: PhantomData,
-        }
+        Self::fixed(buf.as_mut_ptr(), buf.len())
     }
 
     /// A writer over the spare capacity of `buf` that grows it when it runs out of room: what
