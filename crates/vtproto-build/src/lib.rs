@@ -98,6 +98,21 @@ impl Config {
         self
     }
 
+    /// The generated features, by name (the plugin's `features=a+b`; see
+    /// [`vtproto_codegen::feature_names`]). By default, the mode's
+    /// ([`Mode::default_features`]). An unknown name fails the generation with the list of
+    /// known ones.
+    pub fn features<I, S>(&mut self, names: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.options
+            .features
+            .extend(names.into_iter().map(|s| s.as_ref().to_string()));
+        self
+    }
+
     /// Don't run prost-build: for users who run it themselves with the same options.
     pub fn skip_prost(&mut self) -> &mut Self {
         self.skip_prost = true;
@@ -158,7 +173,7 @@ impl Config {
         }
         let to_generate: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
         let files = vtproto_codegen::generate(&fds.file, &to_generate, &self.options)
-            .map_err(|e| Error::new(ErrorKind::InvalidInput, e.0))?;
+            .map_err(|e| Error::new(ErrorKind::InvalidInput, e))?;
         for f in files {
             let path = out_dir.join(&f.name);
             write_if_changed(&path, f.content.as_bytes())?;

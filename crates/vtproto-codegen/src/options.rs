@@ -1,7 +1,7 @@
 //! Generator options, parsed once from the plugin parameter (`mode=prost,bytes=.,btree_map=.pkg`)
 //! or set by the build crate. Path options use prost-build's matching rules.
 
-use std::fmt;
+use crate::Error;
 
 /// What the generator emits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -11,11 +11,23 @@ pub enum Mode {
     Prost,
 }
 
+impl Mode {
+    /// The features generated when the options name none.
+    pub fn default_features(self) -> &'static [&'static str] {
+        match self {
+            Mode::Prost => &["codec"],
+        }
+    }
+}
+
 /// All generator options.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Output mode.
     pub mode: Mode,
+    /// The features to generate, by name (`codec`, ...); empty for the mode's
+    /// [defaults](Mode::default_features).
+    pub features: Vec<String>,
     /// Proto paths whose map fields prost generates as `BTreeMap` (prost-build's `btree_map`).
     pub btree_map: Vec<String>,
     /// Proto paths whose `bytes` fields prost generates as `bytes::Bytes` (prost-build's `bytes`).
@@ -33,25 +45,14 @@ pub struct Options {
     pub insert_include: bool,
 }
 
-/// A parameter the generator does not understand.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OptionError(pub String);
-
-impl fmt::Display for OptionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for OptionError {}
-
 impl Options {
     /// Parses a comma-separated `key=value` parameter string, as passed by `--rust-vt_opt`.
     ///
-    /// Keys: `mode` (`prost`), `btree_map`, `bytes` (proto paths, repeatable),
+    /// Keys: `mode` (`prost`), `features` (`a+b`, names of
+    /// [`feature_names`](crate::feature_names)), `btree_map`, `bytes` (proto paths, repeatable),
     /// `extern_path=.proto.path=::rust::path` (repeatable), and the flags
     /// `compile_well_known_types` and `insert_include`.
-    pub fn parse(parameter: &str) -> Result<Options, OptionError> {
+    pub fn parse(parameter: &str) -> Result<Options, Error> {
         let mut opts = Options::default();
         for item in parameter
             .split(',')
@@ -64,22 +65,25 @@ impl Options {
                     opts.mode = match value {
                         "prost" => Mode::Prost,
                         other => {
-                            return Err(OptionError(format!(
+                            return Err(Error::option(format!(
                                 "unknown mode `{other}` (supported: prost)"
                             )))
                         }
                     }
                 }
+                "features" => opts
+                    .features
+                    .extend(value.split('+').filter(|s| !s.is_empty()).map(String::from)),
                 "btree_map" => opts.btree_map.push(value.to_string()),
                 "bytes" => opts.bytes.push(value.to_string()),
                 "extern_path" => {
                     let (proto, rust) = value.split_once('=').ok_or_else(|| {
-                        OptionError(format!(
+                        Error::option(format!(
                             "extern_path needs `.proto.path=::rust::path`, got `{value}`"
                         ))
                     })?;
                     if !proto.starts_with('.') {
-                        return Err(OptionError(format!(
+                        return Err(Error::option(format!(
                             "extern_path proto paths are fully qualified (start with `.`): `{proto}`"
                         )));
                     }
@@ -87,9 +91,10 @@ impl Options {
                 }
                 "compile_well_known_types" => opts.compile_well_known_types = true,
                 "insert_include" => opts.insert_include = true,
-                other => return Err(OptionError(format!("unknown option `{other}`"))),
+                other => return Err(Error::option(format!("unknown option `{other}`"))),
             }
         }
+        crate::emit::select(&opts)?;
         Ok(opts)
     }
 
@@ -158,6 +163,24 @@ mod tests {
         assert!(Options::parse("mode=nope").is_err());
         assert!(Options::parse("frobnicate=1").is_err());
         assert!(Options::parse("extern_path=x").is_err());
+    }
+
+    #[test]
+    fn features_are_checked_by_name() {
+        assert!(Options::parse("").unwrap().features.is_empty());
+        assert_eq!(
+            Options::parse("features=codec").unwrap().features,
+            ["codec"]
+        );
+        let err = Options::parse("features=codec+nonsense").unwrap_err();
+        assert_eq!(
+            err,
+            Error::UnknownFeature {
+                name: "nonsense".into(),
+                known: crate::feature_names()
+            }
+        );
+        assert!(err.to_string().contains("known: codec"), "{err}");
     }
 
     #[test]

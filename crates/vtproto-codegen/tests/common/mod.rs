@@ -10,9 +10,11 @@ use vtproto_codegen::GeneratedFile;
 
 /// Parses `protos` (relative to `include`, plus the well-known types) with the vendored protoc.
 pub fn descriptors(include: &Path, protos: &[&str]) -> FileDescriptorSet {
-    // Test binaries run one at a time per process; the first proto names the call.
+    // Tests of one binary run in parallel threads: each call gets its own file.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let out = std::env::temp_dir().join(format!(
-        "vt-codegen-test-{}-{}.bin",
+        "vt-codegen-test-{}-{call}-{}.bin",
         std::process::id(),
         protos[0].replace('/', "_")
     ));

@@ -1,0 +1,249 @@
+//! `Message::merge_field`: one `match` on the whole key, so the wire type is checked by the same
+//! comparison that selects the field. Known field numbers with another wire type are errors (as
+//! in prost); unknown fields are skipped.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::{
+    fixed_width, is_copy, key_literal, merge_scalar, read_scalar, scalar_type, scalar_wire_type,
+    usize_lit, wire_type, Dst, LEN,
+};
+use crate::model::{BytesRepr, Field, Label, MapField, Message, Oneof, Scalar, ValueType};
+
+pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
+    let mut arms = Vec::new();
+    for (oneof, f) in m.all_fields() {
+        match oneof {
+            Some(o) => arms.push(oneof_arm(o, f)),
+            None => arms.extend(field_arms(f)),
+        }
+    }
+    let patterns = number_patterns(m.all_fields().map(|(_, f)| f.number).collect());
+    let fallback = if patterns.is_empty() {
+        quote!(_ => r.skip_field(key)?,)
+    } else {
+        quote! {
+            _ => {
+                if matches!(key >> 3, #(#patterns)|*) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
+                }
+                r.skip_field(key)?;
+            }
+        }
+    };
+    quote! {
+        #[inline]
+        fn merge_field(
+            &mut self,
+            key: u32,
+            r: &mut ::vtproto::Reader<'_>,
+        ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+            match key {
+                #(#arms)*
+                #fallback
+            }
+            ::core::result::Result::Ok(())
+        }
+    }
+}
+
+/// The arm of a oneof member: the last member read wins; a message merges into the same
+/// member's value.
+fn oneof_arm(o: &Oneof, f: &Field) -> TokenStream {
+    let ident = &o.ident;
+    let path = o.enum_path.tokens();
+    let key = key_literal(f.number, wire_type(&f.value));
+    let variant = &f.ident;
+    let body = match f.value.scalar() {
+        Some(s) => {
+            let read = read_scalar(s, f.bytes);
+            quote!(self.#ident = ::core::option::Option::Some(#path::#variant(#read));)
+        }
+        None => {
+            let merge = merge_message(&f.value, f.number, &quote!(v));
+            quote! {
+                match &mut self.#ident {
+                    ::core::option::Option::Some(#path::#variant(v)) => { #merge }
+                    _ => {
+                        let mut v = ::core::default::Default::default();
+                        {
+                            let v = &mut v;
+                            #merge
+                        }
+                        self.#ident = ::core::option::Option::Some(#path::#variant(v));
+                    }
+                }
+            }
+        }
+    };
+    quote!(#key => { #body })
+}
+
+/// Field numbers as `matches!` patterns, consecutive runs as ranges (`1..=7 | 9`).
+fn number_patterns(mut numbers: Vec<u32>) -> Vec<TokenStream> {
+    numbers.sort_unstable();
+    numbers.dedup();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < numbers.len() {
+        let start = numbers[i];
+        let mut end = start;
+        while i + 1 < numbers.len() && numbers[i + 1] == end + 1 {
+            i += 1;
+            end = numbers[i];
+        }
+        let (a, b) = (Literal::u32_unsuffixed(start), Literal::u32_unsuffixed(end));
+        out.push(match end - start {
+            0 => quote!(#a),
+            1 => quote!(#a | #b),
+            _ => quote!(#a..=#b),
+        });
+        i += 1;
+    }
+    out
+}
+
+/// Most entries a map reserves room for: equal keys collapse, so a count of entries is only an
+/// upper bound of the final size.
+const MAP_CAP: usize = 256;
+
+/// On the first entry of a still empty map, counts the entries ahead in the message and
+/// reserves room for them (up to `cap`): one table allocation instead of a growth sequence with
+/// rehashing. Lists are not reserved this way: a large early allocation measured slower
+/// (`benches/RESULTS.md`), as it makes the allocator consolidate the previous message's frees.
+fn reserve_ahead(f: &Field, cap: usize) -> TokenStream {
+    let ident = &f.ident;
+    let key = key_literal(f.number, LEN);
+    let cap = usize_lit(cap);
+    quote! {
+        if self.#ident.is_empty() {
+            self.#ident.reserve(r.count_ahead(#key, #cap));
+        }
+    }
+}
+
+/// Merges a message or group value into `dst` (a `&mut M` expression).
+fn merge_message(value: &ValueType, number: u32, dst: &TokenStream) -> TokenStream {
+    match value {
+        ValueType::Group(_) => {
+            let n = Literal::u32_unsuffixed(number);
+            quote!(r.merge_group(#dst, #n)?;)
+        }
+        _ => quote!(r.merge_message(#dst)?;),
+    }
+}
+
+fn field_arms(f: &Field) -> Vec<TokenStream> {
+    let ident = &f.ident;
+    let key = key_literal(f.number, wire_type(&f.value));
+    let default = quote!(::core::default::Default::default);
+    match (&f.label, f.value.scalar()) {
+        (Label::Implicit | Label::Required, Some(s)) => {
+            let merge = merge_scalar(s, f.bytes, Dst::Place(quote!(self.#ident)));
+            vec![quote!(#key => { #merge })]
+        }
+        (Label::Optional, Some(s)) if is_copy(s) => {
+            let read = read_scalar(s, f.bytes);
+            vec![quote!(#key => { self.#ident = ::core::option::Option::Some(#read); })]
+        }
+        (Label::Optional, Some(s)) => {
+            let merge = merge_scalar(
+                s,
+                f.bytes,
+                Dst::MutRef(quote!(self.#ident.get_or_insert_with(#default))),
+            );
+            vec![quote!(#key => { #merge })]
+        }
+        (Label::Required, None) => {
+            let merge = merge_message(&f.value, f.number, &quote!(&mut self.#ident));
+            vec![quote!(#key => { #merge })]
+        }
+        (Label::Optional | Label::Implicit, None) => {
+            let merge = merge_message(
+                &f.value,
+                f.number,
+                &quote!(self.#ident.get_or_insert_with(#default)),
+            );
+            vec![quote!(#key => { #merge })]
+        }
+        (Label::Repeated { .. }, Some(s)) => repeated_scalar_arms(f, s),
+        (Label::Repeated { .. }, None) => vec![repeated_message_arm(f)],
+        (Label::Map(map), _) => vec![map_arm(f, map)],
+    }
+}
+
+/// A repeated scalar: one value per record, or a packed run of them.
+fn repeated_scalar_arms(f: &Field, s: Scalar) -> Vec<TokenStream> {
+    let ident = &f.ident;
+    let key = key_literal(f.number, wire_type(&f.value));
+    let read = read_scalar(s, f.bytes);
+    let mut arms = vec![quote!(#key => { self.#ident.push(#read); })];
+    if s.packable() {
+        let packed = key_literal(f.number, LEN);
+        let width = usize_lit(fixed_width(s).unwrap_or(0));
+        let m = super::method("read", s);
+        arms.push(quote!(#packed => { r.merge_packed(&mut self.#ident, #width, |r| r.#m())?; }));
+    }
+    arms
+}
+
+fn repeated_message_arm(f: &Field) -> TokenStream {
+    let ident = &f.ident;
+    let key = key_literal(f.number, wire_type(&f.value));
+    if let ValueType::Group(_) = f.value {
+        let n = Literal::u32_unsuffixed(f.number);
+        return quote!(#key => {
+            let mut v = ::core::default::Default::default();
+            r.merge_group(&mut v, #n)?;
+            self.#ident.push(v);
+        });
+    }
+    quote!(#key => { self.#ident.push(r.read_message()?); })
+}
+
+/// A map entry: key and value start at their defaults, either may be missing.
+fn map_arm(f: &Field, map: &MapField) -> TokenStream {
+    let ident = &f.ident;
+    let key_ty = scalar_type(map.key, BytesRepr::Vec);
+    let key_key = key_literal(1, scalar_wire_type(map.key));
+    let merge_key = merge_scalar(map.key, BytesRepr::Vec, Dst::MutRef(quote!(k)));
+    let (value_init, value_key, merge_value) = match map.value.scalar() {
+        Some(s) => {
+            let ty = scalar_type(s, map.value_bytes);
+            let init = if let ValueType::Enum(e) = &map.value {
+                let d = Literal::i32_unsuffixed(e.default);
+                quote!(let mut v: #ty = #d;)
+            } else {
+                quote!(let mut v: #ty = ::core::default::Default::default();)
+            };
+            let merge = merge_scalar(s, map.value_bytes, Dst::MutRef(quote!(v)));
+            (
+                init,
+                key_literal(2, scalar_wire_type(s)),
+                quote!(|r, v: &mut #ty| { #merge ::core::result::Result::Ok(()) }),
+            )
+        }
+        None => (
+            quote!(let mut v = ::core::default::Default::default();),
+            key_literal(2, LEN),
+            quote!(|r, v| r.merge_message(v)),
+        ),
+    };
+    let map_key = key_literal(f.number, LEN);
+    // BTreeMap has no capacity to reserve.
+    let reserve = if map.btree {
+        quote!()
+    } else {
+        reserve_ahead(f, MAP_CAP)
+    };
+    quote!(#map_key => {
+        #reserve
+        let mut k: #key_ty = ::core::default::Default::default();
+        #value_init
+        r.merge_map_entry(&mut k, &mut v, #key_key, #value_key,
+            |r, k: &mut #key_ty| { #merge_key ::core::result::Result::Ok(()) },
+            #merge_value)?;
+        self.#ident.insert(k, v);
+    })
+}

@@ -1,0 +1,201 @@
+//! `Message::encode_reverse`: members last-to-first, each value before its key, each body before
+//! its length, so the result reads forward in field-number order.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::walk::{self, value_ref};
+use super::{
+    key_array, nonzero, put_key, put_scalar, put_scalar_place, scalar_wire_type, END_GROUP, LEN,
+    START_GROUP,
+};
+use crate::model::{Field, Label, MapField, Message, Scalar, ValueType};
+
+pub(super) fn encode_fn(m: &Message) -> TokenStream {
+    if m.order.is_empty() {
+        return quote! {
+            #[inline]
+            fn encode_reverse(&self, _w: &mut ::vtproto::ReverseWriter<'_>) {}
+        };
+    }
+    let parts = walk::members(m, true, field_write, |o| {
+        walk::oneof(
+            o,
+            |m| m,
+            |f, v| {
+                let write = keyed_value_write(f, v, false);
+                (true, quote!({ #write }))
+            },
+        )
+    });
+    let inline = if is_small_leaf(m) {
+        quote!(#[inline(always)])
+    } else {
+        quote!(#[inline])
+    };
+    quote! {
+        #inline
+        fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
+            #(#parts)*
+        }
+    }
+}
+
+/// Fields a message may have and still be a small leaf.
+const SMALL_LEAF_FIELDS: usize = 16;
+
+/// Whether `m` has at most [`SMALL_LEAF_FIELDS`] fields and calls no other message's
+/// `encode_reverse` inline (recursive fields go through an out-of-line call). Such a message's
+/// encoder is forced inline: it is small, so the copies cost little, and a call (which the
+/// compiler declines to inline on its own) was the difference between a one-level `Node`
+/// encoding slower than prost and level with it. Forcing inline on messages with nested fields
+/// could multiply code along every path of the message graph, so they keep `#[inline]`.
+fn is_small_leaf(m: &Message) -> bool {
+    let nests = |f: &Field| {
+        let value = match &f.label {
+            Label::Map(map) => &map.value,
+            _ => &f.value,
+        };
+        !f.recursive && value.scalar().is_none()
+    };
+    m.all_fields().count() <= SMALL_LEAF_FIELDS && !m.all_fields().any(|(_, f)| nests(f))
+}
+
+/// Writes one value followed (backward: preceded) by its key.
+/// `place` says whether `v` names a field (`self.x`) rather than a bound reference.
+fn keyed_value_write(f: &Field, v: &TokenStream, place: bool) -> TokenStream {
+    let n = f.number;
+    if let Some(s) = f.value.scalar() {
+        let put = if place {
+            put_scalar_place(s, v)
+        } else {
+            put_scalar(s, v)
+        };
+        let key = put_key(n, scalar_wire_type(s));
+        return quote!(#put #key);
+    }
+    match &f.value {
+        ValueType::Group(_) => {
+            let end = put_key(n, END_GROUP);
+            let start = put_key(n, START_GROUP);
+            let encode = encode_call(f, v);
+            quote! {
+                #end
+                #encode
+                #start
+            }
+        }
+        _ => {
+            let key = put_key(n, LEN);
+            let encode = encode_call(f, v);
+            quote! {
+                let mark = w.written();
+                #encode
+                w.put_len(mark);
+                #key
+            }
+        }
+    }
+}
+
+/// `v.encode_reverse(w);` for a message value of `f`; out of line when `f` is recursive.
+fn encode_call(f: &Field, v: &TokenStream) -> TokenStream {
+    if f.recursive {
+        quote!(::vtproto::__private::encode_out_of_line(#v, w);)
+    } else {
+        quote!(#v.encode_reverse(w);)
+    }
+}
+
+fn field_write(f: &Field) -> TokenStream {
+    let ident = &f.ident;
+    match &f.label {
+        Label::Implicit | Label::Required | Label::Optional => {
+            walk::singular(f, |value| keyed_value_write(f, &value.v, value.place))
+        }
+        Label::Repeated { packed: false } => {
+            let write = keyed_value_write(f, &value_ref(&f.value), false);
+            quote! {
+                for v in self.#ident.iter().rev() {
+                    #write
+                }
+            }
+        }
+        Label::Repeated { packed: true } => {
+            let s = f.value.scalar().expect("only scalars are packed");
+            let put = put_scalar(s, &quote!(*v));
+            let key = put_key(f.number, LEN);
+            quote! {
+                if !self.#ident.is_empty() {
+                    let mark = w.written();
+                    for v in self.#ident.iter().rev() {
+                        #put
+                    }
+                    w.put_len(mark);
+                    #key
+                }
+            }
+        }
+        Label::Map(map) => map_write(f, map),
+    }
+}
+
+fn map_write(f: &Field, map: &MapField) -> TokenStream {
+    let ident = &f.ident;
+    let iter = if map.btree {
+        quote!(self.#ident.iter().rev())
+    } else {
+        quote!(self.#ident.iter())
+    };
+    if let (Scalar::String, Some(vs @ (Scalar::String | Scalar::Bytes))) =
+        (map.key, map.value.scalar())
+    {
+        let field_key = key_array(f.number, LEN);
+        let v = if vs == Scalar::String {
+            quote!(v.as_bytes())
+        } else {
+            quote!(&v[..])
+        };
+        return quote! {
+            for (k, v) in #iter {
+                w.put_bytes_map_entry(#field_key, k.as_bytes(), #v);
+            }
+        };
+    }
+    let k = walk::map_key(map);
+    let k_cond = nonzero(map.key, &k);
+    let k_put = put_scalar(map.key, &k);
+    let k_key = put_key(1, scalar_wire_type(map.key));
+    let v_write = map_value_write(f, map);
+    let key = put_key(f.number, LEN);
+    quote! {
+        for (k, v) in #iter {
+            let mark = w.written();
+            #v_write
+            if #k_cond { #k_put #k_key }
+            w.put_len(mark);
+            #key
+        }
+    }
+}
+
+/// Writes a map entry's value `v`, unless it is the default.
+fn map_value_write(f: &Field, map: &MapField) -> TokenStream {
+    if let Some(s) = map.value.scalar() {
+        let v = value_ref(&map.value);
+        let cond = walk::map_value_nonzero(map, &v);
+        let put = put_scalar(s, &v);
+        let key = put_key(2, scalar_wire_type(s));
+        return quote!(if #cond { #put #key });
+    }
+    let key = put_key(2, LEN);
+    let encode = encode_call(f, &quote!(v));
+    quote! {
+        let value_mark = w.written();
+        #encode
+        if w.written() != value_mark {
+            w.put_len(value_mark);
+            #key
+        }
+    }
+}

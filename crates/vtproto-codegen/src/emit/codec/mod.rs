@@ -1,0 +1,226 @@
+//! The `codec` feature: `impl ::vtproto::Message` for each message — `size`,
+//! `encode_reverse` and `merge_field` (one file each), plus the constants and small methods
+//! beside them. This module assembles the impl and holds what the three share: how a value is
+//! reached ([`walk`]), and the per-scalar operations of the runtime's writer and reader.
+//!
+//! Value expressions follow one convention: for `Copy` scalars a `v` token stream is the value
+//! itself (`self.x`, `*v`); for strings, bytes and messages it is a place or a reference that
+//! method calls auto-reference (`self.x`, `v`).
+
+mod decode;
+mod encode;
+mod size;
+mod walk;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::{
+    fixed_width, is_copy, key_bytes, key_len, key_literal, scalar_type, scalar_wire_type,
+    usize_lit, wire_type, Feature, END_GROUP, LEN, START_GROUP,
+};
+use crate::model::{BytesRepr, Label, Message, Scalar};
+
+/// The feature's registration.
+pub(super) const FEATURE: Feature = Feature {
+    name: "codec",
+    emit: |package, _| package.messages.iter().map(message_impl).collect(),
+};
+
+/// `impl ::vtproto::Message for <message>`.
+fn message_impl(m: &Message) -> TokenStream {
+    let path = m.rust_path.tokens();
+    let name = &m.full_name;
+    let size = size::size_fn(m);
+    let encode = encode::encode_fn(m);
+    let merge = decode::merge_field_fn(m);
+    let names = field_name_fn(m);
+    let deprecated = m.all_fields().any(|(_, f)| f.deprecated);
+    let allow = deprecated.then(|| quote!(#[allow(deprecated)]));
+    let cheap = m.size_walk_is_cheap.then(|| size_walk_is_cheap_fn(m));
+    quote! {
+        #allow
+        impl ::vtproto::Message for #path {
+            const NAME: &'static str = #name;
+            #cheap
+            #size
+            #encode
+            #merge
+            #names
+        }
+    }
+}
+
+/// `size_walk_is_cheap` of a message with no repeated or map field at any depth: true, or,
+/// when it has recursive fields, true while they are all empty (a one-level value sizes
+/// exactly; a deep one goes to the scratch buffer rather than walk every level twice).
+fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
+    let fields = m.fields.iter().filter(|f| f.recursive).map(|f| {
+        let ident = &f.ident;
+        match f.label {
+            Label::Optional => quote!(self.#ident.is_none()),
+            _ => quote!(false),
+        }
+    });
+    let oneofs = m
+        .oneofs
+        .iter()
+        .filter(|o| o.fields.iter().any(|f| f.recursive))
+        .map(|o| {
+            let ident = &o.ident;
+            quote!(self.#ident.is_none())
+        });
+    let empty: Vec<TokenStream> = fields.chain(oneofs).collect();
+    let body = if empty.is_empty() {
+        quote!(true)
+    } else {
+        quote!(#(#empty)&&*)
+    };
+    quote! {
+        #[inline]
+        fn size_walk_is_cheap(&self) -> bool {
+            #body
+        }
+    }
+}
+
+fn field_name_fn(m: &Message) -> TokenStream {
+    let arms = m.all_fields().map(|(_, f)| {
+        let n = Literal::u32_unsuffixed(f.number);
+        let name = &f.name;
+        quote!(#n => #name,)
+    });
+    quote! {
+        fn field_name(number: u32) -> &'static str {
+            match number {
+                #(#arms)*
+                _ => "?",
+            }
+        }
+    }
+}
+
+/// Writes a key: one `put_u8` or one `put_slice` of a literal array.
+fn put_key(number: u32, wire_type: u32) -> TokenStream {
+    let bytes = key_bytes(number, wire_type);
+    if let [b] = bytes[..] {
+        let b = Literal::u8_unsuffixed(b);
+        quote!(w.put_u8(#b);)
+    } else {
+        let bs = bytes.iter().map(|b| Literal::u8_unsuffixed(*b));
+        quote!(w.put_slice(&[#(#bs),*]);)
+    }
+}
+
+/// A key as a byte-array expression, `&[0x0a]`.
+fn key_array(number: u32, wire_type: u32) -> TokenStream {
+    let bs = key_bytes(number, wire_type)
+        .into_iter()
+        .map(Literal::u8_unsuffixed);
+    quote!(&[#(#bs),*])
+}
+
+/// Name suffix of the writer's and reader's method for a scalar (`put_<x>`, `read_<x>`).
+fn scalar_method(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Double => "double",
+        Scalar::Float => "float",
+        Scalar::Int64 => "int64",
+        Scalar::Uint64 => "uint64",
+        Scalar::Int32 | Scalar::Enum => "int32",
+        Scalar::Fixed64 => "fixed64",
+        Scalar::Fixed32 => "fixed32",
+        Scalar::Bool => "bool",
+        Scalar::String => "string",
+        Scalar::Bytes => "bytes",
+        Scalar::Uint32 => "uint32",
+        Scalar::Sfixed32 => "sfixed32",
+        Scalar::Sfixed64 => "sfixed64",
+        Scalar::Sint32 => "sint32",
+        Scalar::Sint64 => "sint64",
+    }
+}
+
+fn method(prefix: &str, s: Scalar) -> proc_macro2::Ident {
+    quote::format_ident!("{}_{}", prefix, scalar_method(s))
+}
+
+/// Whether a value differs from the type's default (proto3 implicit presence, map entries).
+fn nonzero(s: Scalar, v: &TokenStream) -> TokenStream {
+    match s {
+        Scalar::Double | Scalar::Float => quote!(#v != 0.0),
+        Scalar::Bool => quote!(#v),
+        Scalar::String | Scalar::Bytes => quote!(!#v.is_empty()),
+        _ => quote!(#v != 0),
+    }
+}
+
+/// Encoded size of one scalar value, without its key.
+fn scalar_size(s: Scalar, v: &TokenStream) -> TokenStream {
+    if let Some(w) = fixed_width(s) {
+        let w = usize_lit(w);
+        return quote!(#w);
+    }
+    match s {
+        Scalar::String | Scalar::Bytes => quote!(::vtproto::wire::len_delimited(#v.len())),
+        _ => {
+            let f = quote::format_ident!("{}", scalar_method(s));
+            quote!(::vtproto::wire::#f(#v))
+        }
+    }
+}
+
+/// Writes one scalar value, without its key.
+fn put_scalar(s: Scalar, v: &TokenStream) -> TokenStream {
+    let m = method("put", s);
+    quote!(w.#m(#v);)
+}
+
+/// Like [`put_scalar`] for a value named by a place (`self.x`), borrowed if not `Copy`.
+fn put_scalar_place(s: Scalar, place: &TokenStream) -> TokenStream {
+    if is_copy(s) {
+        put_scalar(s, place)
+    } else {
+        put_scalar(s, &quote!(&#place))
+    }
+}
+
+/// Where a decoded value goes.
+enum Dst {
+    /// A place expression of type `T` (`self.x`).
+    Place(TokenStream),
+    /// An expression of type `&mut T`.
+    MutRef(TokenStream),
+}
+
+/// An expression reading one scalar value as a new owned value.
+fn read_scalar(s: Scalar, bytes: BytesRepr) -> TokenStream {
+    match (s, bytes) {
+        (Scalar::Bytes, BytesRepr::Vec) => quote!(r.read_byte_vec()?),
+        (Scalar::Bytes, BytesRepr::Bytes) => quote!(r.read_bytes()?),
+        _ => {
+            let m = method("read", s);
+            quote!(r.#m()?)
+        }
+    }
+}
+
+/// A statement reading one scalar value into `dst`.
+fn merge_scalar(s: Scalar, bytes: BytesRepr, dst: Dst) -> TokenStream {
+    if is_copy(s) {
+        let read = read_scalar(s, bytes);
+        return match dst {
+            Dst::Place(p) => quote!(#p = #read;),
+            Dst::MutRef(p) => quote!(*#p = #read;),
+        };
+    }
+    let dst = match dst {
+        Dst::Place(p) => quote!(&mut #p),
+        Dst::MutRef(p) => p,
+    };
+    match (s, bytes) {
+        (Scalar::String, _) => quote!(r.merge_string(#dst)?;),
+        (Scalar::Bytes, BytesRepr::Vec) => quote!(r.merge_byte_vec(#dst)?;),
+        _ => quote!(r.merge_bytes(#dst)?;),
+    }
+}

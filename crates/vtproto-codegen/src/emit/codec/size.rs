@@ -1,0 +1,188 @@
+//! `Message::size`: the exact encoded length, in one walk over the message.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::walk::{self, value_ref};
+use super::{fixed_width, key_len, scalar_size, usize_lit};
+use crate::model::{Field, Label, MapField, Message, Scalar, ValueType};
+
+pub(super) fn size_fn(m: &Message) -> TokenStream {
+    if m.order.is_empty() {
+        return quote! {
+            #[inline]
+            fn size(&self) -> usize { 0 }
+        };
+    }
+    let parts = walk::members(m, false, field_size, |o| {
+        walk::oneof(
+            o,
+            |m| quote!(n += #m;),
+            |f, v| {
+                let size = keyed_value_size(f, v);
+                (fixed_size(f).is_none(), quote!(#size,))
+            },
+        )
+    });
+    quote! {
+        #[inline]
+        fn size(&self) -> usize {
+            let mut n = 0usize;
+            #(#parts)*
+            n
+        }
+    }
+}
+
+/// `k * count`, without the multiplication when `k` is 1.
+fn times(k: usize, count: TokenStream) -> TokenStream {
+    if k == 1 {
+        count
+    } else {
+        let k = usize_lit(k);
+        quote!(#k * #count)
+    }
+}
+
+/// Size of one value of `f` without its key.
+fn value_size(f: &Field, v: &TokenStream) -> TokenStream {
+    match f.value.scalar() {
+        Some(s) => scalar_size(s, v),
+        None if matches!(f.value, ValueType::Group(_)) => {
+            let keys = usize_lit(2 * key_len(f.number));
+            let size = size_call(f, v);
+            quote!(#keys + #size)
+        }
+        None => {
+            let size = size_call(f, v);
+            quote!(::vtproto::wire::len_delimited(#size))
+        }
+    }
+}
+
+/// `v.size()` for a message value of `f`; out of line when `f` is recursive.
+fn size_call(f: &Field, v: &TokenStream) -> TokenStream {
+    if f.recursive {
+        quote!(::vtproto::__private::size_out_of_line(#v))
+    } else {
+        quote!(#v.size())
+    }
+}
+
+/// Size of one value with its key when it doesn't depend on the value.
+fn fixed_size(f: &Field) -> Option<usize> {
+    let width = fixed_width(f.value.scalar()?)?;
+    Some(width + key_len(f.number))
+}
+
+/// Size of one value with its key.
+fn keyed_value_size(f: &Field, v: &TokenStream) -> TokenStream {
+    if let Some(n) = fixed_size(f) {
+        let n = usize_lit(n);
+        return quote!(#n);
+    }
+    let key = usize_lit(key_len(f.number));
+    let size = value_size(f, v);
+    match f.value {
+        ValueType::Group(_) => size,
+        _ => quote!(#key + #size),
+    }
+}
+
+fn field_size(f: &Field) -> TokenStream {
+    let ident = &f.ident;
+    match &f.label {
+        Label::Optional if fixed_size(f).is_some() => {
+            let each = usize_lit(fixed_size(f).unwrap_or_default());
+            quote!(if self.#ident.is_some() { n += #each; })
+        }
+        Label::Implicit | Label::Required | Label::Optional => walk::singular(f, |value| {
+            let size = keyed_value_size(f, &value.v);
+            quote!(n += #size;)
+        }),
+        Label::Repeated { packed: false } => repeated_size(f),
+        Label::Repeated { packed: true } => {
+            let s = f.value.scalar().expect("only scalars are packed");
+            packed_size(f, s)
+        }
+        Label::Map(map) => map_size(f, map),
+    }
+}
+
+fn repeated_size(f: &Field) -> TokenStream {
+    let ident = &f.ident;
+    let key = key_len(f.number);
+    if let Some(each) = fixed_size(f) {
+        let total = times(each, quote!(self.#ident.len()));
+        return quote!(n += #total;);
+    }
+    let size = value_size(f, &value_ref(&f.value));
+    let keys = match f.value {
+        ValueType::Group(_) => quote!(),
+        _ => {
+            let total = times(key, quote!(self.#ident.len()));
+            quote!(n += #total;)
+        }
+    };
+    quote! {
+        #keys
+        for v in &self.#ident {
+            n += #size;
+        }
+    }
+}
+
+fn packed_size(f: &Field, s: Scalar) -> TokenStream {
+    let ident = &f.ident;
+    let key = usize_lit(key_len(f.number));
+    let body = match fixed_width(s) {
+        Some(w) => {
+            let total = times(w, quote!(self.#ident.len()));
+            quote!(let body = #total;)
+        }
+        None => {
+            let size = scalar_size(s, &quote!(*v));
+            quote! {
+                let mut body = 0usize;
+                for v in &self.#ident {
+                    body += #size;
+                }
+            }
+        }
+    };
+    quote! {
+        if !self.#ident.is_empty() {
+            #body
+            n += #key + ::vtproto::wire::len_delimited(body);
+        }
+    }
+}
+
+fn map_size(f: &Field, map: &MapField) -> TokenStream {
+    let ident = &f.ident;
+    let key = usize_lit(key_len(f.number));
+    let k = walk::map_key(map);
+    let k_nonzero = super::nonzero(map.key, &k);
+    let k_size = scalar_size(map.key, &k);
+    let v_part = match map.value.scalar() {
+        Some(s) => {
+            let v = value_ref(&map.value);
+            let cond = walk::map_value_nonzero(map, &v);
+            let size = scalar_size(s, &v);
+            quote!(if #cond { 1 + #size } else { 0 })
+        }
+        None => {
+            let size = size_call(f, &quote!(v));
+            quote! {{
+                let s = #size;
+                if s != 0 { 1 + ::vtproto::wire::len_delimited(s) } else { 0 }
+            }}
+        }
+    };
+    quote! {
+        for (k, v) in &self.#ident {
+            let entry = (if #k_nonzero { 1 + #k_size } else { 0 }) + #v_part;
+            n += #key + ::vtproto::wire::len_delimited(entry);
+        }
+    }
+}

@@ -1,0 +1,412 @@
+//! From descriptors to the model: one walk over the files to generate, grouping their messages
+//! and enums by package, naming everything the way prost-build does.
+
+use prost_types::field_descriptor_proto::{Label as PbLabel, Type as PbType};
+use prost_types::{
+    DescriptorProto, EnumDescriptorProto, FieldDescriptorProto, FileDescriptorProto,
+};
+
+use super::features::{Edition, Features, FieldPresence, MessageEncoding, RepeatedFieldEncoding};
+use super::index::TypeIndex;
+use super::{
+    BytesRepr, Enum, EnumValue, Field, Label, MapField, Member, Message, Oneof, Package, RustPath,
+    Scalar, ValueType,
+};
+use crate::ident::{ident, sanitize, to_snake, to_upper_camel};
+use crate::options::{Mode, Options};
+use crate::Error;
+
+/// Builds the model of every file in `to_generate`, grouped by package in first-seen order.
+pub fn build(
+    files: &[FileDescriptorProto],
+    to_generate: &[String],
+    options: &Options,
+) -> Result<Vec<Package>, Error> {
+    // Files outside `to_generate` only lend their types; an edition they can't state falls
+    // back to proto2's rules for them.
+    let index = TypeIndex::new(files, |f| {
+        edition(f, options).map_or(Edition::Proto2.defaults(), Edition::defaults)
+    });
+    let mut packages: Vec<Package> = Vec::new();
+    for name in to_generate {
+        let file = files
+            .iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| Error::file(name, "file to generate is not in the request"))?;
+        let features = edition(file, options)?.defaults();
+        let package = file.package();
+        let idx = match packages.iter().position(|p| p.name == package) {
+            Some(i) => i,
+            None => {
+                packages.push(Package {
+                    name: package.to_string(),
+                    module: RustPath::new(
+                        package
+                            .split('.')
+                            .filter(|s| !s.is_empty())
+                            .map(to_snake)
+                            .collect(),
+                    ),
+                    ..Package::default()
+                });
+                packages.len() - 1
+            }
+        };
+        let cx = FileCx {
+            file: name,
+            index: &index,
+            options,
+        };
+        let scope = Scope {
+            prefix: match package {
+                "" => String::new(),
+                p => format!(".{p}"),
+            },
+            modules: RustPath::default(),
+            features,
+        };
+        let out = &mut packages[idx];
+        for e in &file.enum_type {
+            out.enums.push(cx.enumeration(&scope, e));
+        }
+        for m in &file.message_type {
+            cx.message(&scope, m, out)?;
+        }
+    }
+    Ok(packages)
+}
+
+/// The rules a file is written in. `mode=prost` takes proto2 and proto3 only, as prost-build
+/// 0.14 does (and the descriptor types it shares with us do not carry an edition's number).
+fn edition(file: &FileDescriptorProto, options: &Options) -> Result<Edition, Error> {
+    match (file.syntax(), options.mode) {
+        ("" | "proto2", _) => Ok(Edition::Proto2),
+        ("proto3", _) => Ok(Edition::Proto3),
+        (other, Mode::Prost) => Err(Error::file(
+            file.name(),
+            format!(
+                "syntax `{other}` is not supported in mode=prost (prost-build 0.14 supports \
+                 proto2 and proto3 only)"
+            ),
+        )),
+    }
+}
+
+/// What a file's elements share.
+struct FileCx<'a> {
+    file: &'a str,
+    index: &'a TypeIndex<'a>,
+    options: &'a Options,
+}
+
+/// Where an element is declared: the full name and Rust module of its parent, and the features
+/// it inherits.
+struct Scope {
+    prefix: String,
+    modules: RustPath,
+    features: Features,
+}
+
+impl FileCx<'_> {
+    fn enumeration(&self, scope: &Scope, e: &EnumDescriptorProto) -> Enum {
+        let type_name = to_upper_camel(e.name());
+        let values = e
+            .value
+            .iter()
+            .map(|v| EnumValue {
+                name: v.name().to_string(),
+                number: v.number(),
+                variant: sanitize(strip_enum_prefix(&type_name, &to_upper_camel(v.name()))),
+            })
+            .collect();
+        Enum {
+            full_name: format!("{}.{}", scope.prefix, e.name())[1..].to_string(),
+            rust_path: scope.modules.join(type_name),
+            closed: self
+                .index
+                .enum_ref(&format!("{}.{}", scope.prefix, e.name()))
+                .closed,
+            values,
+        }
+    }
+
+    /// Adds `m` and its nested messages and enums to `out` (map entries and extern types
+    /// have no code of their own).
+    fn message(&self, scope: &Scope, m: &DescriptorProto, out: &mut Package) -> Result<(), Error> {
+        let fq = format!("{}.{}", scope.prefix, m.name());
+        if m.options.as_ref().is_some_and(|o| o.map_entry()) || self.options.is_extern(&fq) {
+            return Ok(());
+        }
+        let inner = Scope {
+            prefix: fq.clone(),
+            modules: scope.modules.join(to_snake(m.name())),
+            features: scope.features,
+        };
+        let mut oneofs = self.oneofs(&inner, m);
+        let mut fields = Vec::new();
+        for f in m.field.iter().filter(|f| f.extendee.is_none()) {
+            let slot = f
+                .oneof_index
+                .map(|i| i as usize)
+                .filter(|&i| oneofs.get(i).is_some_and(Option::is_some));
+            let field = self.field(&inner, &fq, f, slot.is_some())?;
+            match slot.and_then(|i| oneofs[i].as_mut()) {
+                Some(o) => o.fields.push(field),
+                None => fields.push(field),
+            }
+        }
+        let oneofs: Vec<Oneof> = oneofs.into_iter().flatten().collect();
+        out.messages.push(Message {
+            full_name: fq[1..].to_string(),
+            rust_path: scope.modules.join(to_upper_camel(m.name())),
+            order: members(&fields, &oneofs),
+            fields,
+            oneofs,
+            size_walk_is_cheap: !self.index.has_collections(&fq),
+        });
+        for e in &m.enum_type {
+            out.enums.push(self.enumeration(&inner, e));
+        }
+        for n in &m.nested_type {
+            self.message(&inner, n, out)?;
+        }
+        Ok(())
+    }
+
+    /// The oneofs of `m` by declaration index; `None` for the synthetic oneof of a proto3
+    /// `optional` field.
+    fn oneofs(&self, inner: &Scope, m: &DescriptorProto) -> Vec<Option<Oneof>> {
+        // prost suffixes a oneof's enum with `OneOf` when a nested type has the same name.
+        let nested_names: Vec<String> = m
+            .nested_type
+            .iter()
+            .map(|n| n.name())
+            .chain(m.enum_type.iter().map(|e| e.name()))
+            .map(to_upper_camel)
+            .collect();
+        m.oneof_decl
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let synthetic = m
+                    .field
+                    .iter()
+                    .filter(|f| f.oneof_index == Some(i as i32))
+                    .all(|f| f.proto3_optional());
+                if synthetic {
+                    return None;
+                }
+                let mut type_name = to_upper_camel(o.name());
+                if nested_names.contains(&type_name) {
+                    type_name.push_str("OneOf");
+                }
+                Some(Oneof {
+                    name: o.name().to_string(),
+                    ident: ident(&to_snake(o.name())),
+                    enum_path: inner.modules.join(type_name),
+                    fields: Vec::new(),
+                })
+            })
+            .collect()
+    }
+
+    fn field(
+        &self,
+        scope: &Scope,
+        fq: &str,
+        f: &FieldDescriptorProto,
+        in_oneof: bool,
+    ) -> Result<Field, Error> {
+        let err = |what: String| Error::element(self.file, &fq[1..], what);
+        let number = u32::try_from(f.number())
+            .ok()
+            .filter(|n| (1..=(1 << 29) - 1).contains(n))
+            .ok_or_else(|| {
+                err(format!(
+                    "field {} has invalid number {}",
+                    f.name(),
+                    f.number()
+                ))
+            })?;
+        let features = scope.features;
+        let value = self.value_type(f, &features);
+        let label = if in_oneof {
+            Label::Optional
+        } else if f.label() == PbLabel::Repeated {
+            self.repeated_label(fq, f, &value, &features).map_err(err)?
+        } else {
+            singular_label(f, &value, &features)
+        };
+        Ok(Field {
+            name: f.name().to_string(),
+            json_name: f.json_name.clone().unwrap_or_else(|| json_name(f.name())),
+            number,
+            ident: ident(&if in_oneof {
+                to_upper_camel(f.name())
+            } else {
+                to_snake(f.name())
+            }),
+            recursive: value
+                .message()
+                .is_some_and(|_| self.index.reaches(f.type_name(), fq)),
+            value,
+            label,
+            bytes: self.bytes_repr(fq, f.name()),
+            utf8_validation: f.r#type() == PbType::String
+                && (features.utf8_validation || self.options.mode == Mode::Prost),
+            deprecated: f.options.as_ref().is_some_and(|o| o.deprecated()),
+        })
+    }
+
+    fn value_type(&self, f: &FieldDescriptorProto, features: &Features) -> ValueType {
+        match f.r#type() {
+            PbType::Group => ValueType::Group(self.index.message_ref(f.type_name())),
+            PbType::Message
+                if features.message_encoding == MessageEncoding::Delimited
+                    && self.index.map_entry(f.type_name()).is_none() =>
+            {
+                ValueType::Group(self.index.message_ref(f.type_name()))
+            }
+            PbType::Message => ValueType::Message(self.index.message_ref(f.type_name())),
+            PbType::Enum => ValueType::Enum(self.index.enum_ref(f.type_name())),
+            t => ValueType::Scalar(scalar(t)),
+        }
+    }
+
+    fn repeated_label(
+        &self,
+        fq: &str,
+        f: &FieldDescriptorProto,
+        value: &ValueType,
+        features: &Features,
+    ) -> Result<Label, String> {
+        if let (Some(entry), ValueType::Message(_)) = (self.index.map_entry(f.type_name()), value) {
+            return Ok(Label::Map(Box::new(
+                self.map_field(fq, f, entry, features)?,
+            )));
+        }
+        let packed = value.scalar().is_some_and(Scalar::packable)
+            && f.options
+                .as_ref()
+                .and_then(|o| o.packed)
+                .unwrap_or(features.repeated_field_encoding == RepeatedFieldEncoding::Packed);
+        Ok(Label::Repeated { packed })
+    }
+
+    fn map_field(
+        &self,
+        fq_message: &str,
+        f: &FieldDescriptorProto,
+        entry: &DescriptorProto,
+        features: &Features,
+    ) -> Result<MapField, String> {
+        let key = entry.field.iter().find(|e| e.number() == 1);
+        let value = entry.field.iter().find(|e| e.number() == 2);
+        let (Some(key), Some(value)) = (key, value) else {
+            return Err(format!("map entry of {} lacks key or value", f.name()));
+        };
+        let key = match key.r#type() {
+            PbType::Message | PbType::Group | PbType::Enum => None,
+            t => Some(scalar(t)).filter(|s| s.is_map_key()),
+        }
+        .ok_or_else(|| format!("map field {} has an invalid key type", f.name()))?;
+        // A map's values are length-prefixed whatever the field's message encoding.
+        let entry_features = Features {
+            message_encoding: MessageEncoding::LengthPrefixed,
+            ..*features
+        };
+        Ok(MapField {
+            key,
+            value: self.value_type(value, &entry_features),
+            // prost looks the value's bytes type up as `<message>.value`.
+            value_bytes: self.bytes_repr(fq_message, "value"),
+            btree: self.options.is_btree_map(fq_message, f.name()),
+        })
+    }
+
+    fn bytes_repr(&self, fq_message: &str, field: &str) -> BytesRepr {
+        if self.options.is_bytes(fq_message, field) {
+            BytesRepr::Bytes
+        } else {
+            BytesRepr::Vec
+        }
+    }
+}
+
+/// The label of a singular field outside a oneof: its presence, resolved.
+fn singular_label(f: &FieldDescriptorProto, value: &ValueType, features: &Features) -> Label {
+    if f.label() == PbLabel::Required || features.field_presence == FieldPresence::LegacyRequired {
+        Label::Required
+    } else if value.scalar().is_none()
+        || f.proto3_optional()
+        || features.field_presence == FieldPresence::Explicit
+    {
+        Label::Optional
+    } else {
+        Label::Implicit
+    }
+}
+
+/// Fields and oneofs ordered by (smallest) field number.
+fn members(fields: &[Field], oneofs: &[Oneof]) -> Vec<Member> {
+    let mut members: Vec<(u32, Member)> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.number, Member::Field(i)))
+        .collect();
+    for (i, o) in oneofs.iter().enumerate() {
+        if let Some(min) = o.fields.iter().map(|f| f.number).min() {
+            members.push((min, Member::Oneof(i)));
+        }
+    }
+    members.sort_by_key(|(n, _)| *n);
+    members.into_iter().map(|(_, m)| m).collect()
+}
+
+/// The scalar of a non-message, non-enum type.
+fn scalar(t: PbType) -> Scalar {
+    match t {
+        PbType::Double => Scalar::Double,
+        PbType::Float => Scalar::Float,
+        PbType::Int64 => Scalar::Int64,
+        PbType::Uint64 => Scalar::Uint64,
+        PbType::Int32 => Scalar::Int32,
+        PbType::Fixed64 => Scalar::Fixed64,
+        PbType::Fixed32 => Scalar::Fixed32,
+        PbType::Bool => Scalar::Bool,
+        PbType::String => Scalar::String,
+        PbType::Bytes => Scalar::Bytes,
+        PbType::Uint32 => Scalar::Uint32,
+        PbType::Sfixed32 => Scalar::Sfixed32,
+        PbType::Sfixed64 => Scalar::Sfixed64,
+        PbType::Sint32 => Scalar::Sint32,
+        PbType::Sint64 => Scalar::Sint64,
+        PbType::Enum | PbType::Message | PbType::Group => Scalar::Enum,
+    }
+}
+
+/// protoc's default JSON name: underscores dropped, the letter after each one upper-cased.
+pub(super) fn json_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// prost-build's rule: a value's name loses the enum's name as a prefix only when what follows
+/// starts with an upper-case letter (`FooBar` in `Foo` becomes `Bar`; `Foobar` stays).
+pub(super) fn strip_enum_prefix<'a>(prefix: &str, name: &'a str) -> &'a str {
+    match name.strip_prefix(prefix) {
+        Some(rest) if rest.starts_with(|c: char| c.is_uppercase()) => rest,
+        _ => name,
+    }
+}

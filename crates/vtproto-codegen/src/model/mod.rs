@@ -1,0 +1,335 @@
+//! The typed model features read: packages, messages, fields, oneofs, maps and enums, resolved
+//! from descriptors once, with every protobuf question (presence, packing, closedness, map
+//! shape, recursion, Rust names) already answered. Emitters never look at descriptors; this
+//! module never produces tokens beyond the identifiers it names.
+//!
+//! - [`build`](mod@build) walks the descriptors of the files to generate;
+//! - [`features`] resolves the rules of a file's syntax or edition into per-element features;
+//! - [`index`] knows every type of the request, imports included.
+
+mod build;
+pub mod features;
+mod index;
+
+use std::fmt;
+
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+
+pub use build::build;
+pub use features::Features;
+
+use crate::ident::ident;
+
+/// A Rust path as identifier segments (`["outer", "Inner"]`, raw identifiers as `r#type`),
+/// kept structured until emission.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RustPath {
+    /// The segments, outermost first.
+    pub segments: Vec<String>,
+}
+
+impl RustPath {
+    /// A path of the given segments.
+    pub fn new(segments: Vec<String>) -> Self {
+        RustPath { segments }
+    }
+
+    /// This path followed by `segment`.
+    pub fn join(&self, segment: impl Into<String>) -> RustPath {
+        let mut segments = self.segments.clone();
+        segments.push(segment.into());
+        RustPath { segments }
+    }
+
+    /// The last segment (the item's own name).
+    pub fn name(&self) -> &str {
+        self.segments.last().map_or("", String::as_str)
+    }
+
+    /// The path as tokens, `a::b::C`.
+    pub fn tokens(&self) -> TokenStream {
+        let idents: Vec<Ident> = self.segments.iter().map(|s| ident(s)).collect();
+        quote!(#(#idents)::*)
+    }
+}
+
+impl fmt::Display for RustPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.segments.join("::"))
+    }
+}
+
+/// A reference to a message or enum type, wherever it is declared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeRef {
+    /// Full proto name without the leading dot (`google.protobuf.Timestamp`).
+    pub full_name: String,
+    /// The proto package that declares it.
+    pub package: String,
+    /// Rust path relative to that package's module (`outer::Inner`).
+    pub rust_path: RustPath,
+}
+
+/// A scalar protobuf type. An enum value is stored as its `int32` number, as prost stores it:
+/// [`Scalar::Enum`] is that storage, [`ValueType::Enum`] names the type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Scalar {
+    Double,
+    Float,
+    Int64,
+    Uint64,
+    Int32,
+    Fixed64,
+    Fixed32,
+    Bool,
+    String,
+    Bytes,
+    Uint32,
+    Sfixed32,
+    Sfixed64,
+    Sint32,
+    Sint64,
+    Enum,
+}
+
+impl Scalar {
+    /// Whether the type may be packed in a repeated field.
+    pub fn packable(self) -> bool {
+        !matches!(self, Scalar::String | Scalar::Bytes)
+    }
+
+    /// Whether the type may be a map key.
+    pub fn is_map_key(self) -> bool {
+        !matches!(
+            self,
+            Scalar::Double | Scalar::Float | Scalar::Bytes | Scalar::Enum
+        )
+    }
+}
+
+/// An enum field's type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnumRef {
+    /// The enum.
+    pub ty: TypeRef,
+    /// Closed (proto2, editions `enum_type = CLOSED`): a number not declared is an unknown
+    /// field on decode. Open enums keep any number.
+    pub closed: bool,
+    /// Its default: the first declared number.
+    pub default: i32,
+}
+
+/// The type of one value of a field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValueType {
+    /// A number, bool, string or bytes.
+    Scalar(Scalar),
+    /// An enum, stored as [`Scalar::Enum`].
+    Enum(EnumRef),
+    /// A length-prefixed embedded message.
+    Message(TypeRef),
+    /// A group, or a message with editions' `message_encoding = DELIMITED`: an embedded
+    /// message between start and end keys.
+    Group(TypeRef),
+}
+
+impl ValueType {
+    /// The scalar a value is stored and encoded as; `None` for messages and groups.
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            ValueType::Scalar(s) => Some(*s),
+            ValueType::Enum(_) => Some(Scalar::Enum),
+            ValueType::Message(_) | ValueType::Group(_) => None,
+        }
+    }
+
+    /// The message type of a message or group value.
+    pub fn message(&self) -> Option<&TypeRef> {
+        match self {
+            ValueType::Message(t) | ValueType::Group(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// How `bytes` values are stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BytesRepr {
+    /// `Vec<u8>`.
+    #[default]
+    Vec,
+    /// `bytes::Bytes`.
+    Bytes,
+}
+
+/// Field cardinality and resolved presence, as the generated struct stores it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Label {
+    /// Implicit presence (proto3 singular scalars, editions `IMPLICIT`): plain `T`, not
+    /// written when it equals the default.
+    Implicit,
+    /// Explicit presence: `Option<T>` (messages, oneof members, proto2 optional, proto3
+    /// `optional`, editions `EXPLICIT`).
+    Optional,
+    /// proto2 `required` (editions `LEGACY_REQUIRED`): plain `T` (messages too), always written.
+    Required,
+    /// `Vec<T>`, written packed or expanded; both accepted on decode.
+    Repeated {
+        /// Whether the encoder packs it.
+        packed: bool,
+    },
+    /// `HashMap<K, V>` or `BTreeMap<K, V>`.
+    Map(Box<MapField>),
+}
+
+/// The key and value of a map field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapField {
+    /// Key type (an integral, bool or string scalar).
+    pub key: Scalar,
+    /// Value type.
+    pub value: ValueType,
+    /// How a `bytes` value is stored.
+    pub value_bytes: BytesRepr,
+    /// Whether the map is a `BTreeMap` (iterated in key order, so written in reverse).
+    pub btree: bool,
+}
+
+/// A field of a message (or one member of a oneof).
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// The proto field name.
+    pub name: String,
+    /// The JSON name (`json_name`, or the proto name in lowerCamelCase).
+    pub json_name: String,
+    /// Field number.
+    pub number: u32,
+    /// Rust field (or, in a oneof, variant) identifier.
+    pub ident: Ident,
+    /// Type of each value.
+    pub value: ValueType,
+    /// Cardinality and presence.
+    pub label: Label,
+    /// How a `bytes` value is stored.
+    pub bytes: BytesRepr,
+    /// Whether a `string` value must be valid UTF-8 (editions `utf8_validation = VERIFY`; prost
+    /// checks every string, proto2 included).
+    pub utf8_validation: bool,
+    /// Marked `[deprecated = true]` (prost then marks the Rust field `#[deprecated]`).
+    pub deprecated: bool,
+    /// A message (or map value message) type that contains this field's message, directly or
+    /// through others: its `size` and `encode_reverse` are called through an out-of-line
+    /// trampoline, so the containing message's own methods are not recursive and inline.
+    pub recursive: bool,
+}
+
+/// A (non-synthetic) oneof.
+#[derive(Clone, Debug)]
+pub struct Oneof {
+    /// The proto oneof name.
+    pub name: String,
+    /// Rust field identifier in the message struct.
+    pub ident: Ident,
+    /// Path of the oneof enum, relative to the package module.
+    pub enum_path: RustPath,
+    /// Members; their `ident` is the enum variant.
+    pub fields: Vec<Field>,
+}
+
+/// One encoded unit of a message, in field-number order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Member {
+    /// Index into [`Message::fields`].
+    Field(usize),
+    /// Index into [`Message::oneofs`].
+    Oneof(usize),
+}
+
+/// A [`Member`] resolved: the field or the oneof itself.
+#[derive(Clone, Copy, Debug)]
+pub enum MemberRef<'a> {
+    /// A field outside oneofs.
+    Field(&'a Field),
+    /// A oneof (written as a unit, at its smallest field number).
+    Oneof(&'a Oneof),
+}
+
+/// A message to generate code for.
+#[derive(Clone, Debug)]
+pub struct Message {
+    /// Full proto name without the leading dot.
+    pub full_name: String,
+    /// Rust path of the struct relative to its package module.
+    pub rust_path: RustPath,
+    /// Fields outside oneofs.
+    pub fields: Vec<Field>,
+    /// Oneofs.
+    pub oneofs: Vec<Oneof>,
+    /// Fields and oneofs ordered by (smallest) field number: the order prost writes them in
+    /// (see [`Message::members`]).
+    pub order: Vec<Member>,
+    /// No repeated or map field at any depth: a `size` walk is as cheap as a thread-local
+    /// scratch buffer, so encoding sizes exactly, unless a recursive field is set (the walk
+    /// then goes as deep as the value).
+    pub size_walk_is_cheap: bool,
+}
+
+impl Message {
+    /// Fields and oneofs in the order prost writes them in (field number).
+    pub fn members(&self) -> impl DoubleEndedIterator<Item = MemberRef<'_>> {
+        self.order.iter().map(|m| match *m {
+            Member::Field(i) => MemberRef::Field(&self.fields[i]),
+            Member::Oneof(i) => MemberRef::Oneof(&self.oneofs[i]),
+        })
+    }
+
+    /// Every field, oneof members included, with the oneof each belongs to: fields outside
+    /// oneofs first, in declaration order, then each oneof's members.
+    pub fn all_fields(&self) -> impl Iterator<Item = (Option<&Oneof>, &Field)> {
+        let plain = self.fields.iter().map(|f| (None, f));
+        let members = self
+            .oneofs
+            .iter()
+            .flat_map(|o| o.fields.iter().map(move |f| (Some(o), f)));
+        plain.chain(members)
+    }
+}
+
+/// A value of an enum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnumValue {
+    /// The proto value name.
+    pub name: String,
+    /// Its number.
+    pub number: i32,
+    /// The Rust variant as prost-build names it (the enum's name stripped as a prefix).
+    pub variant: String,
+}
+
+/// An enum declared in a generated file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Enum {
+    /// Full proto name without the leading dot.
+    pub full_name: String,
+    /// Rust path of the enum relative to its package module.
+    pub rust_path: RustPath,
+    /// Closed (see [`EnumRef::closed`]).
+    pub closed: bool,
+    /// Values in declaration order, aliases included.
+    pub values: Vec<EnumValue>,
+}
+
+/// All messages and enums of one proto package.
+#[derive(Clone, Debug, Default)]
+pub struct Package {
+    /// Proto package name ("" for none).
+    pub name: String,
+    /// The package's Rust module, relative to the crate's root of generated modules.
+    pub module: RustPath,
+    /// Messages in declaration order (nested ones after their parent).
+    pub messages: Vec<Message>,
+    /// Enums in declaration order (nested ones after their parent's).
+    pub enums: Vec<Enum>,
+}
