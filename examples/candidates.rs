@@ -8,10 +8,16 @@
 
 use std::time::{Duration, Instant};
 
-use rust_vt::own::vt::candidates::{Candidate, CandidatesResponse};
+/// `proto/candidates.proto`, compiled by this package's `build.rs`: prost's structs with
+/// rust-vt's impls.
+mod pb {
+    include!(concat!(env!("OUT_DIR"), "/vt.candidates.rs"));
+}
+
+use pb::{Candidate, CandidatesResponse};
 
 #[global_allocator]
-static ALLOC: rust_vt::alloc_stats::Tracking = rust_vt::alloc_stats::Tracking;
+static ALLOC: alloc_stats::Tracking = alloc_stats::Tracking;
 
 /// The candidates response of the benchmarks, from a fixed seed.
 fn response(n: usize) -> CandidatesResponse {
@@ -52,7 +58,7 @@ fn response(n: usize) -> CandidatesResponse {
 fn measure<T>(mut f: impl FnMut() -> T) -> (Duration, f64) {
     let start = Instant::now();
     let mut runs = 0u32;
-    let ((), stats) = rust_vt::alloc_stats::measure(|| {
+    let ((), stats) = alloc_stats::measure(|| {
         while start.elapsed() < Duration::from_millis(200) {
             std::hint::black_box(f());
             runs += 1;

@@ -17,10 +17,10 @@ use std::time::Duration;
 
 use buffa::view::MessageView;
 use criterion::{criterion_group, criterion_main, Criterion};
-use vt_benches::{allocations, bf, pb, rp, CountingAlloc};
+use vt_benches::{allocations, bf, pb, rp, Tracking};
 
 #[global_allocator]
-static ALLOC: CountingAlloc = CountingAlloc;
+static ALLOC: Tracking = Tracking;
 
 /// Rows of `group\tpeer\tallocations`.
 static ALLOCS: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());

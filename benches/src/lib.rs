@@ -3,9 +3,6 @@
 //! (built once as prost structs, then decoded by each peer from prost's bytes).
 #![allow(clippy::all, missing_docs)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-
 /// prost's structs with rust-vt's impls.
 pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/_prost.rs"));
@@ -21,46 +18,7 @@ pub mod rp {
     include!(concat!(env!("OUT_DIR"), "/rust_protobuf/mod.rs"));
 }
 
-/// Counts allocations (and reallocations) of the whole process.
-pub struct CountingAlloc;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-/// Counting is off while timing: an atomic add per allocation would distort the times.
-static COUNTING: AtomicBool = AtomicBool::new(false);
-
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Relaxed) {
-            ALLOCATIONS.fetch_add(1, Relaxed);
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Relaxed) {
-            ALLOCATIONS.fetch_add(1, Relaxed);
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-/// Allocations made by one call of `f` after a first, uncounted one (the steady state, as the
-/// timings see it; the benchmark binary installs [`CountingAlloc`]).
-pub fn allocations<T>(mut f: impl FnMut() -> T) -> usize {
-    drop(f());
-    COUNTING.store(true, Relaxed);
-    let before = ALLOCATIONS.load(Relaxed);
-    let out = f();
-    let n = ALLOCATIONS.load(Relaxed) - before;
-    COUNTING.store(false, Relaxed);
-    drop(out);
-    n
-}
+pub use alloc_stats::{steady_state_allocations as allocations, Tracking};
 
 /// xorshift64: the data is the same on every run.
 pub struct Rng(u64);

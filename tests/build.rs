@@ -1,12 +1,12 @@
-//! Generates prost structs plus rust-vt impls for the project's protos (examples, tests,
-//! benches) and, when the corpora are installed (`scripts/fetch-corpora.sh`), for the
-//! conformance, googleapis and OpenTelemetry protos. Set `VT_REQUIRE_CORPORA=1` to make missing
-//! corpora an error instead of a skipped suite.
+//! Generates prost structs plus rust-vt impls for the project's protos (`proto/`) and, when
+//! the corpora are installed (`scripts/fetch-corpora.sh`), for the conformance, googleapis and
+//! OpenTelemetry protos. Set `VT_REQUIRE_CORPORA=1` to make missing corpora an error instead of
+//! a skipped suite. Each corpus folder is watched, so installing the corpora reruns this script.
 
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let protoc = protoc_bin_vendored::protoc_bin_path().expect("vendored protoc");
     let wkt = protoc_bin_vendored::include_path().expect("vendored protoc include path");
@@ -16,7 +16,7 @@ fn main() {
     let require = std::env::var_os("VT_REQUIRE_CORPORA").is_some_and(|v| v == "1");
     println!("cargo:rerun-if-env-changed=VT_CORPORA");
     println!("cargo:rerun-if-env-changed=VT_REQUIRE_CORPORA");
-    println!("cargo:rerun-if-changed=proto");
+    println!("cargo:rerun-if-changed={}", root.join("proto").display());
     for cfg in ["vt_conformance", "vt_googleapis", "vt_otel"] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
@@ -42,6 +42,8 @@ fn main() {
     });
 
     let conformance = corpora.join("conformance/include");
+    // A path that does not exist yet reruns the script on every build, until it appears.
+    println!("cargo:rerun-if-changed={}", conformance.display());
     if conformance.exists() {
         let files: Vec<PathBuf> = [
             "conformance/conformance.proto",
@@ -71,6 +73,7 @@ fn main() {
         ("googleapis", corpora.join("googleapis")),
         ("otel", corpora.join("otel")),
     ] {
+        println!("cargo:rerun-if-changed={}", dir.display());
         if dir.exists() {
             let files = proto_files(&dir);
             suite(&out, name, &protoc, &files, &[&dir, &wkt], |_| {});
@@ -120,21 +123,10 @@ fn write_registry(dir: &Path, options: &vtproto_codegen::Options) {
     let packages = vtproto_codegen::model::build(&fds.file, &names, options).unwrap();
     let mut out = String::from("registry! {\n");
     for p in &packages {
-        let module: Vec<String> = p
-            .name
-            .split('.')
-            .filter(|s| !s.is_empty())
-            .map(vtproto_codegen::ident::to_snake)
-            .collect();
         for m in &p.messages {
-            let path = m.rust_path.to_string().replace(' ', "");
-            let full = module
-                .iter()
-                .cloned()
-                .chain([path])
-                .collect::<Vec<_>>()
-                .join("::");
-            out.push_str(&format!("    {:?} => {full},\n", m.full_name));
+            let path = p.module.segments.iter().chain(&m.rust_path.segments);
+            let path: Vec<&str> = path.map(String::as_str).collect();
+            out.push_str(&format!("    {:?} => {},\n", m.full_name, path.join("::")));
         }
     }
     out.push_str("}\n");

@@ -1,8 +1,6 @@
-//! Generated code for the project's own protos (and the test corpora when installed), shared by
-//! the examples, tests and benchmarks. Not published.
+//! Generated code for the project's protos (and the test corpora when installed), for the
+//! cross-crate tests in `tests/tests/`. Not published.
 #![allow(clippy::all, missing_docs)]
-
-pub mod alloc_stats;
 
 /// The project's protos: workloads and all-field-kinds test protos.
 pub mod own {

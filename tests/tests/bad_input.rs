@@ -1,9 +1,8 @@
 //! Hostile and broken input: every case is a typed error (or, where the bytes are valid, the
 //! same value prost decodes), never a panic, and never an allocation sized by a length prefix.
 
-use rust_vt::alloc_stats;
-use rust_vt::own::vt::deep::Node;
-use rust_vt::own::vt::test::proto3::{Oneofs, Repeateds, Scalars};
+use vt_tests::own::vt::deep::Node;
+use vt_tests::own::vt::test::proto3::{Oneofs, Repeateds, Scalars};
 use vtproto::{DecodeErrorKind, Message, Reader};
 
 #[global_allocator]

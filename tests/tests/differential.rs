@@ -111,29 +111,29 @@ macro_rules! suite {
 
 suite!(
     own,
-    rust_vt::own,
-    rust_vt::OWN_DESCRIPTORS,
+    vt_tests::own,
+    vt_tests::OWN_DESCRIPTORS,
     "/own/_registry.rs"
 );
 #[cfg(vt_conformance)]
 suite!(
     conformance,
-    rust_vt::conformance,
-    rust_vt::CONFORMANCE_DESCRIPTORS,
+    vt_tests::conformance,
+    vt_tests::CONFORMANCE_DESCRIPTORS,
     "/conformance/_registry.rs"
 );
 #[cfg(vt_googleapis)]
 suite!(
     googleapis,
-    rust_vt::googleapis,
-    rust_vt::GOOGLEAPIS_DESCRIPTORS,
+    vt_tests::googleapis,
+    vt_tests::GOOGLEAPIS_DESCRIPTORS,
     "/googleapis/_registry.rs"
 );
 #[cfg(vt_otel)]
 suite!(
     otel,
-    rust_vt::otel,
-    rust_vt::OTEL_DESCRIPTORS,
+    vt_tests::otel,
+    vt_tests::OTEL_DESCRIPTORS,
     "/otel/_registry.rs"
 );
 

@@ -3,8 +3,8 @@
 //! messages over the scratch limit), or an in-place write into a caller's buffer.
 
 use bytes::BytesMut;
-use rust_vt::own::vt::candidates::{Candidate, CandidatesResponse};
-use rust_vt::own::vt::deep::Node;
+use vt_tests::own::vt::candidates::{Candidate, CandidatesResponse};
+use vt_tests::own::vt::deep::Node;
 use vtproto::Message;
 
 fn response(n: usize, value_len: usize) -> CandidatesResponse {
@@ -102,10 +102,10 @@ fn encoding_inside_an_encoding_thread_is_independent() {
 }
 
 #[global_allocator]
-static ALLOC: rust_vt::alloc_stats::Tracking = rust_vt::alloc_stats::Tracking;
+static ALLOC: alloc_stats::Tracking = alloc_stats::Tracking;
 
 fn allocations(f: impl FnOnce()) -> usize {
-    rust_vt::alloc_stats::measure(f).1.count
+    alloc_stats::measure(f).1.count
 }
 
 #[test]

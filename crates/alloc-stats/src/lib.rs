@@ -1,0 +1,109 @@
+//! An allocator wrapper that counts each thread's allocations and remembers the largest, for
+//! the tests, examples and benchmarks that check allocation behavior. Install it with
+//! `#[global_allocator] static A: alloc_stats::Tracking = alloc_stats::Tracking;`, then wrap
+//! the code to observe in [`measure`].
+//!
+//! Outside a [`measure`] call the allocator only forwards (one relaxed atomic load per
+//! allocation), so timings taken beside it are not distorted by the bookkeeping.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// Forwards to the system allocator, counting per thread while a [`measure`] call runs.
+pub struct Tracking;
+
+/// How many [`measure`] calls are running, on any thread.
+static MEASURING: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+    static LARGEST: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note(size: usize) {
+    if MEASURING.load(Relaxed) == 0 {
+        return;
+    }
+    let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+    let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the bookkeeping allocates
+// nothing.
+unsafe impl GlobalAlloc for Tracking {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: the caller's contract is passed on unchanged.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract is passed on unchanged.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note(new_size);
+        // SAFETY: the caller's contract is passed on unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Allocations made by this thread while `f` ran: how many, and the largest in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Allocations and reallocations.
+    pub count: usize,
+    /// The largest single request.
+    pub largest: usize,
+}
+
+/// Runs `f` and reports this thread's allocations during it (only counted while
+/// [`Tracking`] is the global allocator).
+pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Stats) {
+    MEASURING.fetch_add(1, Relaxed);
+    let before = COUNT.with(Cell::get);
+    let outer_largest = LARGEST.with(|l| l.replace(0));
+    let out = f();
+    let stats = Stats {
+        count: COUNT.with(Cell::get) - before,
+        largest: LARGEST.with(|l| l.replace(outer_largest.max(l.get()))),
+    };
+    MEASURING.fetch_sub(1, Relaxed);
+    (out, stats)
+}
+
+/// Allocations made by one call of `f` after a first, unobserved one: the steady state, as a
+/// benchmark's timing loop sees it.
+pub fn steady_state_allocations<T>(mut f: impl FnMut() -> T) -> usize {
+    drop(f());
+    let (out, stats) = measure(&mut f);
+    drop(out);
+    stats.count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[global_allocator]
+    static A: Tracking = Tracking;
+
+    #[test]
+    fn counts_this_threads_allocations_while_measuring() {
+        let (v, stats) = measure(|| {
+            let mut v: Vec<u64> = Vec::with_capacity(100);
+            v.push(1);
+            v
+        });
+        assert_eq!(stats.count, 1);
+        assert_eq!(stats.largest, 800);
+        drop(v);
+        let mut grow = Vec::<u8>::new();
+        let n = steady_state_allocations(|| {
+            grow.clear();
+            grow.extend_from_slice(&[0; 64]);
+        });
+        assert_eq!(n, 0, "a reused vector does not allocate again");
+        assert_eq!(steady_state_allocations(|| vec![0u8; 16]), 1);
+    }
+}
