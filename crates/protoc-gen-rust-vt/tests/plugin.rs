@@ -84,19 +84,27 @@ fn plugin_output_equals_library_output() {
 
 #[test]
 fn bad_options_fail_with_a_message() {
-    let out = temp_dir("bad-opt");
-    let result = protoc(
-        &root().join("proto"),
-        &[
-            format!("--rust-vt_out={}", out.display()),
-            "--rust-vt_opt=mode=nope".into(),
-        ],
-        &["deep.proto"],
-    );
-    assert!(!result.status.success());
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert!(stderr.contains("unknown mode `nope`"), "{stderr}");
-    let _ = std::fs::remove_dir_all(&out);
+    for (option, expected) in [
+        ("mode=nope", "unknown mode `nope`"),
+        (
+            "features=nonsense",
+            "unknown feature `nonsense` (known: codec)",
+        ),
+    ] {
+        let out = temp_dir("bad-opt");
+        let result = protoc(
+            &root().join("proto"),
+            &[
+                format!("--rust-vt_out={}", out.display()),
+                format!("--rust-vt_opt={option}"),
+            ],
+            &["deep.proto"],
+        );
+        assert!(!result.status.success());
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(stderr.contains(expected), "{stderr}");
+        let _ = std::fs::remove_dir_all(&out);
+    }
 }
 
 #[test]

@@ -167,6 +167,9 @@ impl Config {
                 .map(PathBuf::from)
                 .ok_or_else(|| Error::other("OUT_DIR is not set; call .out_dir()"))?,
         };
+        self.options
+            .validate()
+            .map_err(|e| Error::new(ErrorKind::InvalidInput, e))?;
         if !self.skip_prost {
             self.prost.out_dir(&out_dir);
             self.prost.compile_fds(fds.clone())?;

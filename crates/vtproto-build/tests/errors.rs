@@ -48,3 +48,26 @@ fn edition_files_point_to_protoc() {
     );
     assert!(msg.contains("PROTOC"), "{msg}");
 }
+
+#[test]
+fn unknown_features_are_refused_before_anything_is_written() {
+    let d = dir("features");
+    std::fs::write(d.join("ok.proto"), "syntax = \"proto3\";\nmessage M {}\n").unwrap();
+    let err = vtproto_build::Config::new()
+        .out_dir(&d)
+        .features(["codec", "nonsense"])
+        .compile_protos(&[d.join("ok.proto")], &[&d])
+        .expect_err("must fail");
+    let written: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    let _ = std::fs::remove_dir_all(&d);
+    let msg = err.to_string();
+    assert!(
+        msg.contains("unknown feature `nonsense` (known: codec)"),
+        "{msg}"
+    );
+    assert_eq!(written, ["ok.proto"], "nothing generated");
+}

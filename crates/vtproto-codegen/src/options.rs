@@ -94,8 +94,14 @@ impl Options {
                 other => return Err(Error::option(format!("unknown option `{other}`"))),
             }
         }
-        crate::emit::select(&opts)?;
+        opts.validate()?;
         Ok(opts)
+    }
+
+    /// Checks what [`parse`](Options::parse) can't see when options are set field by field
+    /// (as the build crate does): every feature name is known.
+    pub fn validate(&self) -> Result<(), Error> {
+        crate::emit::select(self).map(drop)
     }
 
     /// Whether a field's map type is `BTreeMap`.

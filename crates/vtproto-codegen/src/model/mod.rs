@@ -10,6 +10,8 @@
 mod build;
 pub mod features;
 mod index;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
 
