@@ -102,6 +102,7 @@ fn suite(
     let mut config = vtproto_build::Config::new();
     config
         .out_dir(&dir)
+        .views(["."])
         .protoc(protoc)
         .prost_config()
         .include_file("_includes.rs")
@@ -113,8 +114,8 @@ fn suite(
     write_registry(&dir, config.codegen_options());
 }
 
-/// Writes `_registry.rs`: `registry! { "full.Name" => rust::path::Type, ... }` for every message
-/// with an impl, so tests can iterate over all of them.
+/// Writes `_registry.rs`: `registry! { "full.Name" => rust::path::Type, rust::path::TypeView,
+/// ... }` for every message with an impl (and a view), so tests can iterate over all of them.
 fn write_registry(dir: &Path, options: &vtproto_codegen::Options) {
     use prost::Message as _;
     let bytes = std::fs::read(dir.join("descriptors.bin")).unwrap();
@@ -124,9 +125,18 @@ fn write_registry(dir: &Path, options: &vtproto_codegen::Options) {
     let mut out = String::from("registry! {\n");
     for p in &packages {
         for m in &p.messages {
-            let path = p.module.segments.iter().chain(&m.rust_path.segments);
-            let path: Vec<&str> = path.map(String::as_str).collect();
-            out.push_str(&format!("    {:?} => {},\n", m.full_name, path.join("::")));
+            let view = vtproto_codegen::view_path(&m.rust_path);
+            let [path, view] = [&m.rust_path, &view].map(|r| {
+                let path: Vec<&str> = p
+                    .module
+                    .segments
+                    .iter()
+                    .chain(&r.segments)
+                    .map(String::as_str)
+                    .collect();
+                path.join("::")
+            });
+            out.push_str(&format!("    {:?} => {path}, {view},\n", m.full_name));
         }
     }
     out.push_str("}\n");

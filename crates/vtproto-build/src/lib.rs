@@ -113,6 +113,19 @@ impl Config {
         self
     }
 
+    /// Messages under these proto paths get a zero-copy view, `FooView<'a>` (the plugin's
+    /// `views=`; `["."]` for all), implementing `vtproto::MessageView`.
+    pub fn views<I, S>(&mut self, paths: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.options
+            .views
+            .extend(paths.into_iter().map(|s| s.as_ref().to_string()));
+        self
+    }
+
     /// Don't run prost-build: for users who run it themselves with the same options.
     pub fn skip_prost(&mut self) -> &mut Self {
         self.skip_prost = true;

@@ -14,7 +14,7 @@ pub mod ident;
 pub mod model;
 pub mod options;
 
-pub use emit::feature_names;
+pub use emit::{feature_names, view_path};
 pub use error::Error;
 pub use options::{Mode, Options};
 pub use prost_types;

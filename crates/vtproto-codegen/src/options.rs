@@ -28,6 +28,9 @@ pub struct Options {
     /// The features to generate, by name (`codec`, ...); empty for the mode's
     /// [defaults](Mode::default_features).
     pub features: Vec<String>,
+    /// Proto paths of the messages that get a zero-copy view (`FooView<'a>`); any path selects
+    /// the `views` feature. Empty with `features=..+views`: every message.
+    pub views: Vec<String>,
     /// Proto paths whose map fields prost generates as `BTreeMap` (prost-build's `btree_map`).
     pub btree_map: Vec<String>,
     /// Proto paths whose `bytes` fields prost generates as `bytes::Bytes` (prost-build's `bytes`).
@@ -49,7 +52,8 @@ impl Options {
     /// Parses a comma-separated `key=value` parameter string, as passed by `--rust-vt_opt`.
     ///
     /// Keys: `mode` (`prost`), `features` (`a+b`, names of
-    /// [`feature_names`](crate::feature_names)), `btree_map`, `bytes` (proto paths, repeatable),
+    /// [`feature_names`](crate::feature_names)), `views`, `btree_map`, `bytes` (proto paths,
+    /// repeatable),
     /// `extern_path=.proto.path=::rust::path` (repeatable), and the flags
     /// `compile_well_known_types` and `insert_include`.
     pub fn parse(parameter: &str) -> Result<Options, Error> {
@@ -75,6 +79,7 @@ impl Options {
                     .features
                     .extend(value.split('+').filter(|s| !s.is_empty()).map(String::from)),
                 "btree_map" => opts.btree_map.push(value.to_string()),
+                "views" => opts.views.push(value.to_string()),
                 "bytes" => opts.bytes.push(value.to_string()),
                 "extern_path" => {
                     let (proto, rust) = value.split_once('=').ok_or_else(|| {
@@ -99,9 +104,17 @@ impl Options {
     }
 
     /// Checks what [`parse`](Options::parse) can't see when options are set field by field
-    /// (as the build crate does): every feature name is known.
+    /// (as the build crate does): every feature name is known, and the features selected can
+    /// work together.
     pub fn validate(&self) -> Result<(), Error> {
-        crate::emit::select(self).map(drop)
+        crate::emit::check_dependencies(self)
+    }
+
+    /// Whether the message `fq_message` (`.pkg.Msg`) gets a view, the `views` feature being
+    /// selected.
+    pub fn has_view(&self, fq_message: &str) -> bool {
+        !self.is_extern(fq_message)
+            && (self.views.is_empty() || path_matches(&self.views, fq_message))
     }
 
     /// Whether a field's map type is `BTreeMap`.
@@ -186,7 +199,13 @@ mod tests {
                 known: crate::feature_names()
             }
         );
-        assert!(err.to_string().contains("known: codec"), "{err}");
+        assert!(err.to_string().contains("known: codec, views"), "{err}");
+        assert!(
+            Options::parse("features=views").is_err(),
+            "views need the codec"
+        );
+        let views = Options::parse("views=.pkg.Msg").unwrap();
+        assert!(views.has_view(".pkg.Msg") && !views.has_view(".pkg.Other"));
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod error;
 mod impls;
 mod message;
 mod reader;
+mod view;
 pub mod wire;
 mod writer;
 
@@ -40,6 +41,7 @@ pub use bytes;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use message::Message;
 pub use reader::{Reader, DEFAULT_RECURSION_LIMIT};
+pub use view::{MessageView, Owned};
 pub use writer::ReverseWriter;
 
 /// Items generated code uses that are not part of the public API.

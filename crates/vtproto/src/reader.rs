@@ -9,7 +9,7 @@ use bytes::Bytes;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::wire::{self, WireType};
 use crate::writer::copy_bytes;
-use crate::Message;
+use crate::{Message, MessageView};
 
 /// Nesting depth allowed by default, as in prost and the C++ implementation.
 pub const DEFAULT_RECURSION_LIMIT: u32 = 100;
@@ -392,32 +392,80 @@ impl<'a> Reader<'a> {
         msg: &mut M,
         field_number: u32,
     ) -> Result<(), DecodeError> {
+        self.group(field_number, |r, key| {
+            msg.merge_field(key, r)
+                .map_err(|e| e.push(M::NAME, M::field_name(key >> 3)))
+        })
+    }
+
+    /// Runs `field` on each key of a group (its start key already read) up to the matching end
+    /// key, one nesting level deeper.
+    #[inline]
+    fn group(
+        &mut self,
+        field_number: u32,
+        mut field: impl FnMut(&mut Reader<'a>, u32) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
         let depth = self.enter()?;
         self.depth = depth - 1;
-        let result = self.group_fields(msg, field_number);
+        let result = loop {
+            if self.is_empty() {
+                break err(DecodeErrorKind::Truncated);
+            }
+            let key = match self.read_key() {
+                Ok(k) => k,
+                Err(e) => break Err(e),
+            };
+            if key & 7 == WireType::EndGroup as u32 {
+                if key >> 3 == field_number {
+                    break Ok(());
+                }
+                break err(DecodeErrorKind::UnexpectedEndGroup(key >> 3));
+            }
+            if let Err(e) = field(self, key) {
+                break Err(e);
+            }
+        };
         self.depth = depth;
         result
     }
 
-    fn group_fields<M: Message>(
+    /// Reads a `string` as a slice of the input (UTF-8 checked), for views.
+    #[inline]
+    pub fn read_str(&mut self) -> Result<&'a str, DecodeError> {
+        let body = self.read_len_delimited()?;
+        utf8(body)
+    }
+
+    /// Merges a length-delimited embedded message into the view `view`.
+    #[inline]
+    pub fn merge_view<V: MessageView<'a>>(&mut self, view: &mut V) -> Result<(), DecodeError> {
+        let body = self.read_len_delimited()?;
+        self.nested(body, |r| view.merge(r))
+    }
+
+    /// Reads a length-delimited embedded message as a new view.
+    #[inline]
+    pub fn read_view<V: MessageView<'a>>(&mut self) -> Result<V, DecodeError> {
+        let mut view = V::default();
+        self.merge_view(&mut view)?;
+        Ok(view)
+    }
+
+    /// Merges a proto2 group (its start key already read) into the view `view`.
+    pub fn merge_group_view<V: MessageView<'a>>(
         &mut self,
-        msg: &mut M,
+        view: &mut V,
         field_number: u32,
     ) -> Result<(), DecodeError> {
-        loop {
-            if self.is_empty() {
-                return err(DecodeErrorKind::Truncated);
-            }
-            let key = self.read_key()?;
-            if key & 7 == WireType::EndGroup as u32 {
-                if key >> 3 == field_number {
-                    return Ok(());
-                }
-                return err(DecodeErrorKind::UnexpectedEndGroup(key >> 3));
-            }
-            msg.merge_field(key, self)
-                .map_err(|e| e.push(M::NAME, M::field_name(key >> 3)))?;
-        }
+        self.group(field_number, |r, key| {
+            view.merge_field(key, r).map_err(|e| {
+                e.push(
+                    <V::Owned as Message>::NAME,
+                    <V::Owned as Message>::field_name(key >> 3),
+                )
+            })
+        })
     }
 
     /// Decodes a packed repeated field body, appending each element read by `read` to `dst`.

@@ -7,6 +7,9 @@
 //! (`crates/vtproto-codegen/tests/golden/<feature>/`).
 
 mod codec;
+mod views;
+
+pub use views::view_path;
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -23,20 +26,38 @@ pub(crate) struct Feature {
 }
 
 /// Every feature, in the order their code is written to a file.
-const FEATURES: &[Feature] = &[codec::FEATURE];
+const FEATURES: &[Feature] = &[codec::FEATURE, views::FEATURE];
+
+/// Checks that the features `options` select can work together: views need the codec (a
+/// view's owned message implements `vtproto::Message`). The golden tests generate a feature
+/// alone, so [`select`] does not insist.
+pub(crate) fn check_dependencies(options: &Options) -> Result<(), Error> {
+    let names: Vec<&str> = select(options)?.iter().map(|f| f.name).collect();
+    if names.contains(&views::FEATURE.name) && !names.contains(&codec::FEATURE.name) {
+        return Err(Error::option(
+            "the views feature needs the codec feature (`features=codec+views`): a view's \
+             owned message implements vtproto::Message",
+        ));
+    }
+    Ok(())
+}
 
 /// The names of the generator's features, for `features=a+b`.
 pub fn feature_names() -> Vec<&'static str> {
     FEATURES.iter().map(|f| f.name).collect()
 }
 
-/// The features `options` select (the mode's defaults when it names none), in registry order.
+/// The features `options` select (the mode's defaults when it names none, plus `views` when
+/// view paths are given), in registry order.
 pub(crate) fn select(options: &Options) -> Result<Vec<&'static Feature>, Error> {
-    let names: Vec<&str> = if options.features.is_empty() {
+    let mut names: Vec<&str> = if options.features.is_empty() {
         options.mode.default_features().to_vec()
     } else {
         options.features.iter().map(String::as_str).collect()
     };
+    if !options.views.is_empty() {
+        names.push(views::FEATURE.name);
+    }
     if let Some(unknown) = names
         .iter()
         .find(|n| !FEATURES.iter().any(|f| f.name == **n))

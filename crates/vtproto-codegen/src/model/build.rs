@@ -9,8 +9,8 @@ use prost_types::{
 use super::features::{Edition, Features, FieldPresence, MessageEncoding, RepeatedFieldEncoding};
 use super::index::TypeIndex;
 use super::{
-    BytesRepr, Enum, EnumValue, Field, Label, MapField, Member, Message, Oneof, Package, RustPath,
-    Scalar, ValueType,
+    BytesRepr, DefaultValue, Enum, EnumValue, Field, Label, MapField, Member, Message, Oneof,
+    Package, RustPath, Scalar, ValueType,
 };
 use crate::ident::{ident, sanitize, to_snake, to_upper_camel};
 use crate::options::{Mode, Options};
@@ -249,13 +249,62 @@ impl FileCx<'_> {
             recursive: value
                 .message()
                 .is_some_and(|_| self.index.reaches(f.type_name(), fq)),
+            boxed: value.message().is_some()
+                && f.label() != PbLabel::Repeated
+                && self.index.reaches_singular(f.type_name(), fq),
             value,
             label,
             bytes: self.bytes_repr(fq, f.name()),
             utf8_validation: f.r#type() == PbType::String
                 && (features.utf8_validation || self.options.mode == Mode::Prost),
+            default: self.default_value(f).map_err(err)?,
             deprecated: f.options.as_ref().is_some_and(|o| o.deprecated()),
         })
+    }
+
+    /// A field's `[default = ..]`, or a `required` enum's first value.
+    fn default_value(&self, f: &FieldDescriptorProto) -> Result<Option<DefaultValue>, String> {
+        let bad = || {
+            format!(
+                "field {} has an invalid default `{}`",
+                f.name(),
+                f.default_value()
+            )
+        };
+        let Some(text) = f.default_value.as_deref() else {
+            if f.r#type() == PbType::Enum && f.label() == PbLabel::Required {
+                let first = self.index.enum_ref(f.type_name()).default;
+                return Ok((first != 0).then_some(DefaultValue::Int(first.into())));
+            }
+            return Ok(None);
+        };
+        Ok(Some(match f.r#type() {
+            PbType::Double | PbType::Float => DefaultValue::Float(match text {
+                "inf" => f64::INFINITY,
+                "-inf" => f64::NEG_INFINITY,
+                "nan" => f64::NAN,
+                t => t.parse().map_err(|_| bad())?,
+            }),
+            PbType::Int32
+            | PbType::Int64
+            | PbType::Sint32
+            | PbType::Sint64
+            | PbType::Sfixed32
+            | PbType::Sfixed64 => DefaultValue::Int(text.parse().map_err(|_| bad())?),
+            PbType::Uint32 | PbType::Uint64 | PbType::Fixed32 | PbType::Fixed64 => {
+                DefaultValue::Uint(text.parse().map_err(|_| bad())?)
+            }
+            PbType::Bool => DefaultValue::Bool(text == "true"),
+            PbType::String => DefaultValue::String(text.to_string()),
+            PbType::Bytes => DefaultValue::Bytes(unescape_bytes(text).ok_or_else(bad)?),
+            PbType::Enum => DefaultValue::Int(
+                self.index
+                    .enum_value(f.type_name(), text)
+                    .ok_or_else(bad)?
+                    .into(),
+            ),
+            PbType::Message | PbType::Group => return Err(bad()),
+        }))
     }
 
     fn value_type(&self, f: &FieldDescriptorProto, features: &Features) -> ValueType {
@@ -383,6 +432,57 @@ fn scalar(t: PbType) -> Scalar {
         PbType::Sint64 => Scalar::Sint64,
         PbType::Enum | PbType::Message | PbType::Group => Scalar::Enum,
     }
+}
+
+/// The bytes of a `bytes` default, which descriptors hold C-escaped (`\\n`, `\\x41`, `\\101`).
+fn unescape_bytes(text: &str) -> Option<Vec<u8>> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let c = *b.get(i + 1)?;
+        i += 2;
+        out.push(match c {
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'a' => 0x07,
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'v' => 0x0b,
+            b'x' | b'X' => {
+                let digits = b[i..]
+                    .iter()
+                    .take(2)
+                    .take_while(|d| d.is_ascii_hexdigit())
+                    .count();
+                let v =
+                    u8::from_str_radix(std::str::from_utf8(&b[i..i + digits]).ok()?, 16).ok()?;
+                i += digits;
+                v
+            }
+            b'0'..=b'7' => {
+                let start = i - 1;
+                let digits = 1 + b[i..]
+                    .iter()
+                    .take(2)
+                    .take_while(|d| (b'0'..=b'7').contains(d))
+                    .count();
+                let v =
+                    u16::from_str_radix(std::str::from_utf8(&b[start..start + digits]).ok()?, 8)
+                        .ok()?;
+                i = start + digits;
+                u8::try_from(v).ok()?
+            }
+            other => other,
+        });
+    }
+    Some(out)
 }
 
 /// protoc's default JSON name: underscores dropped, the letter after each one upper-cased.

@@ -16,6 +16,7 @@ struct EnumInfo {
     ty: TypeRef,
     closed: bool,
     default: i32,
+    values: Vec<(String, i32)>,
 }
 
 /// Knowledge about every type in the request, including imports.
@@ -61,6 +62,11 @@ impl<'a> TypeIndex<'a> {
             ty: cx.type_ref(&full, e.name()),
             closed: cx.features.enum_type == EnumType::Closed,
             default: e.value.first().map_or(0, |v| v.number()),
+            values: e
+                .value
+                .iter()
+                .map(|v| (v.name().to_string(), v.number()))
+                .collect(),
         };
         self.enums.insert(full, info);
     }
@@ -108,6 +114,12 @@ impl<'a> TypeIndex<'a> {
         }
     }
 
+    /// The number of the value `name` of the enum `type_name`.
+    pub(super) fn enum_value(&self, type_name: &str, name: &str) -> Option<i32> {
+        let e = self.enums.get(type_name)?;
+        e.values.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+
     /// Whether the message `type_name` has a repeated or map field, directly or through
     /// its message fields.
     pub(super) fn has_collections(&self, type_name: &str) -> bool {
@@ -121,6 +133,34 @@ impl<'a> TypeIndex<'a> {
     /// has a message field (map values included) of a type that can.
     pub(super) fn reaches(&self, from: &str, target: &str) -> bool {
         self.any_reachable(from, &mut Vec::new(), &|name, _| name == target)
+    }
+
+    /// Whether a value of message type `from` can contain a `target` through singular
+    /// (not repeated, not map) message fields only: prost-build's rule for boxing a field.
+    pub(super) fn reaches_singular(&self, from: &str, target: &str) -> bool {
+        let mut seen = Vec::new();
+        let mut stack = vec![from];
+        while let Some(name) = stack.pop() {
+            if name == target {
+                return true;
+            }
+            if seen.contains(&name) {
+                continue;
+            }
+            seen.push(name);
+            if let Some((m, _)) = self.messages.get(name) {
+                stack.extend(
+                    m.field
+                        .iter()
+                        .filter(|f| {
+                            f.label() != PbLabel::Repeated
+                                && matches!(f.r#type(), PbType::Message | PbType::Group)
+                        })
+                        .map(|f| f.type_name()),
+                );
+            }
+        }
+        false
     }
 
     /// Whether `found` holds for the message `type_name` or for any message reachable from it

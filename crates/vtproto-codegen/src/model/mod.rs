@@ -219,12 +219,35 @@ pub struct Field {
     /// Whether a `string` value must be valid UTF-8 (editions `utf8_validation = VERIFY`; prost
     /// checks every string, proto2 included).
     pub utf8_validation: bool,
+    /// proto2's `[default = ..]`, parsed; for a `required` enum without one, its first value
+    /// (as prost's `Default` sets it). `None` for the type's zero.
+    pub default: Option<DefaultValue>,
     /// Marked `[deprecated = true]` (prost then marks the Rust field `#[deprecated]`).
     pub deprecated: bool,
+    /// prost-build stores the message as `Box<T>`: a singular (or oneof) message field whose
+    /// type leads back to this message through singular message fields.
+    pub boxed: bool,
     /// A message (or map value message) type that contains this field's message, directly or
     /// through others: its `size` and `encode_reverse` are called through an out-of-line
     /// trampoline, so the containing message's own methods are not recursive and inline.
     pub recursive: bool,
+}
+
+/// A field's declared default value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DefaultValue {
+    /// A signed integer or enum number.
+    Int(i64),
+    /// An unsigned integer.
+    Uint(u64),
+    /// A `float` or `double` (`inf`, `-inf` and `nan` included).
+    Float(f64),
+    /// A `bool`.
+    Bool(bool),
+    /// A `string`.
+    String(String),
+    /// A `bytes` value, unescaped.
+    Bytes(Vec<u8>),
 }
 
 /// A (non-synthetic) oneof.

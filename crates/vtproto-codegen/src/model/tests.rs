@@ -274,8 +274,12 @@ fn recursion_through_any_message_field() {
     ));
     let node = find(&p, "p.Node");
     assert!(field_of(node, "child").recursive);
+    assert!(field_of(node, "child").boxed);
     assert!(!field_of(node, "leaf").recursive);
-    assert!(field_of(find(&p, "p.Tree"), "nodes").recursive);
+    assert!(!field_of(node, "leaf").boxed);
+    let nodes = field_of(find(&p, "p.Tree"), "nodes");
+    assert!(nodes.recursive, "a cycle through repeated fields");
+    assert!(!nodes.boxed, "prost boxes only along singular fields");
     assert!(node.size_walk_is_cheap, "no collection at any depth");
     assert!(
         !find(&p, "p.Tree").size_walk_is_cheap,
@@ -418,4 +422,51 @@ fn invalid_field_numbers_name_the_message() {
         err.to_string(),
         "a.proto: p.M: field zero has invalid number 0"
     );
+}
+
+#[test]
+fn proto2_defaults() {
+    let with = |name: &str, n: i32, ty: T, label: L, default: &str| FieldDescriptorProto {
+        default_value: Some(default.into()),
+        ..field(name, n, ty, label)
+    };
+    let m = message(
+        "M",
+        vec![
+            with("d", 1, T::Double, L::Optional, "-inf"),
+            with("i", 2, T::Sint64, L::Optional, "-42"),
+            with("u", 3, T::Fixed32, L::Optional, "7"),
+            with("b", 4, T::Bool, L::Optional, "true"),
+            with("s", 5, T::String, L::Optional, "hi"),
+            with("y", 6, T::Bytes, L::Optional, "a\\001\\x7f\\n"),
+            FieldDescriptorProto {
+                default_value: Some("ON".into()),
+                ..typed("e", 7, T::Enum, L::Optional, ".p.Mode")
+            },
+            typed("r", 8, T::Enum, L::Required, ".p.Mode"),
+            field("none", 9, T::Int32, L::Optional),
+        ],
+    );
+    let mut f = file("a.proto", "p", "proto2", vec![m]);
+    f.enum_type
+        .push(enumeration("Mode", &[("OFF", 3), ("ON", 5)]));
+    let p = model(f);
+    let m = find(&p, "p.M");
+    let d = |name: &str| field_of(m, name).default.clone();
+    assert_eq!(d("d"), Some(DefaultValue::Float(f64::NEG_INFINITY)));
+    assert_eq!(d("i"), Some(DefaultValue::Int(-42)));
+    assert_eq!(d("u"), Some(DefaultValue::Uint(7)));
+    assert_eq!(d("b"), Some(DefaultValue::Bool(true)));
+    assert_eq!(d("s"), Some(DefaultValue::String("hi".into())));
+    assert_eq!(
+        d("y"),
+        Some(DefaultValue::Bytes(vec![b'a', 1, 0x7f, b'\n']))
+    );
+    assert_eq!(d("e"), Some(DefaultValue::Int(5)));
+    assert_eq!(
+        d("r"),
+        Some(DefaultValue::Int(3)),
+        "a required enum starts at its first value"
+    );
+    assert_eq!(d("none"), None);
 }

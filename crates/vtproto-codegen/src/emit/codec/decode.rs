@@ -81,7 +81,7 @@ fn oneof_arm(o: &Oneof, f: &Field) -> TokenStream {
 }
 
 /// Field numbers as `matches!` patterns, consecutive runs as ranges (`1..=7 | 9`).
-fn number_patterns(mut numbers: Vec<u32>) -> Vec<TokenStream> {
+pub(in crate::emit) fn number_patterns(mut numbers: Vec<u32>) -> Vec<TokenStream> {
     numbers.sort_unstable();
     numbers.dedup();
     let mut out = Vec::new();

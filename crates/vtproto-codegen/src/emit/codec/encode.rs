@@ -11,7 +11,7 @@ use super::{
 };
 use crate::model::{Field, Label, MapField, Message, Scalar, ValueType};
 
-pub(super) fn encode_fn(m: &Message) -> TokenStream {
+pub(in crate::emit) fn encode_fn(m: &Message) -> TokenStream {
     if m.order.is_empty() {
         return quote! {
             #[inline]

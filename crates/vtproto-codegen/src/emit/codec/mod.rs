@@ -12,6 +12,10 @@ mod encode;
 mod size;
 mod walk;
 
+pub(super) use decode::number_patterns;
+pub(super) use encode::encode_fn;
+pub(super) use size::size_fn;
+
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
@@ -141,7 +145,7 @@ fn scalar_method(s: Scalar) -> &'static str {
     }
 }
 
-fn method(prefix: &str, s: Scalar) -> proc_macro2::Ident {
+pub(super) fn method(prefix: &str, s: Scalar) -> proc_macro2::Ident {
     quote::format_ident!("{}_{}", prefix, scalar_method(s))
 }
 

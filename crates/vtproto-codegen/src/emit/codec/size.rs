@@ -7,7 +7,7 @@ use super::walk::{self, value_ref};
 use super::{fixed_width, key_len, scalar_size, usize_lit};
 use crate::model::{Field, Label, MapField, Message, Scalar, ValueType};
 
-pub(super) fn size_fn(m: &Message) -> TokenStream {
+pub(in crate::emit) fn size_fn(m: &Message) -> TokenStream {
     if m.order.is_empty() {
         return quote! {
             #[inline]

@@ -1,0 +1,453 @@
+//! The `views` feature: for each selected message `Foo`, a `FooView<'a>` struct shaped like
+//! prost's `Foo` whose strings and bytes borrow the input, and its `::vtproto::MessageView`
+//! impl (size and encode from the codec feature's writers, a borrowing `merge_field`, and
+//! `to_owned_message`).
+//!
+//! Where views live: a top-level message's view is beside it, in the package module. prost owns
+//! the module of a message's nested types (`outer::Inner`), and an `include!`d file can't add
+//! to it, so nested views, and the oneof enums of views, go in a module of ours named after it
+//! with `_views` (`outer_views::InnerView`, `outer_views::Kind`).
+
+mod decode;
+mod owned;
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::codec;
+use super::{scalar_type, Feature};
+use crate::ident::{ident, to_snake};
+use crate::model::{
+    BytesRepr, DefaultValue, Field, Label, Message, Oneof, Package, RustPath, Scalar, TypeRef,
+    ValueType,
+};
+use crate::Options;
+
+/// The feature's registration.
+pub(super) const FEATURE: Feature = Feature {
+    name: "views",
+    emit,
+};
+
+fn emit(package: &Package, options: &Options) -> TokenStream {
+    let cx = Cx { package, options };
+    // Items by the module (below the package's) they are declared in.
+    let mut modules: BTreeMap<Vec<String>, Vec<TokenStream>> = BTreeMap::new();
+    let mut impls = Vec::new();
+    for m in &package.messages {
+        if !options.has_view(&format!(".{}", m.full_name)) {
+            continue;
+        }
+        let view = cx.view_message(m);
+        let path = view_path(&m.rust_path);
+        let module = path.segments[..path.segments.len() - 1].to_vec();
+        modules
+            .entry(module.clone())
+            .or_default()
+            .push(cx.view_struct(m, &view, &module));
+        for o in &view.oneofs {
+            let oneof_module = o.enum_path.segments[..o.enum_path.segments.len() - 1].to_vec();
+            let item = cx.oneof_enum(o, &oneof_module);
+            modules.entry(oneof_module).or_default().push(item);
+        }
+        impls.push(cx.view_impl(m, &view));
+    }
+    let mut out = nest(&modules, &[]);
+    out.extend(impls);
+    out
+}
+
+/// The items of module `at` and, nested, of the modules below it.
+fn nest(modules: &BTreeMap<Vec<String>, Vec<TokenStream>>, at: &[String]) -> TokenStream {
+    let mut out = TokenStream::new();
+    if let Some(items) = modules.get(at) {
+        out.extend(items.iter().cloned());
+    }
+    let children: Vec<&String> = modules
+        .keys()
+        .filter(|k| k.len() == at.len() + 1 && k.starts_with(at))
+        .map(|k| &k[at.len()])
+        .collect();
+    let mut below: Vec<Vec<String>> = modules
+        .keys()
+        .filter(|k| k.len() > at.len() + 1 && k.starts_with(at))
+        .map(|k| k[..=at.len()].to_vec())
+        .collect();
+    below.extend(children.iter().map(|c| [at, &[(*c).clone()]].concat()));
+    below.sort();
+    below.dedup();
+    for child in below {
+        let name = ident(&child[at.len()]);
+        let inner = nest(modules, &child);
+        out.extend(quote! {
+            #[doc = "Views of nested messages, and oneof enums of views (see `MessageView`)."]
+            pub mod #name {
+                #inner
+            }
+        });
+    }
+    out
+}
+
+/// Where the `views` feature puts the view of the message at `rust_path` (relative to the
+/// package module): `Outer` -> `OuterView`, `outer::Inner` -> `outer_views::InnerView`.
+pub fn view_path(rust_path: &RustPath) -> RustPath {
+    let n = rust_path.segments.len();
+    let mut segments: Vec<String> = rust_path.segments[..n - 1]
+        .iter()
+        .map(|m| views_module(m))
+        .collect();
+    segments.push(format!("{}View", rust_path.name()));
+    RustPath::new(segments)
+}
+
+/// The module of ours beside prost's module `m`.
+fn views_module(m: &str) -> String {
+    format!("{}_views", m.trim_start_matches("r#"))
+}
+
+/// A oneof enum's path for views: its module segments renamed as [`views_module`].
+fn oneof_path(enum_path: &RustPath) -> RustPath {
+    let n = enum_path.segments.len();
+    let mut segments: Vec<String> = enum_path.segments[..n - 1]
+        .iter()
+        .map(|m| views_module(m))
+        .collect();
+    segments.push(enum_path.name().to_string());
+    RustPath::new(segments)
+}
+
+struct Cx<'a> {
+    package: &'a Package,
+    options: &'a Options,
+}
+
+impl Cx<'_> {
+    /// The message as the codec's writers see the view: oneof enums at their view paths, maps
+    /// in order, and no out-of-line calls (those take `vtproto::Message`s).
+    fn view_message(&self, m: &Message) -> Message {
+        let mut view = m.clone();
+        for f in &mut view.fields {
+            f.recursive = false;
+            // Map entries are kept in wire order, duplicates included: written backward, they
+            // must be walked in reverse (as a `BTreeMap` is) to come out in order, last wins.
+            if let Label::Map(map) = &mut f.label {
+                map.btree = true;
+            }
+        }
+        for o in &mut view.oneofs {
+            o.enum_path = oneof_path(&o.enum_path);
+            for f in &mut o.fields {
+                f.recursive = false;
+            }
+        }
+        view
+    }
+
+    fn has_view(&self, t: &TypeRef) -> bool {
+        self.options.has_view(&format!(".{}", t.full_name))
+    }
+
+    /// A path from module `from` (below the package module) to `target` in `package`.
+    fn relative(&self, from: &[String], package: &str, target: &RustPath) -> TokenStream {
+        let here: Vec<String> = self
+            .package
+            .module
+            .segments
+            .iter()
+            .chain(from)
+            .cloned()
+            .collect();
+        let there: Vec<String> = package
+            .split('.')
+            .filter(|s| !s.is_empty())
+            .map(to_snake)
+            .chain(target.segments.iter().cloned())
+            .collect();
+        let common = here
+            .iter()
+            .zip(&there)
+            .take_while(|(a, b)| a == b)
+            .count()
+            .min(there.len() - 1);
+        let up = (common..here.len()).map(|_| quote!(super::));
+        let down = RustPath::new(there[common..].to_vec()).tokens();
+        quote!(#(#up)* #down)
+    }
+
+    /// The Rust type of one value of a view's field, named from module `from`.
+    fn value_type(&self, value: &ValueType, bytes: BytesRepr, from: &[String]) -> TokenStream {
+        match value {
+            ValueType::Scalar(Scalar::String) => quote!(&'a str),
+            ValueType::Scalar(Scalar::Bytes) => quote!(&'a [u8]),
+            ValueType::Scalar(s) => scalar_type(*s, bytes),
+            ValueType::Enum(_) => quote!(i32),
+            ValueType::Message(t) | ValueType::Group(t) if self.has_view(t) => {
+                let path = self.relative(from, &t.package, &view_path(&t.rust_path));
+                quote!(#path<'a>)
+            }
+            ValueType::Message(t) | ValueType::Group(t) => {
+                let owned = self.owned_type(t, from);
+                quote!(::vtproto::Owned<#owned>)
+            }
+        }
+    }
+
+    /// Whether values of this type name the lifetime: strings, bytes and views.
+    fn names_lifetime(&self, value: &ValueType) -> bool {
+        match value {
+            ValueType::Message(t) | ValueType::Group(t) => self.has_view(t),
+            _ => borrows(value),
+        }
+    }
+
+    /// The type of a view's field (or oneof variant), as prost shapes the owned one.
+    fn field_type(&self, f: &Field, from: &[String]) -> TokenStream {
+        let value = self.value_type(&f.value, f.bytes, from);
+        let value = if f.boxed {
+            quote!(::std::boxed::Box<#value>)
+        } else {
+            value
+        };
+        match &f.label {
+            Label::Implicit | Label::Required => value,
+            Label::Optional => quote!(::core::option::Option<#value>),
+            Label::Repeated { .. } => quote!(::std::vec::Vec<#value>),
+            Label::Map(map) => {
+                let k = self.value_type(&ValueType::Scalar(map.key), BytesRepr::Vec, from);
+                let v = self.value_type(&map.value, map.value_bytes, from);
+                quote!(::std::vec::Vec<(#k, #v)>)
+            }
+        }
+    }
+
+    /// Whether a view's oneof enum takes the lifetime.
+    fn oneof_lifetime(&self, o: &Oneof) -> bool {
+        o.fields.iter().any(|f| self.names_lifetime(&f.value))
+    }
+
+    fn view_struct(&self, m: &Message, view: &Message, module: &[String]) -> TokenStream {
+        let name = format_ident!("{}View", m.rust_path.name().trim_start_matches("r#"));
+        let doc = format!(
+            "A view of `{}` whose strings and bytes borrow the input (see `vtproto::MessageView`).",
+            m.full_name
+        );
+        let fields = view.fields.iter().map(|f| {
+            let ident = &f.ident;
+            let ty = self.field_type(f, module);
+            quote!(pub #ident: #ty,)
+        });
+        let oneofs = view.oneofs.iter().map(|o| {
+            let ident = &o.ident;
+            let path = self.relative(module, &self.package.name, &o.enum_path);
+            let lifetime = self.oneof_lifetime(o).then(|| quote!(<'a>));
+            quote!(pub #ident: ::core::option::Option<#path #lifetime>,)
+        });
+        // The lifetime must be used by a field of the struct's own: a view that holds only
+        // other views (perhaps of itself) gets a marker.
+        let borrows = view.all_fields().any(|(_, f)| match &f.label {
+            Label::Map(map) => borrows(&ValueType::Scalar(map.key)) || borrows(&map.value),
+            _ => borrows(&f.value),
+        });
+        let marker = (!borrows).then(|| {
+            quote! {
+                #[doc(hidden)]
+                pub _input: ::core::marker::PhantomData<&'a [u8]>,
+            }
+        });
+        let allow = m
+            .all_fields()
+            .any(|(_, f)| f.deprecated)
+            .then(|| quote!(#[allow(deprecated)]));
+        // prost's `Self_` gives `Self_View`.
+        let camel = name
+            .to_string()
+            .contains('_')
+            .then(|| quote!(#[allow(non_camel_case_types)]));
+        // proto2 `required` fields start at their declared defaults, as prost's do.
+        let default_of = |f: &Field| {
+            (f.label == Label::Required)
+                .then(|| default_literal(f))
+                .flatten()
+        };
+        let (derive_default, default_impl) = if view.fields.iter().all(|f| default_of(f).is_none())
+        {
+            (Some(quote!(Default,)), None)
+        } else {
+            let fields = view.fields.iter().map(|f| {
+                let ident = &f.ident;
+                let value =
+                    default_of(f).unwrap_or_else(|| quote!(::core::default::Default::default()));
+                quote!(#ident: #value,)
+            });
+            let oneofs = view.oneofs.iter().map(|o| {
+                let ident = &o.ident;
+                quote!(#ident: ::core::option::Option::None,)
+            });
+            let marker = (!borrows).then(|| quote!(_input: ::core::marker::PhantomData,));
+            let impl_ = quote! {
+                impl<'a> ::core::default::Default for #name<'a> {
+                    fn default() -> Self {
+                        #name {
+                            #(#fields)*
+                            #(#oneofs)*
+                            #marker
+                        }
+                    }
+                }
+            };
+            (None, Some(impl_))
+        };
+        quote! {
+            #[doc = #doc]
+            #allow
+            #camel
+            #[derive(Clone, Debug, #derive_default PartialEq)]
+            pub struct #name<'a> {
+                #(#fields)*
+                #(#oneofs)*
+                #marker
+            }
+            #default_impl
+        }
+    }
+
+    fn oneof_enum(&self, o: &Oneof, module: &[String]) -> TokenStream {
+        let name = ident(o.enum_path.name());
+        let lifetime = self.oneof_lifetime(o).then(|| quote!(<'a>));
+        let variants = o.fields.iter().map(|f| {
+            let variant = &f.ident;
+            let value = self.value_type(&f.value, f.bytes, module);
+            let ty = if f.boxed {
+                quote!(::std::boxed::Box<#value>)
+            } else {
+                value
+            };
+            quote!(#variant(#ty),)
+        });
+        let doc = format!("The oneof `{}` of a view.", o.name);
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, Debug, PartialEq)]
+            pub enum #name #lifetime {
+                #(#variants)*
+            }
+        }
+    }
+
+    fn view_impl(&self, m: &Message, view: &Message) -> TokenStream {
+        let path = view_path(&m.rust_path).tokens();
+        let owned = m.rust_path.tokens();
+        let size = codec::size_fn(view);
+        let encode = codec::encode_fn(view);
+        let merge = decode::merge_field_fn(self, view);
+        let to_owned = owned::to_owned_fn(m, view);
+        let allow = m
+            .all_fields()
+            .any(|(_, f)| f.deprecated)
+            .then(|| quote!(#[allow(deprecated)]));
+        quote! {
+            #allow
+            impl<'a> ::vtproto::MessageView<'a> for #path<'a> {
+                type Owned = #owned;
+                #size
+                #encode
+                #merge
+                #to_owned
+            }
+        }
+    }
+
+    /// The owned (prost) type of message `t`, named from module `from`: prost's path for a
+    /// type generated with this request, the mapped crate's for an extern one.
+    fn owned_type(&self, t: &TypeRef, from: &[String]) -> TokenStream {
+        let fq = format!(".{}", t.full_name);
+        if !self.options.is_extern(&fq) {
+            return self.relative(from, &t.package, &t.rust_path);
+        }
+        if let Some(primitive) = prost_wkt_primitive(&t.full_name) {
+            return primitive;
+        }
+        let (proto, rust) = self
+            .options
+            .extern_path
+            .iter()
+            .filter(|(p, _)| fq == *p || fq.starts_with(&format!("{p}.")))
+            .max_by_key(|(p, _)| p.len())
+            .map(|(p, r)| (p.as_str(), r.as_str()))
+            .unwrap_or((".google.protobuf", "::prost_types"));
+        // The configured prefix is a package (prefix of `t.package`): the rest of the package
+        // becomes modules, then the message's own path.
+        let package_rest = format!(".{}", t.package)
+            .strip_prefix(proto)
+            .map(|rest| {
+                rest.split('.')
+                    .filter(|s| !s.is_empty())
+                    .map(to_snake)
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        let tail = RustPath::new(
+            package_rest
+                .into_iter()
+                .chain(t.rust_path.segments.iter().cloned())
+                .collect(),
+        )
+        .tokens();
+        let rust: TokenStream = rust.parse().unwrap_or_else(|_| quote!(::prost_types));
+        quote!(#rust::#tail)
+    }
+}
+
+/// A field's declared default as an expression of its view type.
+fn default_literal(f: &Field) -> Option<TokenStream> {
+    let s = f.value.scalar()?;
+    let ty = scalar_type(s, BytesRepr::Vec);
+    Some(match f.default.as_ref()? {
+        DefaultValue::Int(i) => {
+            let lit = Literal::i64_suffixed(*i);
+            quote!((#lit) as #ty)
+        }
+        DefaultValue::Uint(u) => {
+            let lit = Literal::u64_suffixed(*u);
+            quote!(#lit as #ty)
+        }
+        DefaultValue::Float(x) if x.is_nan() => quote!(#ty::NAN),
+        DefaultValue::Float(x) if x.is_infinite() && *x > 0.0 => quote!(#ty::INFINITY),
+        DefaultValue::Float(x) if x.is_infinite() => quote!(#ty::NEG_INFINITY),
+        DefaultValue::Float(x) => {
+            let lit = Literal::f64_suffixed(*x);
+            quote!((#lit) as #ty)
+        }
+        DefaultValue::Bool(b) => quote!(#b),
+        DefaultValue::String(text) => quote!(#text),
+        DefaultValue::Bytes(b) => {
+            let lit = Literal::byte_string(b);
+            quote!(&#lit[..])
+        }
+    })
+}
+
+/// Whether values of this type borrow the input: strings and bytes.
+fn borrows(value: &ValueType) -> bool {
+    matches!(value, ValueType::Scalar(Scalar::String | Scalar::Bytes))
+}
+
+/// The Rust type prost-build maps a well-known wrapper (or `Empty`) to.
+fn prost_wkt_primitive(full_name: &str) -> Option<TokenStream> {
+    Some(match full_name {
+        "google.protobuf.BoolValue" => quote!(bool),
+        "google.protobuf.BytesValue" => quote!(::std::vec::Vec<u8>),
+        "google.protobuf.DoubleValue" => quote!(f64),
+        "google.protobuf.FloatValue" => quote!(f32),
+        "google.protobuf.Int32Value" => quote!(i32),
+        "google.protobuf.Int64Value" => quote!(i64),
+        "google.protobuf.StringValue" => quote!(::std::string::String),
+        "google.protobuf.UInt32Value" => quote!(u32),
+        "google.protobuf.UInt64Value" => quote!(u64),
+        "google.protobuf.Empty" => quote!(()),
+        _ => return None,
+    })
+}

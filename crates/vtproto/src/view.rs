@@ -1,0 +1,121 @@
+//! [`MessageView`]: messages decoded without copying, whose strings and bytes borrow the input.
+//!
+//! Generated code (the `views` feature) implements it for `FooView<'a>` structs shaped like
+//! the owned message: `&'a str` for strings, `&'a [u8]` for bytes, views for nested messages,
+//! `Vec`s for repeated fields and `Vec<(K, V)>` for maps. A message that has no view of its
+//! own (a well-known type, an extern type) is held owned, in [`Owned`].
+
+use crate::error::DecodeError;
+use crate::reader::Reader;
+use crate::writer::ReverseWriter;
+use crate::Message;
+
+/// A message decoded from `&'a [u8]` without copying strings or bytes.
+///
+/// Decoding follows the owned decode exactly (same merge rules, limits and errors); map fields
+/// keep their entries in wire order, where a later entry for a key overrides an earlier one
+/// (as [`to_owned_message`](MessageView::to_owned_message) and a re-decode see them).
+pub trait MessageView<'a>: Default {
+    /// The owned message this is a view of.
+    type Owned: Message;
+
+    /// The exact number of bytes [`encode_reverse`](MessageView::encode_reverse) writes.
+    fn size(&self) -> usize;
+
+    /// Writes the message so that it ends at the writer's cursor.
+    fn encode_reverse(&self, w: &mut ReverseWriter<'_>);
+
+    /// Merges one field whose key was just read from `r`.
+    fn merge_field(&mut self, key: u32, r: &mut Reader<'a>) -> Result<(), DecodeError>;
+
+    /// The owned message with the same contents.
+    fn to_owned_message(&self) -> Self::Owned;
+
+    /// Merges every field left in `r` into `self`.
+    #[inline]
+    fn merge(&mut self, r: &mut Reader<'a>) -> Result<(), DecodeError> {
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            if let Err(e) = self.merge_field(key, r) {
+                return Err(e.push(
+                    <Self::Owned as Message>::NAME,
+                    <Self::Owned as Message>::field_name(key >> 3),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes a view of the message in `buf`.
+    #[inline]
+    fn decode_view(buf: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut view = Self::default();
+        view.merge(&mut Reader::new(buf))?;
+        Ok(view)
+    }
+
+    /// Encodes into a new `Vec` of exactly the encoded length.
+    fn encode_to_vec(&self) -> Vec<u8> {
+        let n = self.size();
+        let mut buf = vec![0u8; n];
+        let mut w = ReverseWriter::new(&mut buf);
+        self.encode_reverse(&mut w);
+        let gap = w.remaining();
+        assert_eq!(gap, 0, "size() disagrees with encode_reverse");
+        buf
+    }
+}
+
+/// A view's field of a message type that has no view (a well-known type, a type from another
+/// crate, a message outside the `views` paths): decoded owned, as the owned decode would.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Owned<M>(pub M);
+
+impl<'a, M: Message + Clone> MessageView<'a> for Owned<M> {
+    type Owned = M;
+
+    #[inline]
+    fn size(&self) -> usize {
+        self.0.size()
+    }
+
+    #[inline]
+    fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {
+        self.0.encode_reverse(w)
+    }
+
+    #[inline]
+    fn merge_field(&mut self, key: u32, r: &mut Reader<'a>) -> Result<(), DecodeError> {
+        self.0.merge_field(key, r)
+    }
+
+    #[inline]
+    fn to_owned_message(&self) -> M {
+        self.0.clone()
+    }
+}
+
+/// A boxed view (a recursive field) is a view of the boxed message.
+impl<'a, V: MessageView<'a>> MessageView<'a> for Box<V> {
+    type Owned = Box<V::Owned>;
+
+    #[inline]
+    fn size(&self) -> usize {
+        (**self).size()
+    }
+
+    #[inline]
+    fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {
+        (**self).encode_reverse(w)
+    }
+
+    #[inline]
+    fn merge_field(&mut self, key: u32, r: &mut Reader<'a>) -> Result<(), DecodeError> {
+        (**self).merge_field(key, r)
+    }
+
+    #[inline]
+    fn to_owned_message(&self) -> Box<V::Owned> {
+        Box::new((**self).to_owned_message())
+    }
+}
