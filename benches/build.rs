@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let mut vt = vtproto_build::Config::new();
-    vt.prost_config().include_file("_prost.rs");
+    vt.views(["."]).prost_config().include_file("_prost.rs");
     vt.compile_protos(&protos, &includes)?;
 
     let fds_path = out.join("bench.fds");

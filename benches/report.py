@@ -11,7 +11,7 @@ import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent / "target" / "criterion"
 ENCODE = ["prost", "vtproto", "vtproto_reuse", "vtproto_exact", "buffa", "buffa_reuse", "protobuf"]
-DECODE = ["prost", "vtproto", "buffa", "buffa_view", "protobuf"]
+DECODE = ["prost", "vtproto", "vtproto_view", "vtproto_reuse", "buffa", "buffa_view", "protobuf"]
 
 
 def mean_ns(group, peer):

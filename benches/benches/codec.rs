@@ -112,9 +112,10 @@ macro_rules! encode_group {
     }};
 }
 
-/// Benchmarks decoding prost's encoding of a `P` with every peer (buffa also as a view).
+/// Benchmarks decoding prost's encoding of a `P` with every peer (rust-vt and buffa also as
+/// views, when a rust-vt view type is given).
 macro_rules! decode_group {
-    ($c:expr, $group:expr, $bytes:expr, $p:ty, $bf:ty, $bfv:ident, $rp:ty) => {{
+    ($c:expr, $group:expr, $bytes:expr, $p:ty, $bf:ty, $bfv:ident, $rp:ty $(, $vv:ty)?) => {{
         let group: String = $group;
         let bytes: &[u8] = $bytes;
         let mut g = $c.benchmark_group(&group);
@@ -134,6 +135,16 @@ macro_rules! decode_group {
         g.bench_function("vtproto", |b| {
             b.iter(|| <$p as vtproto::Message>::decode(black_box(bytes)).unwrap())
         });
+        $(
+            record(
+                &group,
+                "vtproto_view",
+                allocations(|| <$vv as vtproto::MessageView>::decode_view(bytes).unwrap()),
+            );
+            g.bench_function("vtproto_view", |b| {
+                b.iter(|| <$vv as vtproto::MessageView>::decode_view(black_box(bytes)).unwrap())
+            });
+        )?
         record(
             &group,
             "buffa",
@@ -181,7 +192,8 @@ fn workload_a(c: &mut Criterion) {
             pb::vt::candidates::CandidatesResponse,
             bf::vt::candidates::CandidatesResponse,
             CandidatesResponseView,
-            rp::candidates::CandidatesResponse
+            rp::candidates::CandidatesResponse,
+            pb::vt::candidates::CandidatesResponseView
         );
     }
 }
@@ -204,7 +216,8 @@ fn workload_b(c: &mut Criterion) {
         pb::vt::event::Event,
         bf::vt::event::Event,
         EventView,
-        rp::event::Event
+        rp::event::Event,
+        pb::vt::event::EventView
     );
     let batch = vt_benches::event_batch(10_000);
     encode_group!(
@@ -222,11 +235,13 @@ fn workload_b(c: &mut Criterion) {
         pb::vt::event::EventBatch,
         bf::vt::event::EventBatch,
         EventBatchView,
-        rp::event::EventBatch
+        rp::event::EventBatch,
+        pb::vt::event::EventBatchView
     );
 }
 
 fn workload_c(c: &mut Criterion) {
+    use bf::vt::deep::NodeView;
     for depth in [1, 8, 32, 64, 100] {
         let node = vt_benches::deep(depth);
         encode_group!(
@@ -236,6 +251,19 @@ fn workload_c(c: &mut Criterion) {
             bf::vt::deep::Node,
             rp::deep::Node
         );
+        if [1, 32, 100].contains(&depth) {
+            let bytes = prost::Message::encode_to_vec(&node);
+            decode_group!(
+                c,
+                format!("C_deep_{depth}_decode"),
+                &bytes,
+                pb::vt::deep::Node,
+                bf::vt::deep::Node,
+                NodeView,
+                rp::deep::Node,
+                pb::vt::deep::NodeView
+            );
+        }
     }
 }
 

@@ -100,6 +100,32 @@ fn decode<M: prost::Message + vtproto::Message + Default>(filter: &str, name: &s
     );
 }
 
+/// A view row: prost's owned decode against rust-vt's view decode (`view` decodes one input).
+fn view<M: prost::Message + Default>(filter: &str, name: &str, msgs: &[M], view: fn(&[u8])) {
+    let all: Vec<Vec<u8>> = msgs.iter().map(prost::Message::encode_to_vec).collect();
+    let (mut p, mut v) = (cycle(&all), cycle(&all));
+    row(
+        filter,
+        name,
+        || {
+            drop(black_box(
+                <M as prost::Message>::decode(black_box(&p()[..])).unwrap(),
+            ))
+        },
+        || view(black_box(&v()[..])),
+    );
+}
+
+/// Decodes a view of a `$view` and keeps it from being optimized away.
+macro_rules! view_of {
+    ($view:ty) => {
+        |bytes: &[u8]| {
+            let view: $view = vtproto::MessageView::decode_view(bytes).unwrap();
+            black_box(&view);
+        }
+    };
+}
+
 fn main() {
     let filter = std::env::args().nth(1).unwrap_or_default();
     let f = filter.as_str();
@@ -128,4 +154,21 @@ fn main() {
     }
     decode(f, "B_event_1_decode", &one);
     decode(f, "B_event_10000_decode", &[event_batch(10_000)]);
+    use pb::vt::{candidates::CandidatesResponseView, deep::NodeView, event};
+    for n in [100, 2000] {
+        let name = format!("A_candidates_{n}_decode_view");
+        view(f, &name, &[candidates(n)], view_of!(CandidatesResponseView));
+    }
+    view(f, "B_event_1_decode_view", &one, view_of!(event::EventView));
+    let batch = [event_batch(10_000)];
+    view(
+        f,
+        "B_event_10000_decode_view",
+        &batch,
+        view_of!(event::EventBatchView),
+    );
+    for depth in [1, 32, 100] {
+        let name = format!("C_deep_{depth}_decode_view");
+        view(f, &name, &[deep(depth)], view_of!(NodeView));
+    }
 }

@@ -151,7 +151,8 @@ fn field_arms(cx: &Cx<'_>, f: &Field) -> Vec<TokenStream> {
 }
 
 /// A map entry: key and value start at their defaults (an enum's first value), either may be
-/// missing; the entry is appended.
+/// missing; the entry is appended. Unlike the owned decode, the `Vec` is not reserved ahead:
+/// counting the entries first measured slower than growing it (`benches/RESULTS.md`).
 fn map_arm(cx: &Cx<'_>, f: &Field, map: &MapField) -> TokenStream {
     let ident = &f.ident;
     let key_ty = cx.value_type(&ValueType::Scalar(map.key), BytesRepr::Vec, &[]);
@@ -180,9 +181,6 @@ fn map_arm(cx: &Cx<'_>, f: &Field, map: &MapField) -> TokenStream {
     };
     let map_key = key_literal(f.number, LEN);
     quote!(#map_key => {
-        if self.#ident.is_empty() {
-            self.#ident.reserve(r.count_ahead(#map_key, 256));
-        }
         let mut k: #key_ty = ::core::default::Default::default();
         #value_init
         r.merge_map_entry(&mut k, &mut v, #key_key, #value_key,

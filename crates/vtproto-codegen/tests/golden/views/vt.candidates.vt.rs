@@ -57,9 +57,6 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
                 self.id = r.read_str()?;
             }
             18 => {
-                if self.meta_data.is_empty() {
-                    self.meta_data.reserve(r.count_ahead(18, 256));
-                }
                 let mut k: &'a str = ::core::default::Default::default();
                 let mut v: &'a str = ::core::default::Default::default();
                 r.merge_map_entry(
