@@ -112,8 +112,9 @@ macro_rules! encode_group {
     }};
 }
 
-/// Benchmarks decoding prost's encoding of a `P` with every peer (rust-vt and buffa also as
-/// views, when a rust-vt view type is given).
+/// Benchmarks decoding prost's encoding of a `P` with every peer: rust-vt also with
+/// `decode_into` one value over and over (`vtproto_reuse`, the steady state) and, when a view
+/// type is given, as a view; buffa also as a view.
 macro_rules! decode_group {
     ($c:expr, $group:expr, $bytes:expr, $p:ty, $bf:ty, $bfv:ident, $rp:ty $(, $vv:ty)?) => {{
         let group: String = $group;
@@ -134,6 +135,15 @@ macro_rules! decode_group {
         );
         g.bench_function("vtproto", |b| {
             b.iter(|| <$p as vtproto::Message>::decode(black_box(bytes)).unwrap())
+        });
+        let mut reused = <$p>::default();
+        record(
+            &group,
+            "vtproto_reuse",
+            allocations(|| vtproto::Message::decode_into(&mut reused, bytes).unwrap()),
+        );
+        g.bench_function("vtproto_reuse", |b| {
+            b.iter(|| vtproto::Message::decode_into(&mut reused, black_box(bytes)).unwrap())
         });
         $(
             record(

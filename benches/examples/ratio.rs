@@ -100,6 +100,27 @@ fn decode<M: prost::Message + vtproto::Message + Default>(filter: &str, name: &s
     );
 }
 
+/// A reuse row: prost's decode against rust-vt's `decode_into` one value, of the messages of
+/// `msgs` in turn (same shape, different contents: the steady state of a service).
+fn reuse<M: prost::Message + vtproto::Message + Default>(filter: &str, name: &str, msgs: &[M]) {
+    let all: Vec<Vec<u8>> = msgs.iter().map(prost::Message::encode_to_vec).collect();
+    let (mut p, mut v) = (cycle(&all), cycle(&all));
+    let mut value = M::default();
+    row(
+        filter,
+        name,
+        || {
+            drop(black_box(
+                <M as prost::Message>::decode(black_box(&p()[..])).unwrap(),
+            ))
+        },
+        || {
+            vtproto::Message::decode_into(&mut value, black_box(&v()[..])).unwrap();
+            black_box(&value);
+        },
+    );
+}
+
 /// A view row: prost's owned decode against rust-vt's view decode (`view` decodes one input).
 fn view<M: prost::Message + Default>(filter: &str, name: &str, msgs: &[M], view: fn(&[u8])) {
     let all: Vec<Vec<u8>> = msgs.iter().map(prost::Message::encode_to_vec).collect();
@@ -159,6 +180,18 @@ fn main() {
         let name = format!("A_candidates_{n}_decode_view");
         view(f, &name, &[candidates(n)], view_of!(CandidatesResponseView));
     }
+    for n in [100, 2000] {
+        let all = candidates(8 * n).candidates;
+        let msgs: Vec<_> = all
+            .chunks(n)
+            .map(|c| pb::vt::candidates::CandidatesResponse {
+                candidates: c.to_vec(),
+            })
+            .collect();
+        reuse(f, &format!("A_candidates_{n}_decode_into_fresh8"), &msgs);
+    }
+    reuse(f, "B_event_10000_decode_into", &[event_batch(10_000)]);
+    reuse(f, "C_deep_100_decode_into", &[deep(100)]);
     view(f, "B_event_1_decode_view", &one, view_of!(event::EventView));
     let batch = [event_batch(10_000)];
     view(

@@ -59,6 +59,8 @@ fn check<T: Both>(schema: &Schema, name: &str, seed: u64) {
         );
     }
 
+    check_decode_into::<T>(schema, name, seed, &bytes, &mut rng);
+
     for _ in 0..8 {
         let bad = mutate(&bytes, &mut rng);
         let p = <T as prost::Message>::decode(&bad[..]);
@@ -82,6 +84,38 @@ fn check<T: Both>(schema: &Schema, name: &str, seed: u64) {
                 "{name} seed {seed}: prost {} but we {} on {bad:02x?}",
                 verdict(&p),
                 verdict(&v)
+            ),
+        }
+    }
+}
+
+/// `decode_into` one value over a sequence of inputs (the same again, other random messages,
+/// corrupted ones, an empty one) gives what a fresh decode of each gives, and fails where it
+/// fails.
+fn check_decode_into<T: Both>(schema: &Schema, name: &str, seed: u64, bytes: &[u8], rng: &mut Rng) {
+    // The same input twice in a row takes the in-place paths (map keys unchanged).
+    let inputs = [
+        bytes.to_vec(),
+        bytes.to_vec(),
+        mutate(bytes, rng),
+        bytes.to_vec(),
+        schema.random_message(name, rng),
+        mutate(bytes, rng),
+        Vec::new(),
+        schema.random_message(name, rng),
+    ];
+    let mut reused = T::default();
+    for (i, input) in inputs.iter().enumerate() {
+        match (<T as vtproto::Message>::decode(input), reused.decode_into(input)) {
+            (Ok(fresh), Ok(())) => assert!(
+                reused == fresh || same_but_nan(&reused, &fresh),
+                "{name} seed {seed}: decode_into differs from a fresh decode at input {i}\n{reused:?}\n{fresh:?}\nINPUTS {:02x?}", &inputs[..=i]
+            ),
+            (Err(_), Err(_)) => {}
+            (fresh, into) => panic!(
+                "{name} seed {seed}: a fresh decode {} but decode_into {} input {i}",
+                verdict(&fresh),
+                verdict(&into)
             ),
         }
     }

@@ -28,6 +28,10 @@ impl<M: Message> Message for Box<M> {
     fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
         (**self).merge_field(key, r)
     }
+    #[inline]
+    fn merge_replace(&mut self, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        (**self).merge_replace(r)
+    }
     fn field_name(number: u32) -> &'static str {
         M::field_name(number)
     }

@@ -24,6 +24,7 @@ mod error;
 mod impls;
 mod message;
 mod reader;
+mod reuse;
 mod view;
 pub mod wire;
 mod writer;
@@ -48,6 +49,7 @@ pub use writer::ReverseWriter;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::reader::wire_type_mismatch;
+    pub use crate::reuse::{addr, MapReuse};
 
     /// `m.size()`, never inlined. Generated code calls a recursive message field through it,
     /// so a self-referencing message's own `size` is not recursive and inlines into callers

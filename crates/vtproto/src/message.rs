@@ -58,6 +58,30 @@ pub trait Message: Default {
         Ok(())
     }
 
+    /// Replaces `self` with the message in `r`, reusing `self`'s allocations: string and
+    /// vector capacity, the elements of repeated message fields (overwritten in place, the
+    /// surplus truncated), and maps whose keys are unchanged (values overwritten in place).
+    /// Generated code implements it; this default clears `self` and merges.
+    ///
+    /// After an error `self` holds part of the input and part of its earlier value: a valid
+    /// value, fit to decode into again, but not meaningful.
+    #[inline]
+    fn merge_replace(&mut self, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        *self = Self::default();
+        self.merge(r)
+    }
+
+    /// Decodes `buf` into `self`: the same value as `*self = Self::decode(buf)?`, reusing
+    /// `self`'s allocations (see [`merge_replace`](Message::merge_replace)). Decoding inputs
+    /// of the same shape over and over allocates nothing once the value has grown to them.
+    ///
+    /// After an error `self` is valid but unspecified (part old, part new); decode into it
+    /// again or reset it.
+    #[inline]
+    fn decode_into(&mut self, buf: &[u8]) -> Result<(), DecodeError> {
+        self.merge_replace(&mut Reader::new(buf))
+    }
+
     /// Merges an encoded message from `buf` into `self`.
     #[inline]
     fn merge_from_slice(&mut self, buf: &[u8]) -> Result<(), DecodeError> {

@@ -528,6 +528,94 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// Decodes a length-delimited embedded message into `msg`, replacing its contents and
+    /// reusing its allocations ([`Message::merge_replace`]).
+    #[inline]
+    pub fn replace_message<M: Message>(&mut self, msg: &mut M) -> Result<(), DecodeError> {
+        let body = self.read_len_delimited()?;
+        self.nested(body, |r| msg.merge_replace(r))
+    }
+
+    /// Decodes a proto2 group (its start key already read) into `msg`, replacing its contents
+    /// and reusing its allocations.
+    pub fn replace_group<M: Message>(
+        &mut self,
+        msg: &mut M,
+        field_number: u32,
+    ) -> Result<(), DecodeError> {
+        // A group has no length: find its end key first, then decode what lies before it.
+        let start = self.buf;
+        let mut scan = Reader { ..*self };
+        scan.skip_field((field_number << 3) | WireType::StartGroup as u32)?;
+        let end_key = wire::varint_len(u64::from((field_number << 3) | WireType::EndGroup as u32));
+        let body = &start[..start.len() - scan.buf.len() - end_key];
+        self.buf = scan.buf;
+        self.nested(body, |r| msg.merge_replace(r))
+    }
+
+    /// The string key of a map entry's body (the last occurrence; `""` when absent).
+    fn entry_str_key(mut self, key_key: u32) -> Result<&'a str, DecodeError> {
+        let mut key = "";
+        while !self.is_empty() {
+            let k = self.read_key()?;
+            if k == key_key {
+                key = utf8(self.read_len_delimited()?)?;
+            } else if k >> 3 == 1 {
+                return Err(wire_type_mismatch(k));
+            } else {
+                self.skip_field(k)?;
+            }
+        }
+        Ok(key)
+    }
+
+    /// Reads a map entry with a string key for `decode_into`: its key (`""` when absent) and a
+    /// reader over the entry, from which [`merge_map_value`](Reader::merge_map_value) takes
+    /// the value.
+    #[inline]
+    pub fn read_map_entry_str_key(
+        &mut self,
+        key_key: u32,
+    ) -> Result<(&'a str, Reader<'a>), DecodeError> {
+        let body = self.read_len_delimited()?;
+        let depth = self.enter()?;
+        let entry = Reader {
+            buf: body,
+            depth: depth - 1,
+            source: self.source,
+        };
+        let key = Reader { ..entry }.entry_str_key(key_key)?;
+        Ok((key, entry))
+    }
+
+    /// Merges each value (field 2, `value_key`) of a map entry read by
+    /// [`read_map_entry_str_key`](Reader::read_map_entry_str_key) into `value`; the key
+    /// (`key_key`) and unknown fields are skipped, known numbers with another wire type are
+    /// errors. Returns whether the entry had a value.
+    #[inline]
+    pub fn merge_map_value<V>(
+        &self,
+        key_key: u32,
+        value_key: u32,
+        value: &mut V,
+        mut merge: impl FnMut(&mut Reader<'a>, &mut V) -> Result<(), DecodeError>,
+    ) -> Result<bool, DecodeError> {
+        let mut r = Reader { ..*self };
+        let mut found = false;
+        while !r.is_empty() {
+            let k = r.read_key()?;
+            if k == value_key {
+                merge(&mut r, value)?;
+                found = true;
+            } else if k >> 3 == 2 || (k >> 3 == 1 && k != key_key) {
+                return Err(wire_type_mismatch(k));
+            } else {
+                r.skip_field(k)?;
+            }
+        }
+        Ok(found)
+    }
+
     /// How many more times `key` occurs in the rest of this message (the value of the current
     /// occurrence not yet read), capped at `cap`. Used to size a repeated field or map once
     /// instead of growing it; the scan stops quietly at malformed data, which the decode that

@@ -14,7 +14,7 @@ pub use views::view_path;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::model::{BytesRepr, Package, Scalar, ValueType};
+use crate::model::{BytesRepr, DefaultValue, Field, Package, Scalar, ValueType};
 use crate::{Error, Options};
 
 /// A generated feature.
@@ -155,6 +155,41 @@ fn scalar_type(s: Scalar, bytes: BytesRepr) -> TokenStream {
             BytesRepr::Bytes => quote!(::vtproto::bytes::Bytes),
         },
     }
+}
+
+/// A field's declared default (see [`Field::default`]) as an expression of its Rust type:
+/// the owned type, or with `view` the view's (`&str`, `&[u8]`). `None` for the type's zero.
+fn default_expr(f: &Field, view: bool) -> Option<TokenStream> {
+    let s = f.value.scalar()?;
+    let ty = scalar_type(s, BytesRepr::Vec);
+    Some(match f.default.as_ref()? {
+        DefaultValue::Int(i) => {
+            let lit = Literal::i64_suffixed(*i);
+            quote!((#lit) as #ty)
+        }
+        DefaultValue::Uint(u) => {
+            let lit = Literal::u64_suffixed(*u);
+            quote!(#lit as #ty)
+        }
+        DefaultValue::Float(x) if x.is_nan() => quote!(#ty::NAN),
+        DefaultValue::Float(x) if x.is_infinite() && *x > 0.0 => quote!(#ty::INFINITY),
+        DefaultValue::Float(x) if x.is_infinite() => quote!(#ty::NEG_INFINITY),
+        DefaultValue::Float(x) => {
+            let lit = Literal::f64_suffixed(*x);
+            quote!((#lit) as #ty)
+        }
+        DefaultValue::Bool(b) => quote!(#b),
+        DefaultValue::String(text) if view => quote!(#text),
+        DefaultValue::String(text) => quote!(::std::string::String::from(#text)),
+        DefaultValue::Bytes(b) => {
+            let lit = Literal::byte_string(b);
+            match (view, f.bytes) {
+                (true, _) => quote!(&#lit[..]),
+                (false, BytesRepr::Vec) => quote!(#lit.to_vec()),
+                (false, BytesRepr::Bytes) => quote!(::vtproto::bytes::Bytes::from_static(#lit)),
+            }
+        }
+    })
 }
 
 #[cfg(test)]

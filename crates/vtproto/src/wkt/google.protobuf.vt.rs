@@ -52,6 +52,28 @@ impl ::vtproto::Message for Any {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.type_url.clear();
+        self.value.clear();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "type_url",
@@ -173,6 +195,76 @@ impl ::vtproto::Message for Api {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.name.clear();
+        let mut count_2 = 0usize;
+        let mut count_3 = 0usize;
+        self.version.clear();
+        let mut spare_5 = self.source_context.take();
+        let mut count_6 = 0usize;
+        self.syntax = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    18 => {
+                        if count_2 < self.methods.len() {
+                            r.replace_message(&mut self.methods[count_2])?;
+                        } else {
+                            self.methods.push(r.read_message()?);
+                        }
+                        count_2 += 1;
+                    }
+                    26 => {
+                        if count_3 < self.options.len() {
+                            r.replace_message(&mut self.options[count_3])?;
+                        } else {
+                            self.options.push(r.read_message()?);
+                        }
+                        count_3 += 1;
+                    }
+                    42 => {
+                        match &mut self.source_context {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_5.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.source_context = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    50 => {
+                        if count_6 < self.mixins.len() {
+                            r.replace_message(&mut self.mixins[count_6])?;
+                        } else {
+                            self.mixins.push(r.read_message()?);
+                        }
+                        count_6 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.methods.truncate(count_2);
+        self.options.truncate(count_3);
+        self.mixins.truncate(count_6);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -288,6 +380,46 @@ impl ::vtproto::Message for Method {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.name.clear();
+        self.request_type_url.clear();
+        self.request_streaming = ::core::default::Default::default();
+        self.response_type_url.clear();
+        self.response_streaming = ::core::default::Default::default();
+        let mut count_6 = 0usize;
+        self.syntax = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    50 => {
+                        if count_6 < self.options.len() {
+                            r.replace_message(&mut self.options[count_6])?;
+                        } else {
+                            self.options.push(r.read_message()?);
+                        }
+                        count_6 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.options.truncate(count_6);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -353,6 +485,28 @@ impl ::vtproto::Message for Mixin {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.name.clear();
+        self.root.clear();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -400,6 +554,40 @@ impl ::vtproto::Message for FileDescriptorSet {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut count_1 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        if count_1 < self.file.len() {
+                            r.replace_message(&mut self.file[count_1])?;
+                        } else {
+                            self.file.push(r.read_message()?);
+                        }
+                        count_1 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.file.truncate(count_1);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -594,6 +782,156 @@ impl ::vtproto::Message for FileDescriptorProto {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.name.take();
+        let mut spare_2 = self.package.take();
+        let mut count_3 = 0usize;
+        self.public_dependency.clear();
+        self.weak_dependency.clear();
+        let mut count_4 = 0usize;
+        let mut count_5 = 0usize;
+        let mut count_6 = 0usize;
+        let mut count_7 = 0usize;
+        let mut spare_8 = self.options.take();
+        let mut spare_9 = self.source_code_info.take();
+        let mut spare_12 = self.syntax.take();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.name {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.name = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    18 => {
+                        match &mut self.package {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_2.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.package = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    26 => {
+                        if count_3 < self.dependency.len() {
+                            r.merge_string(&mut self.dependency[count_3])?;
+                        } else {
+                            self.dependency.push(r.read_string()?);
+                        }
+                        count_3 += 1;
+                    }
+                    34 => {
+                        if count_4 < self.message_type.len() {
+                            r.replace_message(&mut self.message_type[count_4])?;
+                        } else {
+                            self.message_type.push(r.read_message()?);
+                        }
+                        count_4 += 1;
+                    }
+                    42 => {
+                        if count_5 < self.enum_type.len() {
+                            r.replace_message(&mut self.enum_type[count_5])?;
+                        } else {
+                            self.enum_type.push(r.read_message()?);
+                        }
+                        count_5 += 1;
+                    }
+                    50 => {
+                        if count_6 < self.service.len() {
+                            r.replace_message(&mut self.service[count_6])?;
+                        } else {
+                            self.service.push(r.read_message()?);
+                        }
+                        count_6 += 1;
+                    }
+                    58 => {
+                        if count_7 < self.extension.len() {
+                            r.replace_message(&mut self.extension[count_7])?;
+                        } else {
+                            self.extension.push(r.read_message()?);
+                        }
+                        count_7 += 1;
+                    }
+                    66 => {
+                        match &mut self.options {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_8.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.options = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    74 => {
+                        match &mut self.source_code_info {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_9.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.source_code_info = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    98 => {
+                        match &mut self.syntax {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_12.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.syntax = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.dependency.truncate(count_3);
+        self.message_type.truncate(count_4);
+        self.enum_type.truncate(count_5);
+        self.service.truncate(count_6);
+        self.extension.truncate(count_7);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -771,6 +1109,139 @@ impl ::vtproto::Message for DescriptorProto {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.name.take();
+        let mut count_2 = 0usize;
+        let mut count_6 = 0usize;
+        let mut count_3 = 0usize;
+        let mut count_4 = 0usize;
+        let mut count_5 = 0usize;
+        let mut count_8 = 0usize;
+        let mut spare_7 = self.options.take();
+        let mut count_9 = 0usize;
+        let mut count_10 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.name {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.name = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    18 => {
+                        if count_2 < self.field.len() {
+                            r.replace_message(&mut self.field[count_2])?;
+                        } else {
+                            self.field.push(r.read_message()?);
+                        }
+                        count_2 += 1;
+                    }
+                    50 => {
+                        if count_6 < self.extension.len() {
+                            r.replace_message(&mut self.extension[count_6])?;
+                        } else {
+                            self.extension.push(r.read_message()?);
+                        }
+                        count_6 += 1;
+                    }
+                    26 => {
+                        if count_3 < self.nested_type.len() {
+                            r.replace_message(&mut self.nested_type[count_3])?;
+                        } else {
+                            self.nested_type.push(r.read_message()?);
+                        }
+                        count_3 += 1;
+                    }
+                    34 => {
+                        if count_4 < self.enum_type.len() {
+                            r.replace_message(&mut self.enum_type[count_4])?;
+                        } else {
+                            self.enum_type.push(r.read_message()?);
+                        }
+                        count_4 += 1;
+                    }
+                    42 => {
+                        if count_5 < self.extension_range.len() {
+                            r.replace_message(&mut self.extension_range[count_5])?;
+                        } else {
+                            self.extension_range.push(r.read_message()?);
+                        }
+                        count_5 += 1;
+                    }
+                    66 => {
+                        if count_8 < self.oneof_decl.len() {
+                            r.replace_message(&mut self.oneof_decl[count_8])?;
+                        } else {
+                            self.oneof_decl.push(r.read_message()?);
+                        }
+                        count_8 += 1;
+                    }
+                    58 => {
+                        match &mut self.options {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_7.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.options = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    74 => {
+                        if count_9 < self.reserved_range.len() {
+                            r.replace_message(&mut self.reserved_range[count_9])?;
+                        } else {
+                            self.reserved_range.push(r.read_message()?);
+                        }
+                        count_9 += 1;
+                    }
+                    82 => {
+                        if count_10 < self.reserved_name.len() {
+                            r.merge_string(&mut self.reserved_name[count_10])?;
+                        } else {
+                            self.reserved_name.push(r.read_string()?);
+                        }
+                        count_10 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.field.truncate(count_2);
+        self.extension.truncate(count_6);
+        self.nested_type.truncate(count_3);
+        self.enum_type.truncate(count_4);
+        self.extension_range.truncate(count_5);
+        self.oneof_decl.truncate(count_8);
+        self.reserved_range.truncate(count_9);
+        self.reserved_name.truncate(count_10);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -849,6 +1320,45 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.start = ::core::option::Option::None;
+        self.end = ::core::option::Option::None;
+        let mut spare_3 = self.options.take();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    26 => {
+                        match &mut self.options {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_3.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.options = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "start",
@@ -910,6 +1420,28 @@ impl ::vtproto::Message for descriptor_proto::ReservedRange {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.start = ::core::option::Option::None;
+        self.end = ::core::option::Option::None;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "start",
@@ -957,6 +1489,42 @@ impl ::vtproto::Message for ExtensionRangeOptions {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut count_999 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    7994 => {
+                        if count_999 < self.uninterpreted_option.len() {
+                            r.replace_message(
+                                &mut self.uninterpreted_option[count_999],
+                            )?;
+                        } else {
+                            self.uninterpreted_option.push(r.read_message()?);
+                        }
+                        count_999 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -1120,6 +1688,128 @@ impl ::vtproto::Message for FieldDescriptorProto {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.name.take();
+        self.number = ::core::option::Option::None;
+        self.label = ::core::option::Option::None;
+        self.r#type = ::core::option::Option::None;
+        let mut spare_6 = self.type_name.take();
+        let mut spare_2 = self.extendee.take();
+        let mut spare_7 = self.default_value.take();
+        self.oneof_index = ::core::option::Option::None;
+        let mut spare_10 = self.json_name.take();
+        let mut spare_8 = self.options.take();
+        self.proto3_optional = ::core::option::Option::None;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.name {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.name = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    50 => {
+                        match &mut self.type_name {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_6.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.type_name = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    18 => {
+                        match &mut self.extendee {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_2.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.extendee = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    58 => {
+                        match &mut self.default_value {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_7.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.default_value = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    82 => {
+                        match &mut self.json_name {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_10.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.json_name = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    66 => {
+                        match &mut self.options {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_8.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.options = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1187,6 +1877,59 @@ impl ::vtproto::Message for OneofDescriptorProto {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.name.take();
+        let mut spare_2 = self.options.take();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.name {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.name = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    18 => {
+                        match &mut self.options {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_2.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.options = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())
@@ -1290,6 +2033,89 @@ impl ::vtproto::Message for EnumDescriptorProto {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.name.take();
+        let mut count_2 = 0usize;
+        let mut spare_3 = self.options.take();
+        let mut count_4 = 0usize;
+        let mut count_5 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.name {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.name = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    18 => {
+                        if count_2 < self.value.len() {
+                            r.replace_message(&mut self.value[count_2])?;
+                        } else {
+                            self.value.push(r.read_message()?);
+                        }
+                        count_2 += 1;
+                    }
+                    26 => {
+                        match &mut self.options {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_3.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.options = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    34 => {
+                        if count_4 < self.reserved_range.len() {
+                            r.replace_message(&mut self.reserved_range[count_4])?;
+                        } else {
+                            self.reserved_range.push(r.read_message()?);
+                        }
+                        count_4 += 1;
+                    }
+                    42 => {
+                        if count_5 < self.reserved_name.len() {
+                            r.merge_string(&mut self.reserved_name[count_5])?;
+                        } else {
+                            self.reserved_name.push(r.read_string()?);
+                        }
+                        count_5 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.value.truncate(count_2);
+        self.reserved_range.truncate(count_4);
+        self.reserved_name.truncate(count_5);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1349,6 +2175,28 @@ impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.start = ::core::option::Option::None;
+        self.end = ::core::option::Option::None;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())
@@ -1421,6 +2269,60 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.name.take();
+        self.number = ::core::option::Option::None;
+        let mut spare_3 = self.options.take();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.name {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.name = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    26 => {
+                        match &mut self.options {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_3.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.options = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())
@@ -1499,6 +2401,69 @@ impl ::vtproto::Message for ServiceDescriptorProto {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.name.take();
+        let mut count_2 = 0usize;
+        let mut spare_3 = self.options.take();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.name {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.name = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    18 => {
+                        if count_2 < self.method.len() {
+                            r.replace_message(&mut self.method[count_2])?;
+                        } else {
+                            self.method.push(r.read_message()?);
+                        }
+                        count_2 += 1;
+                    }
+                    26 => {
+                        match &mut self.options {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_3.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.options = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.method.truncate(count_2);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -1606,6 +2571,93 @@ impl ::vtproto::Message for MethodDescriptorProto {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.name.take();
+        let mut spare_2 = self.input_type.take();
+        let mut spare_3 = self.output_type.take();
+        let mut spare_4 = self.options.take();
+        self.client_streaming = ::core::option::Option::None;
+        self.server_streaming = ::core::option::Option::None;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.name {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.name = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    18 => {
+                        match &mut self.input_type {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_2.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.input_type = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    26 => {
+                        match &mut self.output_type {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_3.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.output_type = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    34 => {
+                        match &mut self.options {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_4.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.options = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())
@@ -1901,6 +2953,217 @@ impl ::vtproto::Message for FileOptions {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.java_package.take();
+        let mut spare_8 = self.java_outer_classname.take();
+        self.java_multiple_files = ::core::option::Option::None;
+        self.java_generate_equals_and_hash = ::core::option::Option::None;
+        self.java_string_check_utf8 = ::core::option::Option::None;
+        self.optimize_for = ::core::option::Option::None;
+        let mut spare_11 = self.go_package.take();
+        self.cc_generic_services = ::core::option::Option::None;
+        self.java_generic_services = ::core::option::Option::None;
+        self.py_generic_services = ::core::option::Option::None;
+        self.deprecated = ::core::option::Option::None;
+        self.cc_enable_arenas = ::core::option::Option::None;
+        let mut spare_36 = self.objc_class_prefix.take();
+        let mut spare_37 = self.csharp_namespace.take();
+        let mut spare_39 = self.swift_prefix.take();
+        let mut spare_40 = self.php_class_prefix.take();
+        let mut spare_41 = self.php_namespace.take();
+        let mut spare_44 = self.php_metadata_namespace.take();
+        let mut spare_45 = self.ruby_package.take();
+        let mut count_999 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.java_package {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.java_package = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    66 => {
+                        match &mut self.java_outer_classname {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_8.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.java_outer_classname = ::core::option::Option::Some(
+                                    owned,
+                                );
+                            }
+                        }
+                    }
+                    90 => {
+                        match &mut self.go_package {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_11.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.go_package = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    290 => {
+                        match &mut self.objc_class_prefix {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_36.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.objc_class_prefix = ::core::option::Option::Some(
+                                    owned,
+                                );
+                            }
+                        }
+                    }
+                    298 => {
+                        match &mut self.csharp_namespace {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_37.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.csharp_namespace = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    314 => {
+                        match &mut self.swift_prefix {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_39.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.swift_prefix = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    322 => {
+                        match &mut self.php_class_prefix {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_40.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.php_class_prefix = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    330 => {
+                        match &mut self.php_namespace {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_41.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.php_namespace = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    354 => {
+                        match &mut self.php_metadata_namespace {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_44.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.php_metadata_namespace = ::core::option::Option::Some(
+                                    owned,
+                                );
+                            }
+                        }
+                    }
+                    362 => {
+                        match &mut self.ruby_package {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_45.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.ruby_package = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    7994 => {
+                        if count_999 < self.uninterpreted_option.len() {
+                            r.replace_message(
+                                &mut self.uninterpreted_option[count_999],
+                            )?;
+                        } else {
+                            self.uninterpreted_option.push(r.read_message()?);
+                        }
+                        count_999 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.uninterpreted_option.truncate(count_999);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "java_package",
@@ -2010,6 +3273,46 @@ impl ::vtproto::Message for MessageOptions {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.message_set_wire_format = ::core::option::Option::None;
+        self.no_standard_descriptor_accessor = ::core::option::Option::None;
+        self.deprecated = ::core::option::Option::None;
+        self.map_entry = ::core::option::Option::None;
+        let mut count_999 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    7994 => {
+                        if count_999 < self.uninterpreted_option.len() {
+                            r.replace_message(
+                                &mut self.uninterpreted_option[count_999],
+                            )?;
+                        } else {
+                            self.uninterpreted_option.push(r.read_message()?);
+                        }
+                        count_999 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -2125,6 +3428,48 @@ impl ::vtproto::Message for FieldOptions {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.ctype = ::core::option::Option::None;
+        self.packed = ::core::option::Option::None;
+        self.jstype = ::core::option::Option::None;
+        self.lazy = ::core::option::Option::None;
+        self.deprecated = ::core::option::Option::None;
+        self.weak = ::core::option::Option::None;
+        let mut count_999 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    7994 => {
+                        if count_999 < self.uninterpreted_option.len() {
+                            r.replace_message(
+                                &mut self.uninterpreted_option[count_999],
+                            )?;
+                        } else {
+                            self.uninterpreted_option.push(r.read_message()?);
+                        }
+                        count_999 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.uninterpreted_option.truncate(count_999);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "ctype",
@@ -2177,6 +3522,42 @@ impl ::vtproto::Message for OneofOptions {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut count_999 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    7994 => {
+                        if count_999 < self.uninterpreted_option.len() {
+                            r.replace_message(
+                                &mut self.uninterpreted_option[count_999],
+                            )?;
+                        } else {
+                            self.uninterpreted_option.push(r.read_message()?);
+                        }
+                        count_999 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -2247,6 +3628,44 @@ impl ::vtproto::Message for EnumOptions {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.allow_alias = ::core::option::Option::None;
+        self.deprecated = ::core::option::Option::None;
+        let mut count_999 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    7994 => {
+                        if count_999 < self.uninterpreted_option.len() {
+                            r.replace_message(
+                                &mut self.uninterpreted_option[count_999],
+                            )?;
+                        } else {
+                            self.uninterpreted_option.push(r.read_message()?);
+                        }
+                        count_999 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.uninterpreted_option.truncate(count_999);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             2 => "allow_alias",
@@ -2307,6 +3726,43 @@ impl ::vtproto::Message for EnumValueOptions {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.deprecated = ::core::option::Option::None;
+        let mut count_999 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    7994 => {
+                        if count_999 < self.uninterpreted_option.len() {
+                            r.replace_message(
+                                &mut self.uninterpreted_option[count_999],
+                            )?;
+                        } else {
+                            self.uninterpreted_option.push(r.read_message()?);
+                        }
+                        count_999 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.uninterpreted_option.truncate(count_999);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "deprecated",
@@ -2364,6 +3820,43 @@ impl ::vtproto::Message for ServiceOptions {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.deprecated = ::core::option::Option::None;
+        let mut count_999 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    7994 => {
+                        if count_999 < self.uninterpreted_option.len() {
+                            r.replace_message(
+                                &mut self.uninterpreted_option[count_999],
+                            )?;
+                        } else {
+                            self.uninterpreted_option.push(r.read_message()?);
+                        }
+                        count_999 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -2433,6 +3926,44 @@ impl ::vtproto::Message for MethodOptions {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.deprecated = ::core::option::Option::None;
+        self.idempotency_level = ::core::option::Option::None;
+        let mut count_999 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    7994 => {
+                        if count_999 < self.uninterpreted_option.len() {
+                            r.replace_message(
+                                &mut self.uninterpreted_option[count_999],
+                            )?;
+                        } else {
+                            self.uninterpreted_option.push(r.read_message()?);
+                        }
+                        count_999 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -2557,6 +4088,91 @@ impl ::vtproto::Message for UninterpretedOption {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut count_2 = 0usize;
+        let mut spare_3 = self.identifier_value.take();
+        self.positive_int_value = ::core::option::Option::None;
+        self.negative_int_value = ::core::option::Option::None;
+        self.double_value = ::core::option::Option::None;
+        let mut spare_7 = self.string_value.take();
+        let mut spare_8 = self.aggregate_value.take();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    18 => {
+                        if count_2 < self.name.len() {
+                            r.replace_message(&mut self.name[count_2])?;
+                        } else {
+                            self.name.push(r.read_message()?);
+                        }
+                        count_2 += 1;
+                    }
+                    26 => {
+                        match &mut self.identifier_value {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_3.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.identifier_value = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    58 => {
+                        match &mut self.string_value {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_byte_vec(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_7.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_byte_vec(v)?;
+                                }
+                                self.string_value = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    66 => {
+                        match &mut self.aggregate_value {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_8.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.aggregate_value = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.name.truncate(count_2);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             2 => "name",
@@ -2614,6 +4230,28 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.name_part.clear();
+        self.is_extension = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name_part",
@@ -2661,6 +4299,40 @@ impl ::vtproto::Message for SourceCodeInfo {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut count_1 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        if count_1 < self.location.len() {
+                            r.replace_message(&mut self.location[count_1])?;
+                        } else {
+                            self.location.push(r.read_message()?);
+                        }
+                        count_1 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.location.truncate(count_1);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -2779,6 +4451,78 @@ impl ::vtproto::Message for source_code_info::Location {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.path.clear();
+        self.span.clear();
+        let mut spare_3 = self.leading_comments.take();
+        let mut spare_4 = self.trailing_comments.take();
+        let mut count_6 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    26 => {
+                        match &mut self.leading_comments {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_3.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.leading_comments = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    34 => {
+                        match &mut self.trailing_comments {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_4.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.trailing_comments = ::core::option::Option::Some(
+                                    owned,
+                                );
+                            }
+                        }
+                    }
+                    50 => {
+                        if count_6 < self.leading_detached_comments.len() {
+                            r.merge_string(
+                                &mut self.leading_detached_comments[count_6],
+                            )?;
+                        } else {
+                            self.leading_detached_comments.push(r.read_string()?);
+                        }
+                        count_6 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.leading_detached_comments.truncate(count_6);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "path",
@@ -2829,6 +4573,40 @@ impl ::vtproto::Message for GeneratedCodeInfo {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut count_1 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        if count_1 < self.annotation.len() {
+                            r.replace_message(&mut self.annotation[count_1])?;
+                        } else {
+                            self.annotation.push(r.read_message()?);
+                        }
+                        count_1 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.annotation.truncate(count_1);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -2921,6 +4699,49 @@ impl ::vtproto::Message for generated_code_info::Annotation {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.path.clear();
+        let mut spare_2 = self.source_file.take();
+        self.begin = ::core::option::Option::None;
+        self.end = ::core::option::Option::None;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    18 => {
+                        match &mut self.source_file {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_string(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_2.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.merge_string(v)?;
+                                }
+                                self.source_file = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "path",
@@ -2983,6 +4804,28 @@ impl ::vtproto::Message for Duration {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.seconds = ::core::default::Default::default();
+        self.nanos = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "seconds",
@@ -3030,6 +4873,40 @@ impl ::vtproto::Message for FieldMask {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut count_1 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        if count_1 < self.paths.len() {
+                            r.merge_string(&mut self.paths[count_1])?;
+                        } else {
+                            self.paths.push(r.read_string()?);
+                        }
+                        count_1 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.paths.truncate(count_1);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "paths",
@@ -3075,6 +4952,27 @@ impl ::vtproto::Message for SourceContext {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.file_name.clear();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())
@@ -3153,6 +5051,128 @@ impl ::vtproto::Message for Struct {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut map_1 = ::vtproto::__private::MapReuse::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        if map_1.in_place(self.fields.len()) {
+                            let (k, entry) = r.read_map_entry_str_key(10)?;
+                            let overwritten = match self.fields.get_mut(k) {
+                                ::core::option::Option::Some(v) => {
+                                    let named = map_1
+                                        .name(::vtproto::__private::addr::<_>(&*v));
+                                    if named {
+                                        let mut first = true;
+                                        let found = entry
+                                            .merge_map_value(
+                                                10,
+                                                18,
+                                                v,
+                                                |r, v| {
+                                                    if first {
+                                                        first = false;
+                                                        r.replace_message(v)
+                                                    } else {
+                                                        r.merge_message(v)
+                                                    }
+                                                },
+                                            )?;
+                                        if !found {
+                                            *v = ::core::default::Default::default();
+                                        }
+                                    }
+                                    named
+                                }
+                                ::core::option::Option::None => false,
+                            };
+                            if !overwritten {
+                                map_1.turn_fresh();
+                                let unnamed: ::std::vec::Vec<::std::string::String> = self
+                                    .fields
+                                    .iter()
+                                    .filter(|(_, v)| {
+                                        !map_1.keeps(::vtproto::__private::addr::<_>(*v))
+                                    })
+                                    .map(|(k, _)| k.clone())
+                                    .collect();
+                                for k in unnamed {
+                                    self.fields.remove(&k);
+                                }
+                                let v = self
+                                    .fields
+                                    .entry(::std::string::String::from(k))
+                                    .or_default();
+                                let mut first = true;
+                                let found = entry
+                                    .merge_map_value(
+                                        10,
+                                        18,
+                                        v,
+                                        |r, v| {
+                                            if first {
+                                                first = false;
+                                                r.replace_message(v)
+                                            } else {
+                                                r.merge_message(v)
+                                            }
+                                        },
+                                    )?;
+                                if !found {
+                                    *v = ::core::default::Default::default();
+                                }
+                            }
+                        } else {
+                            let mut k: ::std::string::String = ::core::default::Default::default();
+                            let mut v = ::core::default::Default::default();
+                            r.merge_map_entry(
+                                &mut k,
+                                &mut v,
+                                10,
+                                18,
+                                |r, k: &mut ::std::string::String| {
+                                    r.merge_string(k)?;
+                                    ::core::result::Result::Ok(())
+                                },
+                                |r, v| r.merge_message(v),
+                            )?;
+                            self.fields.insert(k, v);
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        if map_1.absent() {
+            self.fields.clear();
+        } else if map_1.has_stale(self.fields.len()) {
+            let unnamed: ::std::vec::Vec<::std::string::String> = self
+                .fields
+                .iter()
+                .filter(|(_, v)| !map_1.keeps(::vtproto::__private::addr::<_>(*v)))
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in unnamed {
+                self.fields.remove(&k);
             }
         }
         ::core::result::Result::Ok(())
@@ -3301,6 +5321,27 @@ impl ::vtproto::Message for Value {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.kind = ::core::option::Option::None;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "null_value",
@@ -3355,6 +5396,40 @@ impl ::vtproto::Message for ListValue {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut count_1 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        if count_1 < self.values.len() {
+                            r.replace_message(&mut self.values[count_1])?;
+                        } else {
+                            self.values.push(r.read_message()?);
+                        }
+                        count_1 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.values.truncate(count_1);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -3412,6 +5487,28 @@ impl ::vtproto::Message for Timestamp {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.seconds = ::core::default::Default::default();
+        self.nanos = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())
@@ -3523,6 +5620,75 @@ impl ::vtproto::Message for Type {
                 r.skip_field(key)?;
             }
         }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.name.clear();
+        let mut count_2 = 0usize;
+        let mut count_3 = 0usize;
+        let mut count_4 = 0usize;
+        let mut spare_5 = self.source_context.take();
+        self.syntax = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    18 => {
+                        if count_2 < self.fields.len() {
+                            r.replace_message(&mut self.fields[count_2])?;
+                        } else {
+                            self.fields.push(r.read_message()?);
+                        }
+                        count_2 += 1;
+                    }
+                    26 => {
+                        if count_3 < self.oneofs.len() {
+                            r.merge_string(&mut self.oneofs[count_3])?;
+                        } else {
+                            self.oneofs.push(r.read_string()?);
+                        }
+                        count_3 += 1;
+                    }
+                    34 => {
+                        if count_4 < self.options.len() {
+                            r.replace_message(&mut self.options[count_4])?;
+                        } else {
+                            self.options.push(r.read_message()?);
+                        }
+                        count_4 += 1;
+                    }
+                    42 => {
+                        match &mut self.source_context {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_5.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.source_context = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.fields.truncate(count_2);
+        self.oneofs.truncate(count_3);
+        self.options.truncate(count_4);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -3668,6 +5834,49 @@ impl ::vtproto::Message for Field {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.kind = ::core::default::Default::default();
+        self.cardinality = ::core::default::Default::default();
+        self.number = ::core::default::Default::default();
+        self.name.clear();
+        self.type_url.clear();
+        self.oneof_index = ::core::default::Default::default();
+        self.packed = ::core::default::Default::default();
+        let mut count_9 = 0usize;
+        self.json_name.clear();
+        self.default_value.clear();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    74 => {
+                        if count_9 < self.options.len() {
+                            r.replace_message(&mut self.options[count_9])?;
+                        } else {
+                            self.options.push(r.read_message()?);
+                        }
+                        count_9 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.options.truncate(count_9);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "kind",
@@ -3774,6 +5983,65 @@ impl ::vtproto::Message for Enum {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.name.clear();
+        let mut count_2 = 0usize;
+        let mut count_3 = 0usize;
+        let mut spare_4 = self.source_context.take();
+        self.syntax = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    18 => {
+                        if count_2 < self.enumvalue.len() {
+                            r.replace_message(&mut self.enumvalue[count_2])?;
+                        } else {
+                            self.enumvalue.push(r.read_message()?);
+                        }
+                        count_2 += 1;
+                    }
+                    26 => {
+                        if count_3 < self.options.len() {
+                            r.replace_message(&mut self.options[count_3])?;
+                        } else {
+                            self.options.push(r.read_message()?);
+                        }
+                        count_3 += 1;
+                    }
+                    34 => {
+                        match &mut self.source_context {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_4.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.source_context = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.enumvalue.truncate(count_2);
+        self.options.truncate(count_3);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -3846,6 +6114,42 @@ impl ::vtproto::Message for EnumValue {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.name.clear();
+        self.number = ::core::default::Default::default();
+        let mut count_3 = 0usize;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    26 => {
+                        if count_3 < self.options.len() {
+                            r.replace_message(&mut self.options[count_3])?;
+                        } else {
+                            self.options.push(r.read_message()?);
+                        }
+                        count_3 += 1;
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        self.options.truncate(count_3);
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -3907,6 +6211,44 @@ impl ::vtproto::Message for Option {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.name.clear();
+        let mut spare_2 = self.value.take();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    18 => {
+                        match &mut self.value {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_2.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.value = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())

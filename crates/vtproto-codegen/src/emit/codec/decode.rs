@@ -124,7 +124,7 @@ fn reserve_ahead(f: &Field, cap: usize) -> TokenStream {
 }
 
 /// Merges a message or group value into `dst` (a `&mut M` expression).
-fn merge_message(value: &ValueType, number: u32, dst: &TokenStream) -> TokenStream {
+pub(super) fn merge_message(value: &ValueType, number: u32, dst: &TokenStream) -> TokenStream {
     match value {
         ValueType::Group(_) => {
             let n = Literal::u32_unsuffixed(number);
@@ -169,7 +169,11 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
         }
         (Label::Repeated { .. }, Some(s)) => repeated_scalar_arms(f, s),
         (Label::Repeated { .. }, None) => vec![repeated_message_arm(f)],
-        (Label::Map(map), _) => vec![map_arm(f, map)],
+        (Label::Map(map), _) => {
+            let map_key = key_literal(f.number, LEN);
+            let insert = map_insert(f, map);
+            vec![quote!(#map_key => { #insert })]
+        }
     }
 }
 
@@ -202,8 +206,9 @@ fn repeated_message_arm(f: &Field) -> TokenStream {
     quote!(#key => { self.#ident.push(r.read_message()?); })
 }
 
-/// A map entry: key and value start at their defaults, either may be missing.
-fn map_arm(f: &Field, map: &MapField) -> TokenStream {
+/// Reads one map entry into a new key and value, which start at their defaults (either may
+/// be missing), and inserts them: the body of the map's arm.
+pub(super) fn map_insert(f: &Field, map: &MapField) -> TokenStream {
     let ident = &f.ident;
     let key_ty = scalar_type(map.key, BytesRepr::Vec);
     let key_key = key_literal(1, scalar_wire_type(map.key));
@@ -230,14 +235,13 @@ fn map_arm(f: &Field, map: &MapField) -> TokenStream {
             quote!(|r, v| r.merge_message(v)),
         ),
     };
-    let map_key = key_literal(f.number, LEN);
     // BTreeMap has no capacity to reserve.
     let reserve = if map.btree {
         quote!()
     } else {
         reserve_ahead(f, MAP_CAP)
     };
-    quote!(#map_key => {
+    quote! {
         #reserve
         let mut k: #key_ty = ::core::default::Default::default();
         #value_init
@@ -245,5 +249,5 @@ fn map_arm(f: &Field, map: &MapField) -> TokenStream {
             |r, k: &mut #key_ty| { #merge_key ::core::result::Result::Ok(()) },
             #merge_value)?;
         self.#ident.insert(k, v);
-    })
+    }
 }

@@ -9,6 +9,7 @@
 
 mod decode;
 mod encode;
+mod reuse;
 mod size;
 mod walk;
 
@@ -20,8 +21,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::{
-    fixed_width, is_copy, key_bytes, key_len, key_literal, scalar_type, scalar_wire_type,
-    usize_lit, wire_type, Feature, END_GROUP, LEN, START_GROUP,
+    default_expr, fixed_width, is_copy, key_bytes, key_len, key_literal, scalar_type,
+    scalar_wire_type, usize_lit, wire_type, Feature, END_GROUP, LEN, START_GROUP,
 };
 use crate::model::{BytesRepr, Label, Message, Scalar};
 
@@ -38,6 +39,7 @@ fn message_impl(m: &Message) -> TokenStream {
     let size = size::size_fn(m);
     let encode = encode::encode_fn(m);
     let merge = decode::merge_field_fn(m);
+    let replace = reuse::merge_replace_fn(m);
     let names = field_name_fn(m);
     let deprecated = m.all_fields().any(|(_, f)| f.deprecated);
     let allow = deprecated.then(|| quote!(#[allow(deprecated)]));
@@ -50,6 +52,7 @@ fn message_impl(m: &Message) -> TokenStream {
             #size
             #encode
             #merge
+            #replace
             #names
         }
     }

@@ -13,15 +13,14 @@ mod owned;
 
 use std::collections::BTreeMap;
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::codec;
-use super::{scalar_type, Feature};
+use super::{default_expr, scalar_type, Feature};
 use crate::ident::{ident, to_snake};
 use crate::model::{
-    BytesRepr, DefaultValue, Field, Label, Message, Oneof, Package, RustPath, Scalar, TypeRef,
-    ValueType,
+    BytesRepr, Field, Label, Message, Oneof, Package, RustPath, Scalar, TypeRef, ValueType,
 };
 use crate::Options;
 
@@ -269,7 +268,7 @@ impl Cx<'_> {
         // proto2 `required` fields start at their declared defaults, as prost's do.
         let default_of = |f: &Field| {
             (f.label == Label::Required)
-                .then(|| default_literal(f))
+                .then(|| default_expr(f, true))
                 .flatten()
         };
         let (derive_default, default_impl) = if view.fields.iter().all(|f| default_of(f).is_none())
@@ -399,35 +398,6 @@ impl Cx<'_> {
         let rust: TokenStream = rust.parse().unwrap_or_else(|_| quote!(::prost_types));
         quote!(#rust::#tail)
     }
-}
-
-/// A field's declared default as an expression of its view type.
-fn default_literal(f: &Field) -> Option<TokenStream> {
-    let s = f.value.scalar()?;
-    let ty = scalar_type(s, BytesRepr::Vec);
-    Some(match f.default.as_ref()? {
-        DefaultValue::Int(i) => {
-            let lit = Literal::i64_suffixed(*i);
-            quote!((#lit) as #ty)
-        }
-        DefaultValue::Uint(u) => {
-            let lit = Literal::u64_suffixed(*u);
-            quote!(#lit as #ty)
-        }
-        DefaultValue::Float(x) if x.is_nan() => quote!(#ty::NAN),
-        DefaultValue::Float(x) if x.is_infinite() && *x > 0.0 => quote!(#ty::INFINITY),
-        DefaultValue::Float(x) if x.is_infinite() => quote!(#ty::NEG_INFINITY),
-        DefaultValue::Float(x) => {
-            let lit = Literal::f64_suffixed(*x);
-            quote!((#lit) as #ty)
-        }
-        DefaultValue::Bool(b) => quote!(#b),
-        DefaultValue::String(text) => quote!(#text),
-        DefaultValue::Bytes(b) => {
-            let lit = Literal::byte_string(b);
-            quote!(&#lit[..])
-        }
-    })
 }
 
 /// Whether values of this type borrow the input: strings and bytes.

@@ -70,6 +70,45 @@ impl ::vtproto::Message for Node {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.child.take();
+        self.value = ::core::default::Default::default();
+        self.label.clear();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.child {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.child = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "child",

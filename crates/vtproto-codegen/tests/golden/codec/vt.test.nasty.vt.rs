@@ -126,6 +126,51 @@ impl ::vtproto::Message for Type {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.r#type = ::core::default::Default::default();
+        self.r#fn.clear();
+        self.self_ = ::core::default::Default::default();
+        let mut spare_4 = self.me.take();
+        self.crate_.clear();
+        self.super_.clear();
+        self.r#async = ::core::default::Default::default();
+        self.r#match = ::core::default::Default::default();
+        self.r#gen = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    34 => {
+                        match &mut self.me {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_4.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.me = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "type",
@@ -179,6 +224,27 @@ impl ::vtproto::Message for Self_ {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.value = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())
@@ -246,6 +312,44 @@ impl ::vtproto::Message for Thing {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.thing = ::core::default::Default::default();
+        let mut spare_2 = self.child.take();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    18 => {
+                        match &mut self.child {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_2.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.child = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())
@@ -366,6 +470,28 @@ impl ::vtproto::Message for Holder {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.choice = ::core::option::Option::None;
+        self.kind = ::core::option::Option::None;
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "choice_msg",
@@ -414,6 +540,27 @@ impl ::vtproto::Message for holder::Choice {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.x = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())
@@ -514,6 +661,31 @@ impl ::vtproto::Message for UsesEnum {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.value = ::core::default::Default::default();
+        self.values.clear();
+        self.camel_case_field.clear();
+        self.screaming_field = ::core::default::Default::default();
+        self.field_with_123_digits = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -563,6 +735,27 @@ impl ::vtproto::Message for Core {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.std = ::core::default::Default::default();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())
@@ -620,6 +813,43 @@ impl ::vtproto::Message for Option {
         }
         ::core::result::Result::Ok(())
     }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.some.take();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.some {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.some = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "some",
@@ -669,6 +899,43 @@ impl ::vtproto::Message for Result {
                     );
                 }
                 r.skip_field(key)?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn merge_replace(
+        &mut self,
+        r: &mut ::vtproto::Reader<'_>,
+    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        let mut spare_1 = self.ok.take();
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
+                match key {
+                    10 => {
+                        match &mut self.ok {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_1.take().unwrap_or_default();
+                                r.replace_message(&mut owned)?;
+                                self.ok = ::core::option::Option::Some(owned);
+                            }
+                        }
+                    }
+                    _ => self.merge_field(key, r)?,
+                }
+                ::core::result::Result::Ok(())
+            })();
+            if let ::core::result::Result::Err(e) = step {
+                return ::core::result::Result::Err(
+                    e
+                        .push(
+                            <Self as ::vtproto::Message>::NAME,
+                            <Self as ::vtproto::Message>::field_name(key >> 3),
+                        ),
+                );
             }
         }
         ::core::result::Result::Ok(())

@@ -1,0 +1,182 @@
+//! Allocations of the read paths, counted: `decode_into` allocates nothing in the steady state
+//! (the same value re-decoding fresh inputs of the same shape), and a view allocates once per
+//! collection, never per string or bytes field. The values themselves are checked against
+//! prost by the differential test.
+
+use vt_tests::own::vt::candidates::{
+    Candidate, CandidateView, CandidatesResponse, CandidatesResponseView,
+};
+use vt_tests::own::vt::deep::{Node, NodeView};
+use vt_tests::own::vt::event::{Event, EventBatch, EventBatchView};
+use vtproto::{Message, MessageView};
+
+#[global_allocator]
+static ALLOC: alloc_stats::Tracking = alloc_stats::Tracking;
+
+fn allocations(f: impl FnOnce()) -> usize {
+    alloc_stats::measure(f).1.count
+}
+
+/// A response of `n` candidates with the six metadata keys of the workload; `salt` changes
+/// every value (and some lengths), not the shape.
+fn candidates(n: usize, salt: u64) -> CandidatesResponse {
+    let candidates = (0..n as u64)
+        .map(|i| {
+            let x = i.wrapping_mul(0x9E37_79B9).wrapping_add(salt);
+            let mut c = Candidate {
+                id: format!("{x:036}"),
+                ..Default::default()
+            };
+            let meta = [
+                ("relevance_score", format!("0.{:07}", x % 10_000_000)),
+                ("cursor", format!("{:062x}", x)),
+                ("catalog_id", format!("{:036}", x ^ salt)),
+                ("product_id", format!("sku-{:020}", x)),
+                (
+                    "source",
+                    ["search", "ads", "recs"][(x % 3) as usize].to_string(),
+                ),
+                ("rank", (x % 1000).to_string()),
+            ];
+            for (k, v) in meta {
+                c.meta_data.insert(k.to_string(), v);
+            }
+            c
+        })
+        .collect();
+    CandidatesResponse { candidates }
+}
+
+fn events(n: usize, salt: u64) -> EventBatch {
+    let events = (0..n as u64)
+        .map(|i| Event {
+            id: format!("event-{:08}", i + salt),
+            ts: (i * 1000 + salt) as i64,
+            region: ["eu-west-1", "us-east-2"][(i % 2) as usize].into(),
+            readings: vec![i as f64, salt as f64, 0.5, -1.0],
+            attrs: [("host", "h1"), ("zone", "b"), ("tier", "gold")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), format!("{v}-{}", (i + salt) % 7)))
+                .collect(),
+        })
+        .collect();
+    EventBatch { events }
+}
+
+fn deep(depth: usize, salt: i64) -> Node {
+    let mut node = Node {
+        value: salt,
+        label: format!("leaf-{salt}"),
+        child: None,
+    };
+    for level in 1..depth {
+        node = Node {
+            value: level as i64 + salt,
+            label: format!("level-{level}"),
+            child: Some(Box::new(node)),
+        };
+    }
+    node
+}
+
+/// Decodes `inputs` in turn into one value, twice around to reach the steady state, then
+/// counts the allocations of a third round; checks each decode against a fresh one.
+fn steady_state<M: Message + PartialEq + std::fmt::Debug>(inputs: &[Vec<u8>]) -> usize {
+    let mut value = M::default();
+    for _ in 0..2 {
+        for input in inputs {
+            value.decode_into(input).unwrap();
+            assert_eq!(value, M::decode(input).unwrap());
+        }
+    }
+    allocations(|| {
+        for input in inputs {
+            value.decode_into(input).unwrap();
+        }
+    })
+}
+
+#[test]
+fn decode_into_allocates_nothing_in_the_steady_state() {
+    let a: Vec<Vec<u8>> = (0..3).map(|s| candidates(500, s).encode_to_vec()).collect();
+    assert_eq!(steady_state::<CandidatesResponse>(&a), 0, "candidates");
+    let b: Vec<Vec<u8>> = (0..3).map(|s| events(300, s).encode_to_vec()).collect();
+    assert_eq!(steady_state::<EventBatch>(&b), 0, "events");
+    let c: Vec<Vec<u8>> = (0..3).map(|s| deep(100, s).encode_to_vec()).collect();
+    assert_eq!(steady_state::<Node>(&c), 0, "deep");
+}
+
+#[test]
+fn decode_into_shrinks_and_grows_with_the_input() {
+    let mut value = CandidatesResponse::default();
+    for n in [100, 3, 0, 250, 1] {
+        let input = candidates(n, n as u64).encode_to_vec();
+        value.decode_into(&input).unwrap();
+        assert_eq!(value.candidates.len(), n);
+        assert_eq!(value, CandidatesResponse::decode(&input).unwrap());
+    }
+    // A map whose keys change between inputs is rebuilt, not patched.
+    let mut c = Candidate::decode(&candidates(1, 0).candidates[0].encode_to_vec()).unwrap();
+    let other = Candidate {
+        id: "x".into(),
+        meta_data: [("only".to_string(), "one".to_string())].into(),
+    };
+    c.decode_into(&other.encode_to_vec()).unwrap();
+    assert_eq!(c, other);
+}
+
+#[test]
+fn views_allocate_per_collection_not_per_string() {
+    let a = candidates(200, 1).encode_to_vec();
+    // The list of candidates grows by doubling from 4 (7 allocations up to 256); each
+    // candidate's metadata list grows twice (4, then 8 entries); no string is copied.
+    let n = allocations(|| {
+        let view = CandidatesResponseView::decode_view(&a).unwrap();
+        assert_eq!(view.candidates.len(), 200);
+    });
+    assert_eq!(n, 7 + 2 * 200);
+    let one = candidates(1, 1).candidates[0].encode_to_vec();
+    let n = allocations(|| {
+        let view = CandidateView::decode_view(&one).unwrap();
+        assert_eq!(view.meta_data.len(), 6);
+    });
+    assert_eq!(n, 2);
+    let b = events(10, 1).encode_to_vec();
+    let n = allocations(|| drop(EventBatchView::decode_view(&b).unwrap()));
+    assert!(n <= 4 + 10 * 3, "{n}");
+    let c = deep(50, 1).encode_to_vec();
+    let n = allocations(|| drop(NodeView::decode_view(&c).unwrap()));
+    assert_eq!(n, 49, "one box per nested level");
+}
+
+/// A key that changes mid-map, in a `BTreeMap` (prost-types' `Struct`): removing an entry moves
+/// the others, which once made `decode_into` drop a key it had just overwritten.
+#[test]
+fn decode_into_a_btree_map_whose_keys_change() {
+    use prost_types::{value::Kind, Struct, Value};
+    let strukt = |keys: &[&str]| Struct {
+        fields: keys
+            .iter()
+            .map(|k| {
+                (
+                    k.to_string(),
+                    Value {
+                        kind: Some(Kind::BoolValue(true)),
+                    },
+                )
+            })
+            .collect(),
+    };
+    let mut value = Struct::default();
+    for keys in [
+        &["", "k1", "k2"][..],
+        &["", "k1", "k2"],
+        &["", "k1", "k3"],
+        &["k1"],
+        &["a", "b", "c", "k1"],
+    ] {
+        let input = strukt(keys).encode_to_vec();
+        value.decode_into(&input).unwrap();
+        assert_eq!(value, Struct::decode(&input).unwrap(), "{keys:?}");
+    }
+}
