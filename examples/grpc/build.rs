@@ -1,12 +1,15 @@
-//! Messages: prost's structs plus rust-vt's impls (vtproto-build, pure parser). Services: tonic's
-//! stubs twice over the same messages, once with rust-vt's codec and once with prost's, so the
-//! tests can mix them on either side of a connection.
+//! Messages: prost's structs plus rust-vt's impls (vtproto-build, pure parser), and a view of
+//! the request. Services: tonic's stubs twice over the same messages, once with rust-vt's codec
+//! and once with prost's, so the tests can mix them on either side of a connection; and server
+//! stubs whose handlers take the request as an owned view.
 
 fn main() -> std::io::Result<()> {
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let protos = ["../../proto/search.proto"];
     let includes = ["../../proto"];
-    vtproto_build::Config::new().compile_protos(&protos, &includes)?;
+    vtproto_build::Config::new()
+        .views([".vt.search.SearchRequest"])
+        .compile_protos(&protos, &includes)?;
 
     // tonic-prost-build reads descriptors; hand it ours so no protoc is needed.
     let fds = vtproto_build::Config::new().load_fds(&protos, &includes)?;
@@ -22,5 +25,18 @@ fn main() -> std::io::Result<()> {
             .extern_path(".vt", "crate::pb::vt")
             .compile_fds(fds.clone())?;
     }
+    // Server stubs whose handlers take the request as a view owning tonic's buffer.
+    let dir = out.join("vt_view");
+    std::fs::create_dir_all(&dir)?;
+    tonic_prost_build::configure()
+        .out_dir(&dir)
+        .build_client(false)
+        .codec_path("::vtproto::tonic::VtCodec")
+        .extern_path(".vt", "crate::pb::vt")
+        .extern_path(
+            ".vt.search.SearchRequest",
+            "crate::pb::vt::search::SearchRequestOwnedView",
+        )
+        .compile_fds(fds)?;
     Ok(())
 }

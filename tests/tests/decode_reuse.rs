@@ -180,3 +180,31 @@ fn decode_into_a_btree_map_whose_keys_change() {
         assert_eq!(value, Struct::decode(&input).unwrap(), "{keys:?}");
     }
 }
+
+/// An owned view keeps its input alive: it can move to another thread (and outlive the
+/// caller's handle on the bytes) and still reads the same strings, without copying them.
+#[test]
+fn owned_views_own_their_input() {
+    use vt_tests::own::vt::candidates::CandidatesResponseOwnedView;
+    let message = candidates(50, 7);
+    let bytes = bytes::Bytes::from(message.encode_to_vec());
+    let owned = CandidatesResponseOwnedView::decode(bytes.clone()).unwrap();
+    let copy = owned.clone();
+    drop(bytes);
+    let from_thread = std::thread::spawn(move || {
+        let view = owned.get();
+        let first = view.candidates[0].id.to_string();
+        (first, owned.to_owned_message())
+    })
+    .join()
+    .unwrap();
+    assert_eq!(from_thread.0, message.candidates[0].id);
+    assert_eq!(from_thread.1, message);
+    let view = copy.get();
+    let input = copy.bytes().as_ptr_range();
+    assert!(
+        input.contains(&view.candidates[1].id.as_ptr()),
+        "the id borrows the input"
+    );
+    assert!(CandidatesResponseOwnedView::decode(bytes::Bytes::from_static(&[0x0a, 0x05])).is_err());
+}

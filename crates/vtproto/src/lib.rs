@@ -42,7 +42,7 @@ pub use bytes;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use message::Message;
 pub use reader::{Reader, DEFAULT_RECURSION_LIMIT};
-pub use view::{MessageView, Owned};
+pub use view::{MessageView, Owned, OwnedView, ViewFamily};
 pub use writer::ReverseWriter;
 
 /// Items generated code uses that are not part of the public API.

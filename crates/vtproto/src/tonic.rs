@@ -10,6 +10,11 @@
 //!     .codec_path("::vtproto::tonic::VtCodec")
 //!     .compile_protos(&["proto/search.proto"], &["proto"])?;
 //! ```
+//!
+//! A server can take a request as an [`OwnedView`](crate::OwnedView) instead (its strings
+//! borrow tonic's buffer, and it can be held across an `await`): generate its stubs with the
+//! request mapped to the view, `.extern_path(".pkg.Req", "crate::pb::pkg::ReqOwnedView")`
+//! and `.build_client(false)`; the client keeps the usual stubs, the wire is the same.
 
 use core::marker::PhantomData;
 
@@ -17,7 +22,34 @@ use bytes::Buf;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::Status;
 
-use crate::Message;
+use bytes::Bytes;
+
+use crate::{DecodeError, Message, MessageView, OwnedView, ViewFamily};
+
+/// What [`VtCodec`] can decode: every [`Message`], and [`OwnedView`]s.
+pub trait Decode: Sized {
+    /// The message's full protobuf name, for errors.
+    const NAME: &'static str;
+
+    /// Decodes from tonic's buffer, split off without a copy.
+    fn decode_from(bytes: Bytes) -> Result<Self, DecodeError>;
+}
+
+impl<M: Message> Decode for M {
+    const NAME: &'static str = M::NAME;
+
+    fn decode_from(bytes: Bytes) -> Result<Self, DecodeError> {
+        M::decode_bytes(&bytes)
+    }
+}
+
+impl<F: ViewFamily> Decode for OwnedView<F> {
+    const NAME: &'static str = <<F::View<'static> as MessageView<'static>>::Owned as Message>::NAME;
+
+    fn decode_from(bytes: Bytes) -> Result<Self, DecodeError> {
+        OwnedView::decode(bytes)
+    }
+}
 
 /// A [`Codec`] encoding `T` and decoding `U` with their [`Message`] impls.
 pub struct VtCodec<T, U>(PhantomData<fn(T) -> U>);
@@ -31,7 +63,7 @@ impl<T, U> Default for VtCodec<T, U> {
 impl<T, U> Codec for VtCodec<T, U>
 where
     T: Message + Send + 'static,
-    U: Message + Send + 'static,
+    U: Decode + Send + 'static,
 {
     type Encode = T;
     type Decode = U;
@@ -64,14 +96,14 @@ impl<T: Message> Encoder for VtEncoder<T> {
 /// The decoding half of [`VtCodec`].
 pub struct VtDecoder<U>(PhantomData<fn() -> U>);
 
-impl<U: Message> Decoder for VtDecoder<U> {
+impl<U: Decode> Decoder for VtDecoder<U> {
     type Item = U;
     type Error = Status;
 
     fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
         // A split of tonic's buffer, not a copy.
         let bytes = buf.copy_to_bytes(buf.remaining());
-        U::decode_bytes(&bytes)
+        U::decode_from(bytes)
             .map(Some)
             .map_err(|e| Status::internal(format!("decoding {}: {e}", U::NAME)))
     }

@@ -5,6 +5,8 @@
 //! `Vec`s for repeated fields and `Vec<(K, V)>` for maps. A message that has no view of its
 //! own (a well-known type, an extern type) is held owned, in [`Owned`].
 
+use bytes::Bytes;
+
 use crate::error::DecodeError;
 use crate::reader::Reader;
 use crate::writer::ReverseWriter;
@@ -117,5 +119,76 @@ impl<'a, V: MessageView<'a>> MessageView<'a> for Box<V> {
     #[inline]
     fn to_owned_message(&self) -> Box<V::Owned> {
         Box::new((**self).to_owned_message())
+    }
+}
+
+/// A view type for every lifetime of its input: generated code declares `FooViewFamily` for
+/// each `FooView<'a>`. [`OwnedView`] needs it to hand out views that borrow from itself.
+pub trait ViewFamily: 'static {
+    /// The view borrowing an input of lifetime `'a`.
+    type View<'a>: MessageView<'a>;
+
+    /// A view seen for a shorter lifetime (views are covariant in it).
+    fn shorten<'a, 'b: 'a>(view: &'a Self::View<'b>) -> &'a Self::View<'a>;
+}
+
+/// A view that owns its input: decoded from a [`Bytes`] (tonic's request buffer, say), it
+/// can be moved, sent across threads and held across an `await`, as an owned message can,
+/// without copying a string. Generated code names it `FooOwnedView` for each view.
+pub struct OwnedView<F: ViewFamily> {
+    // Declared first, so dropped before the bytes it borrows.
+    view: F::View<'static>,
+    bytes: Bytes,
+}
+
+impl<F: ViewFamily> OwnedView<F> {
+    /// Decodes a view of the message in `bytes`, keeping `bytes` alive beside it.
+    pub fn decode(bytes: Bytes) -> Result<Self, DecodeError> {
+        // SAFETY: the slice points into the buffer `bytes` owns (shared and immutable, or
+        // static): it neither moves nor changes while `bytes` lives, even when the
+        // `OwnedView` moves. The view holding it is stored beside `bytes`, dropped before it
+        // (field order), and handed out only through `get`, which ties its lifetime to
+        // `&self`, so no `'static` borrow escapes.
+        let input: &'static [u8] = unsafe { &*(bytes.as_ref() as *const [u8]) };
+        let view = <F::View<'static> as MessageView<'static>>::decode_view(input)?;
+        Ok(OwnedView { view, bytes })
+    }
+
+    /// The view, borrowing from `self`.
+    #[inline]
+    pub fn get(&self) -> &F::View<'_> {
+        F::shorten(&self.view)
+    }
+
+    /// The input the view reads.
+    pub fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+
+    /// The owned message with the same contents.
+    pub fn to_owned_message(&self) -> <F::View<'static> as MessageView<'static>>::Owned {
+        self.view.to_owned_message()
+    }
+}
+
+impl<F: ViewFamily> Clone for OwnedView<F>
+where
+    F::View<'static>: Clone,
+{
+    fn clone(&self) -> Self {
+        // The clone's view borrows the same shared buffer, which the cloned `Bytes` keeps.
+        OwnedView {
+            view: self.view.clone(),
+            bytes: self.bytes.clone(),
+        }
+    }
+}
+
+impl<F: ViewFamily> core::fmt::Debug for OwnedView<F>
+where
+    for<'a> F::View<'a>: core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.get().fmt(f)
     }
 }

@@ -17,6 +17,12 @@ pub mod vt_codec {
     include!(concat!(env!("OUT_DIR"), "/vt/vt.search.rs"));
 }
 
+/// Server stubs using `vtproto::tonic::VtCodec` whose handlers receive the request as a
+/// `SearchRequestOwnedView`: its `query` borrows tonic's buffer, no copy.
+pub mod vt_view {
+    include!(concat!(env!("OUT_DIR"), "/vt_view/vt.search.rs"));
+}
+
 /// The same stubs using `tonic_prost::ProstCodec`.
 pub mod prost_codec {
     include!(concat!(env!("OUT_DIR"), "/prost/vt.search.rs"));
@@ -93,3 +99,38 @@ macro_rules! impl_service {
 
 impl_service!(vt_codec);
 impl_service!(prost_codec);
+
+/// The service reading its request as a view owning tonic's buffer.
+#[derive(Clone, Copy, Default)]
+pub struct ViewSearchService;
+
+#[tonic::async_trait]
+impl vt_view::search_server::Search for ViewSearchService {
+    async fn find(
+        &self,
+        request: tonic::Request<pb::vt::search::SearchRequestOwnedView>,
+    ) -> Result<tonic::Response<CandidatesResponse>, tonic::Status> {
+        let request = request.into_inner();
+        // The view crosses an await: it owns the buffer its strings borrow.
+        tokio::task::yield_now().await;
+        let view = request.get();
+        let owned = SearchRequest {
+            query: view.query.to_string(),
+            count: view.count,
+        };
+        check(&owned)?;
+        Ok(tonic::Response::new(answer(&owned)))
+    }
+
+    type StreamStream = CandidateStream;
+
+    async fn stream(
+        &self,
+        request: tonic::Request<pb::vt::search::SearchRequestOwnedView>,
+    ) -> Result<tonic::Response<CandidateStream>, tonic::Status> {
+        let owned = request.get_ref().to_owned_message();
+        check(&owned)?;
+        let items = answer(&owned).candidates.into_iter().map(Ok);
+        Ok(tonic::Response::new(Box::pin(tokio_stream::iter(items))))
+    }
+}

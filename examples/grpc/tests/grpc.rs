@@ -12,7 +12,7 @@ use tonic::transport::{Channel, Server};
 use tonic::{Code, Status};
 use vt_grpc_example::pb::vt::candidates::{Candidate, CandidatesResponse};
 use vt_grpc_example::pb::vt::search::SearchRequest;
-use vt_grpc_example::{answer, prost_codec, vt_codec, SearchService};
+use vt_grpc_example::{answer, prost_codec, vt_codec, vt_view, SearchService, ViewSearchService};
 
 async fn serve(vt: bool) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -172,6 +172,42 @@ async fn malformed_requests_get_a_status_and_the_server_keeps_serving() {
     let status = client
         .find(SearchRequest {
             query: "big".into(),
+            count: 20_000,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument);
+}
+
+/// A handler that takes its request as an owned view, over a real socket, from a client with
+/// either codec.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_receives_an_owned_view() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        Server::builder()
+            .add_service(vt_view::search_server::SearchServer::new(ViewSearchService))
+            .serve_with_incoming(TcpListenerStream::new(listener))
+            .await
+            .unwrap();
+    });
+    for vt in [true, false] {
+        for count in [0, 1, 300] {
+            let request = SearchRequest {
+                query: format!("view-é-{count}"),
+                count,
+            };
+            let (found, streamed) = call(addr, vt, request.clone()).await;
+            let expected = answer(&request);
+            assert_eq!(found, expected);
+            assert_eq!(streamed, expected.candidates);
+        }
+    }
+    let mut client = vt_codec::search_client::SearchClient::new(channel(addr).await);
+    let status = client
+        .find(SearchRequest {
+            query: "too many".into(),
             count: 20_000,
         })
         .await

@@ -233,6 +233,15 @@ impl Cx<'_> {
             "A view of `{}` whose strings and bytes borrow the input (see `vtproto::MessageView`).",
             m.full_name
         );
+        let owned_name = format_ident!("{}OwnedView", m.rust_path.name().trim_start_matches("r#"));
+        let family = format_ident!("{}ViewFamily", m.rust_path.name().trim_start_matches("r#"));
+        let family_doc = format!(
+            "`{name}` for every lifetime of its input (a `vtproto::ViewFamily`), for `{owned_name}`."
+        );
+        let owned_doc = format!(
+            "A view of `{}` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).",
+            m.full_name
+        );
         let fields = view.fields.iter().map(|f| {
             let ident = &f.ident;
             let ty = self.field_type(f, module);
@@ -310,6 +319,12 @@ impl Cx<'_> {
                 #marker
             }
             #default_impl
+            #[doc = #family_doc]
+            #camel
+            pub enum #family {}
+            #[doc = #owned_doc]
+            #camel
+            pub type #owned_name = ::vtproto::OwnedView<#family>;
         }
     }
 
@@ -338,6 +353,11 @@ impl Cx<'_> {
 
     fn view_impl(&self, m: &Message, view: &Message) -> TokenStream {
         let path = view_path(&m.rust_path).tokens();
+        let family = {
+            let p = view_path(&m.rust_path);
+            let family = format!("{}Family", p.name());
+            RustPath::new([&p.segments[..p.segments.len() - 1], &[family]].concat()).tokens()
+        };
         let owned = m.rust_path.tokens();
         let size = codec::size_fn(view);
         let encode = codec::encode_fn(view);
@@ -355,6 +375,12 @@ impl Cx<'_> {
                 #encode
                 #merge
                 #to_owned
+            }
+            impl ::vtproto::ViewFamily for #family {
+                type View<'a> = #path<'a>;
+                fn shorten<'a, 'b: 'a>(view: &'a #path<'b>) -> &'a #path<'a> {
+                    view
+                }
             }
         }
     }

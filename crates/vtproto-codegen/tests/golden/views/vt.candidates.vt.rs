@@ -6,6 +6,10 @@ pub struct CandidateView<'a> {
     pub id: &'a str,
     pub meta_data: ::std::vec::Vec<(&'a str, &'a str)>,
 }
+///`CandidateView` for every lifetime of its input (a `vtproto::ViewFamily`), for `CandidateOwnedView`.
+pub enum CandidateViewFamily {}
+///A view of `vt.candidates.Candidate` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type CandidateOwnedView = ::vtproto::OwnedView<CandidateViewFamily>;
 ///A view of `vt.candidates.CandidatesResponse` whose strings and bytes borrow the input (see `vtproto::MessageView`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CandidatesResponseView<'a> {
@@ -13,6 +17,12 @@ pub struct CandidatesResponseView<'a> {
     #[doc(hidden)]
     pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
+///`CandidatesResponseView` for every lifetime of its input (a `vtproto::ViewFamily`), for `CandidatesResponseOwnedView`.
+pub enum CandidatesResponseViewFamily {}
+///A view of `vt.candidates.CandidatesResponse` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type CandidatesResponseOwnedView = ::vtproto::OwnedView<
+    CandidatesResponseViewFamily,
+>;
 impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
     type Owned = Candidate;
     #[inline]
@@ -100,6 +110,12 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
         }
     }
 }
+impl ::vtproto::ViewFamily for CandidateViewFamily {
+    type View<'a> = CandidateView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a CandidateView<'b>) -> &'a CandidateView<'a> {
+        view
+    }
+}
 impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
     type Owned = CandidatesResponse;
     #[inline]
@@ -151,5 +167,13 @@ impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
                 .map(|v| ::vtproto::MessageView::to_owned_message(v))
                 .collect(),
         }
+    }
+}
+impl ::vtproto::ViewFamily for CandidatesResponseViewFamily {
+    type View<'a> = CandidatesResponseView<'a>;
+    fn shorten<'a, 'b: 'a>(
+        view: &'a CandidatesResponseView<'b>,
+    ) -> &'a CandidatesResponseView<'a> {
+        view
     }
 }

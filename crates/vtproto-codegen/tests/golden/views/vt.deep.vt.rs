@@ -7,6 +7,10 @@ pub struct NodeView<'a> {
     pub value: i64,
     pub label: &'a str,
 }
+///`NodeView` for every lifetime of its input (a `vtproto::ViewFamily`), for `NodeOwnedView`.
+pub enum NodeViewFamily {}
+///A view of `vt.deep.Node` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type NodeOwnedView = ::vtproto::OwnedView<NodeViewFamily>;
 impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
     type Owned = Node;
     #[inline]
@@ -78,5 +82,11 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
             value: self.value,
             label: ::std::string::String::from(self.label),
         }
+    }
+}
+impl ::vtproto::ViewFamily for NodeViewFamily {
+    type View<'a> = NodeView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a NodeView<'b>) -> &'a NodeView<'a> {
+        view
     }
 }

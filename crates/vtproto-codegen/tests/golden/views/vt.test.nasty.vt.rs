@@ -13,6 +13,10 @@ pub struct TypeView<'a> {
     pub r#match: i32,
     pub r#gen: i32,
 }
+///`TypeView` for every lifetime of its input (a `vtproto::ViewFamily`), for `TypeOwnedView`.
+pub enum TypeViewFamily {}
+///A view of `vt.test.nasty.type` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type TypeOwnedView = ::vtproto::OwnedView<TypeViewFamily>;
 ///A view of `vt.test.nasty.Self` whose strings and bytes borrow the input (see `vtproto::MessageView`).
 #[allow(non_camel_case_types)]
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -21,6 +25,12 @@ pub struct Self_View<'a> {
     #[doc(hidden)]
     pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
+///`Self_View` for every lifetime of its input (a `vtproto::ViewFamily`), for `Self_OwnedView`.
+#[allow(non_camel_case_types)]
+pub enum Self_ViewFamily {}
+///A view of `vt.test.nasty.Self` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+#[allow(non_camel_case_types)]
+pub type Self_OwnedView = ::vtproto::OwnedView<Self_ViewFamily>;
 ///A view of `vt.test.nasty.Thing` whose strings and bytes borrow the input (see `vtproto::MessageView`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ThingView<'a> {
@@ -29,12 +39,20 @@ pub struct ThingView<'a> {
     #[doc(hidden)]
     pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
+///`ThingView` for every lifetime of its input (a `vtproto::ViewFamily`), for `ThingOwnedView`.
+pub enum ThingViewFamily {}
+///A view of `vt.test.nasty.Thing` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type ThingOwnedView = ::vtproto::OwnedView<ThingViewFamily>;
 ///A view of `vt.test.nasty.Holder` whose strings and bytes borrow the input (see `vtproto::MessageView`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HolderView<'a> {
     pub choice: ::core::option::Option<holder_views::ChoiceOneOf<'a>>,
     pub kind: ::core::option::Option<holder_views::KindOneOf<'a>>,
 }
+///`HolderView` for every lifetime of its input (a `vtproto::ViewFamily`), for `HolderOwnedView`.
+pub enum HolderViewFamily {}
+///A view of `vt.test.nasty.Holder` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type HolderOwnedView = ::vtproto::OwnedView<HolderViewFamily>;
 ///A view of `vt.test.nasty.UsesEnum` whose strings and bytes borrow the input (see `vtproto::MessageView`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UsesEnumView<'a> {
@@ -44,6 +62,10 @@ pub struct UsesEnumView<'a> {
     pub screaming_field: i32,
     pub field_with_123_digits: i32,
 }
+///`UsesEnumView` for every lifetime of its input (a `vtproto::ViewFamily`), for `UsesEnumOwnedView`.
+pub enum UsesEnumViewFamily {}
+///A view of `vt.test.nasty.UsesEnum` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type UsesEnumOwnedView = ::vtproto::OwnedView<UsesEnumViewFamily>;
 ///A view of `vt.test.nasty.core` whose strings and bytes borrow the input (see `vtproto::MessageView`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CoreView<'a> {
@@ -51,6 +73,10 @@ pub struct CoreView<'a> {
     #[doc(hidden)]
     pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
+///`CoreView` for every lifetime of its input (a `vtproto::ViewFamily`), for `CoreOwnedView`.
+pub enum CoreViewFamily {}
+///A view of `vt.test.nasty.core` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type CoreOwnedView = ::vtproto::OwnedView<CoreViewFamily>;
 ///A view of `vt.test.nasty.Option` whose strings and bytes borrow the input (see `vtproto::MessageView`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OptionView<'a> {
@@ -58,6 +84,10 @@ pub struct OptionView<'a> {
     #[doc(hidden)]
     pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
+///`OptionView` for every lifetime of its input (a `vtproto::ViewFamily`), for `OptionOwnedView`.
+pub enum OptionViewFamily {}
+///A view of `vt.test.nasty.Option` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type OptionOwnedView = ::vtproto::OwnedView<OptionViewFamily>;
 ///A view of `vt.test.nasty.Result` whose strings and bytes borrow the input (see `vtproto::MessageView`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResultView<'a> {
@@ -65,6 +95,10 @@ pub struct ResultView<'a> {
     #[doc(hidden)]
     pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
+///`ResultView` for every lifetime of its input (a `vtproto::ViewFamily`), for `ResultOwnedView`.
+pub enum ResultViewFamily {}
+///A view of `vt.test.nasty.Result` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type ResultOwnedView = ::vtproto::OwnedView<ResultViewFamily>;
 ///Views of nested messages, and oneof enums of views (see `MessageView`).
 pub mod holder_views {
     ///The oneof `choice` of a view.
@@ -86,6 +120,10 @@ pub mod holder_views {
         #[doc(hidden)]
         pub _input: ::core::marker::PhantomData<&'a [u8]>,
     }
+    ///`ChoiceView` for every lifetime of its input (a `vtproto::ViewFamily`), for `ChoiceOwnedView`.
+    pub enum ChoiceViewFamily {}
+    ///A view of `vt.test.nasty.Holder.Choice` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+    pub type ChoiceOwnedView = ::vtproto::OwnedView<ChoiceViewFamily>;
 }
 impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
     type Owned = Type;
@@ -223,6 +261,12 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
         }
     }
 }
+impl ::vtproto::ViewFamily for TypeViewFamily {
+    type View<'a> = TypeView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a TypeView<'b>) -> &'a TypeView<'a> {
+        view
+    }
+}
 impl<'a> ::vtproto::MessageView<'a> for Self_View<'a> {
     type Owned = Self_;
     #[inline]
@@ -263,6 +307,12 @@ impl<'a> ::vtproto::MessageView<'a> for Self_View<'a> {
     }
     fn to_owned_message(&self) -> Self_ {
         Self_ { value: self.value }
+    }
+}
+impl ::vtproto::ViewFamily for Self_ViewFamily {
+    type View<'a> = Self_View<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a Self_View<'b>) -> &'a Self_View<'a> {
+        view
     }
 }
 impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
@@ -325,6 +375,12 @@ impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
                 .as_ref()
                 .map(|v| ::vtproto::MessageView::to_owned_message(v)),
         }
+    }
+}
+impl ::vtproto::ViewFamily for ThingViewFamily {
+    type View<'a> = ThingView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a ThingView<'b>) -> &'a ThingView<'a> {
+        view
     }
 }
 impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
@@ -466,6 +522,12 @@ impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
         }
     }
 }
+impl ::vtproto::ViewFamily for HolderViewFamily {
+    type View<'a> = HolderView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a HolderView<'b>) -> &'a HolderView<'a> {
+        view
+    }
+}
 impl<'a> ::vtproto::MessageView<'a> for holder_views::ChoiceView<'a> {
     type Owned = holder::Choice;
     #[inline]
@@ -506,6 +568,14 @@ impl<'a> ::vtproto::MessageView<'a> for holder_views::ChoiceView<'a> {
     }
     fn to_owned_message(&self) -> holder::Choice {
         holder::Choice { x: self.x }
+    }
+}
+impl ::vtproto::ViewFamily for holder_views::ChoiceViewFamily {
+    type View<'a> = holder_views::ChoiceView<'a>;
+    fn shorten<'a, 'b: 'a>(
+        view: &'a holder_views::ChoiceView<'b>,
+    ) -> &'a holder_views::ChoiceView<'a> {
+        view
     }
 }
 impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
@@ -607,6 +677,12 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
         }
     }
 }
+impl ::vtproto::ViewFamily for UsesEnumViewFamily {
+    type View<'a> = UsesEnumView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a UsesEnumView<'b>) -> &'a UsesEnumView<'a> {
+        view
+    }
+}
 impl<'a> ::vtproto::MessageView<'a> for CoreView<'a> {
     type Owned = Core;
     #[inline]
@@ -647,6 +723,12 @@ impl<'a> ::vtproto::MessageView<'a> for CoreView<'a> {
     }
     fn to_owned_message(&self) -> Core {
         Core { std: self.std }
+    }
+}
+impl ::vtproto::ViewFamily for CoreViewFamily {
+    type View<'a> = CoreView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a CoreView<'b>) -> &'a CoreView<'a> {
+        view
     }
 }
 impl<'a> ::vtproto::MessageView<'a> for OptionView<'a> {
@@ -697,6 +779,12 @@ impl<'a> ::vtproto::MessageView<'a> for OptionView<'a> {
         }
     }
 }
+impl ::vtproto::ViewFamily for OptionViewFamily {
+    type View<'a> = OptionView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a OptionView<'b>) -> &'a OptionView<'a> {
+        view
+    }
+}
 impl<'a> ::vtproto::MessageView<'a> for ResultView<'a> {
     type Owned = Result;
     #[inline]
@@ -743,5 +831,11 @@ impl<'a> ::vtproto::MessageView<'a> for ResultView<'a> {
         Result {
             ok: self.ok.as_ref().map(|v| ::vtproto::MessageView::to_owned_message(v)),
         }
+    }
+}
+impl ::vtproto::ViewFamily for ResultViewFamily {
+    type View<'a> = ResultView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a ResultView<'b>) -> &'a ResultView<'a> {
+        view
     }
 }
