@@ -12,7 +12,7 @@ mod views;
 pub use views::view_path;
 
 use proc_macro2::{Literal, TokenStream};
-use quote::quote;
+use quote::{quote, ToTokens};
 
 use crate::model::{BytesRepr, DefaultValue, Field, Package, Scalar, ValueType};
 use crate::{Error, Options};
@@ -157,6 +157,17 @@ fn scalar_type(s: Scalar, bytes: BytesRepr) -> TokenStream {
     }
 }
 
+/// `-x`.
+trait Neg {
+    fn neg(self) -> TokenStream;
+}
+
+impl Neg for TokenStream {
+    fn neg(self) -> TokenStream {
+        quote!(-#self)
+    }
+}
+
 /// A field's declared default (see [`Field::default`]) as an expression of its Rust type:
 /// the owned type, or with `view` the view's (`&str`, `&[u8]`). `None` for the type's zero.
 fn default_expr(f: &Field, view: bool) -> Option<TokenStream> {
@@ -164,19 +175,38 @@ fn default_expr(f: &Field, view: bool) -> Option<TokenStream> {
     let ty = scalar_type(s, BytesRepr::Vec);
     Some(match f.default.as_ref()? {
         DefaultValue::Int(i) => {
-            let lit = Literal::i64_suffixed(*i);
-            quote!((#lit) as #ty)
+            // A literal and its sign as separate tokens, as the parser expects them.
+            let wide = matches!(s, Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64);
+            let narrow = |v: i64| i32::try_from(v).ok();
+            match (*i, wide) {
+                (i64::MIN, true) => quote!(i64::MIN),
+                (i, true) if i < 0 => Literal::i64_suffixed(-i).into_token_stream().neg(),
+                (i, true) => Literal::i64_suffixed(i).into_token_stream(),
+                (i, false) if i == i64::from(i32::MIN) => quote!(i32::MIN),
+                (i, false) if i < 0 => Literal::i32_suffixed(narrow(-i)?).into_token_stream().neg(),
+                (i, false) => Literal::i32_suffixed(narrow(i)?).into_token_stream(),
+            }
         }
-        DefaultValue::Uint(u) => {
-            let lit = Literal::u64_suffixed(*u);
-            quote!(#lit as #ty)
+        DefaultValue::Uint(u) => match s {
+            Scalar::Uint64 | Scalar::Fixed64 => Literal::u64_suffixed(*u),
+            _ => Literal::u32_suffixed(u32::try_from(*u).ok()?),
         }
+        .into_token_stream(),
         DefaultValue::Float(x) if x.is_nan() => quote!(#ty::NAN),
         DefaultValue::Float(x) if x.is_infinite() && *x > 0.0 => quote!(#ty::INFINITY),
         DefaultValue::Float(x) if x.is_infinite() => quote!(#ty::NEG_INFINITY),
         DefaultValue::Float(x) => {
-            let lit = Literal::f64_suffixed(*x);
-            quote!((#lit) as #ty)
+            let lit = if s == Scalar::Float {
+                Literal::f32_suffixed(x.abs() as f32)
+            } else {
+                Literal::f64_suffixed(x.abs())
+            };
+            let lit = lit.into_token_stream();
+            if x.is_sign_negative() {
+                lit.neg()
+            } else {
+                lit
+            }
         }
         DefaultValue::Bool(b) => quote!(#b),
         DefaultValue::String(text) if view => quote!(#text),

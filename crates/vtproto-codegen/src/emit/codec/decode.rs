@@ -19,10 +19,20 @@ pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
             None => arms.extend(field_arms(f)),
         }
     }
+    if arms.is_empty() {
+        return quote! {
+            #[inline]
+            fn merge_field(
+                &mut self,
+                key: u32,
+                r: &mut ::vtproto::Reader<'_>,
+            ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+                r.skip_field(key)
+            }
+        };
+    }
     let patterns = number_patterns(m.all_fields().map(|(_, f)| f.number).collect());
-    let fallback = if patterns.is_empty() {
-        quote!(_ => r.skip_field(key)?,)
-    } else {
+    let fallback = {
         quote! {
             _ => {
                 if matches!(key >> 3, #(#patterns)|*) {

@@ -78,7 +78,10 @@ fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
             quote!(self.#ident.is_none())
         });
     let empty: Vec<TokenStream> = fields.chain(oneofs).collect();
-    let body = if empty.is_empty() {
+    let never = empty.iter().any(|e| e.to_string() == "false");
+    let body = if never {
+        quote!(false)
+    } else if empty.is_empty() {
         quote!(true)
     } else {
         quote!(#(#empty)&&*)
@@ -97,6 +100,10 @@ fn field_name_fn(m: &Message) -> TokenStream {
         let name = &f.name;
         quote!(#n => #name,)
     });
+    if m.all_fields().next().is_none() {
+        // The trait's default answers "?".
+        return TokenStream::new();
+    }
     quote! {
         fn field_name(number: u32) -> &'static str {
             match number {

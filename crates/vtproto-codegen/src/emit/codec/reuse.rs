@@ -131,8 +131,14 @@ fn field(f: &Field, plan: &mut Plan) {
             plan.arms.push(quote!(#key => {
                 if #seen { #merge } else { #seen = true; #replace }
             }));
+            // A boxed field keeps its box.
+            let place = if f.boxed {
+                quote!(*self.#ident)
+            } else {
+                quote!(self.#ident)
+            };
             plan.after
-                .push(quote!(if !#seen { self.#ident = ::core::default::Default::default(); }));
+                .push(quote!(if !#seen { #place = ::core::default::Default::default(); }));
         }
         (Label::Optional | Label::Implicit, None) => {
             let spare = local("spare", f);

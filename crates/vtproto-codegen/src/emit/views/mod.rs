@@ -369,6 +369,8 @@ impl Cx<'_> {
             .then(|| quote!(#[allow(deprecated)]));
         quote! {
             #allow
+            // The codec's writers borrow strings and bytes, which views already hold borrowed.
+            #[allow(clippy::needless_borrow)]
             impl<'a> ::vtproto::MessageView<'a> for #path<'a> {
                 type Owned = #owned;
                 #size

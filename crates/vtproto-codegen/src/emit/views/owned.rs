@@ -39,9 +39,23 @@ fn field(f: &Field) -> TokenStream {
     let place = quote!(self.#ident);
     match &f.label {
         Label::Implicit | Label::Required => owned_place(&f.value, f.bytes, &place),
+        Label::Optional | Label::Repeated { .. } if f.value.scalar().is_none() => {
+            let each = if f.label == Label::Optional {
+                quote!(as_ref)
+            } else {
+                quote!(iter)
+            };
+            let collect = (f.label != Label::Optional).then(|| quote!(.collect()));
+            quote!(#place.#each().map(::vtproto::MessageView::to_owned_message) #collect)
+        }
         Label::Optional => {
             let v = owned_value(&f.value, f.bytes, &quote!(v));
             quote!(#place.as_ref().map(|v| #v))
+        }
+        Label::Repeated { .. }
+            if !matches!(f.value.scalar(), Some(Scalar::String | Scalar::Bytes)) =>
+        {
+            quote!(#place.clone())
         }
         Label::Repeated { .. } => {
             let v = owned_value(&f.value, f.bytes, &quote!(v));

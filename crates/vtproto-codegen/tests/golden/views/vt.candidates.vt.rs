@@ -23,6 +23,7 @@ pub enum CandidatesResponseViewFamily {}
 pub type CandidatesResponseOwnedView = ::vtproto::OwnedView<
     CandidatesResponseViewFamily,
 >;
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
     type Owned = Candidate;
     #[inline]
@@ -116,6 +117,7 @@ impl ::vtproto::ViewFamily for CandidateViewFamily {
         view
     }
 }
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
     type Owned = CandidatesResponse;
     #[inline]
@@ -164,7 +166,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
             candidates: self
                 .candidates
                 .iter()
-                .map(|v| ::vtproto::MessageView::to_owned_message(v))
+                .map(::vtproto::MessageView::to_owned_message)
                 .collect(),
         }
     }

@@ -11,6 +11,7 @@ pub struct NodeView<'a> {
 pub enum NodeViewFamily {}
 ///A view of `vt.deep.Node` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
 pub type NodeOwnedView = ::vtproto::OwnedView<NodeViewFamily>;
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
     type Owned = Node;
     #[inline]
@@ -75,10 +76,7 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
     }
     fn to_owned_message(&self) -> Node {
         Node {
-            child: self
-                .child
-                .as_ref()
-                .map(|v| ::vtproto::MessageView::to_owned_message(v)),
+            child: self.child.as_ref().map(::vtproto::MessageView::to_owned_message),
             value: self.value,
             label: ::std::string::String::from(self.label),
         }

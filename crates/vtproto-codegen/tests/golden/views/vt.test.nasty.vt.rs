@@ -125,6 +125,7 @@ pub mod holder_views {
     ///A view of `vt.test.nasty.Holder.Choice` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
     pub type ChoiceOwnedView = ::vtproto::OwnedView<ChoiceViewFamily>;
 }
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
     type Owned = Type;
     #[inline]
@@ -252,7 +253,7 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
             r#type: self.r#type,
             r#fn: ::std::string::String::from(self.r#fn),
             self_: self.self_,
-            me: self.me.as_ref().map(|v| ::vtproto::MessageView::to_owned_message(v)),
+            me: self.me.as_ref().map(::vtproto::MessageView::to_owned_message),
             crate_: ::std::string::String::from(self.crate_),
             super_: ::std::string::String::from(self.super_),
             r#async: self.r#async,
@@ -267,6 +268,7 @@ impl ::vtproto::ViewFamily for TypeViewFamily {
         view
     }
 }
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for Self_View<'a> {
     type Owned = Self_;
     #[inline]
@@ -315,6 +317,7 @@ impl ::vtproto::ViewFamily for Self_ViewFamily {
         view
     }
 }
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
     type Owned = Thing;
     #[inline]
@@ -370,10 +373,7 @@ impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
     fn to_owned_message(&self) -> Thing {
         Thing {
             thing: self.thing,
-            child: self
-                .child
-                .as_ref()
-                .map(|v| ::vtproto::MessageView::to_owned_message(v)),
+            child: self.child.as_ref().map(::vtproto::MessageView::to_owned_message),
         }
     }
 }
@@ -383,6 +383,7 @@ impl ::vtproto::ViewFamily for ThingViewFamily {
         view
     }
 }
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
     type Owned = Holder;
     #[inline]
@@ -528,6 +529,7 @@ impl ::vtproto::ViewFamily for HolderViewFamily {
         view
     }
 }
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for holder_views::ChoiceView<'a> {
     type Owned = holder::Choice;
     #[inline]
@@ -578,6 +580,7 @@ impl ::vtproto::ViewFamily for holder_views::ChoiceViewFamily {
         view
     }
 }
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
     type Owned = UsesEnum;
     #[inline]
@@ -670,7 +673,7 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
     fn to_owned_message(&self) -> UsesEnum {
         UsesEnum {
             value: self.value,
-            values: self.values.iter().map(|v| *v).collect(),
+            values: self.values.clone(),
             camel_case_field: ::std::string::String::from(self.camel_case_field),
             screaming_field: self.screaming_field,
             field_with_123_digits: self.field_with_123_digits,
@@ -683,6 +686,7 @@ impl ::vtproto::ViewFamily for UsesEnumViewFamily {
         view
     }
 }
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for CoreView<'a> {
     type Owned = Core;
     #[inline]
@@ -731,6 +735,7 @@ impl ::vtproto::ViewFamily for CoreViewFamily {
         view
     }
 }
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for OptionView<'a> {
     type Owned = Option;
     #[inline]
@@ -775,7 +780,7 @@ impl<'a> ::vtproto::MessageView<'a> for OptionView<'a> {
     }
     fn to_owned_message(&self) -> Option {
         Option {
-            some: self.some.as_ref().map(|v| ::vtproto::MessageView::to_owned_message(v)),
+            some: self.some.as_ref().map(::vtproto::MessageView::to_owned_message),
         }
     }
 }
@@ -785,6 +790,7 @@ impl ::vtproto::ViewFamily for OptionViewFamily {
         view
     }
 }
+#[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for ResultView<'a> {
     type Owned = Result;
     #[inline]
@@ -829,7 +835,7 @@ impl<'a> ::vtproto::MessageView<'a> for ResultView<'a> {
     }
     fn to_owned_message(&self) -> Result {
         Result {
-            ok: self.ok.as_ref().map(|v| ::vtproto::MessageView::to_owned_message(v)),
+            ok: self.ok.as_ref().map(::vtproto::MessageView::to_owned_message),
         }
     }
 }
