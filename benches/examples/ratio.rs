@@ -153,6 +153,8 @@ fn main() {
     for n in [100, 500, 2000, 5000] {
         encode(f, &format!("A_candidates_{n}_encode"), &[candidates(n)]);
     }
+    let seed = vt_benches::candidates_seed(2000);
+    encode(f, "A_seed_2000_encode", &[seed.clone()]);
     for n in [100, 500] {
         let all = candidates(64 * n).candidates;
         let msgs: Vec<_> = all
@@ -170,12 +172,20 @@ fn main() {
     for depth in [1, 8, 32, 64, 100] {
         encode(f, &format!("C_deep_{depth}_encode"), &[deep(depth)]);
     }
+    encode(f, "C_node20_encode", &[vt_benches::node20()]);
     for n in [100, 2000] {
         decode(f, &format!("A_candidates_{n}_decode"), &[candidates(n)]);
     }
     decode(f, "B_event_1_decode", &one);
     decode(f, "B_event_10000_decode", &[event_batch(10_000)]);
     use pb::vt::{candidates::CandidatesResponseView, deep::NodeView, event};
+    view(
+        f,
+        "A_seed_2000_decode_view",
+        &[seed.clone()],
+        view_of!(CandidatesResponseView),
+    );
+    reuse(f, "A_seed_2000_decode_into", &[seed]);
     for n in [100, 2000] {
         let name = format!("A_candidates_{n}_decode_view");
         view(f, &name, &[candidates(n)], view_of!(CandidatesResponseView));

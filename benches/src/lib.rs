@@ -79,6 +79,63 @@ pub fn candidates(n: usize) -> pb::vt::candidates::CandidatesResponse {
     pb::vt::candidates::CandidatesResponse { candidates }
 }
 
+/// Workload A as the write-up describes its data: a 36-byte id and six entries per candidate
+/// (`relevance_score` 9 B, `cursor` 62 B, `catalog_id` 36 B, `product_id` 24 B, `source` 8 B,
+/// `rank`); 2,000 of them encode to 540,893 bytes, as there. Longer strings than
+/// [`candidates`], so more of the time is copying.
+pub fn candidates_seed(n: usize) -> pb::vt::candidates::CandidatesResponse {
+    let mut rng = Rng::new(0x5EED);
+    let mut uuid = |rng: &mut Rng| {
+        let (a, b) = (rng.next(), rng.next());
+        format!(
+            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xffff,
+            b >> 48,
+            b & 0xffff_ffff_ffff
+        )
+    };
+    let candidates = (0..n)
+        .map(|i| {
+            let mut c = pb::vt::candidates::Candidate {
+                id: uuid(&mut rng),
+                ..Default::default()
+            };
+            let cursor: String = (0..62)
+                .map(|_| {
+                    char::from(
+                        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                            [(rng.next() % 62) as usize],
+                    )
+                })
+                .collect();
+            let meta = [
+                (
+                    "relevance_score",
+                    format!("0.{:07}", rng.next() % 10_000_000),
+                ),
+                ("cursor", cursor),
+                ("catalog_id", uuid(&mut rng)),
+                (
+                    "product_id",
+                    format!("prod-{:019}", rng.next() % 10_000_000_000_000_000_000),
+                ),
+                (
+                    "source",
+                    ["retrieve", "semantic", "keywords"][(rng.next() % 3) as usize].into(),
+                ),
+                ("rank", (i + 1).to_string()),
+            ];
+            for (k, v) in meta {
+                c.meta_data.insert(k.to_string(), v);
+            }
+            c
+        })
+        .collect();
+    pb::vt::candidates::CandidatesResponse { candidates }
+}
+
 /// Workload B: one event.
 pub fn event(rng: &mut Rng) -> pb::vt::event::Event {
     let mut e = pb::vt::event::Event {
@@ -126,4 +183,28 @@ pub fn deep(depth: usize) -> pb::vt::deep::Node {
         };
     }
     node
+}
+
+/// Workload C's smallest case as a service sends it: a node with one child, an int and a short
+/// label, 20 bytes encoded.
+pub fn node20() -> pb::vt::deep::Node {
+    pb::vt::deep::Node {
+        child: Some(Box::new(pb::vt::deep::Node {
+            child: None,
+            value: 7,
+            label: "leaf".into(),
+        })),
+        value: 1_234_567,
+        label: "payload".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_seed_shape_is_the_write_ups() {
+        let bytes = prost::Message::encode_to_vec(&super::candidates_seed(2000));
+        assert_eq!(bytes.len(), 540_893);
+        assert_eq!(prost::Message::encode_to_vec(&super::node20()).len(), 20);
+    }
 }

@@ -60,8 +60,20 @@ pub(crate) unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
     // SAFETY (all branches): each read is within `src` (offsets below `n`, sized to fit) and
     // each write within the `n` bytes at `dst`; unaligned accesses are used throughout.
     unsafe {
-        if n > 32 {
+        if n > 64 {
             copy_nonoverlapping(s, dst, n);
+        } else if n > 32 {
+            // The first and the last 32 bytes, overlapping in the middle.
+            wr(dst.cast::<u128>(), rd(s.cast::<u128>()));
+            wr(dst.add(16).cast::<u128>(), rd(s.add(16).cast::<u128>()));
+            wr(
+                dst.add(n - 32).cast::<u128>(),
+                rd(s.add(n - 32).cast::<u128>()),
+            );
+            wr(
+                dst.add(n - 16).cast::<u128>(),
+                rd(s.add(n - 16).cast::<u128>()),
+            );
         } else if n > 16 {
             wr(dst.cast::<u128>(), rd(s.cast::<u128>()));
             wr(
