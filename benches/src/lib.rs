@@ -195,7 +195,7 @@ pub fn node20() -> pb::vt::deep::Node {
             label: "leaf".into(),
         })),
         value: 1_234_567,
-        label: "payload".into(),
+        label: "data".into(),
     }
 }
 
