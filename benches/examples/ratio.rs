@@ -154,7 +154,7 @@ fn main() {
         encode(f, &format!("A_candidates_{n}_encode"), &[candidates(n)]);
     }
     let seed = vt_benches::candidates_seed(2000);
-    encode(f, "A_seed_2000_encode", &[seed.clone()]);
+    encode(f, "A_seed_2000_encode", std::slice::from_ref(&seed));
     for n in [100, 500] {
         let all = candidates(64 * n).candidates;
         let msgs: Vec<_> = all
@@ -182,7 +182,7 @@ fn main() {
     view(
         f,
         "A_seed_2000_decode_view",
-        &[seed.clone()],
+        std::slice::from_ref(&seed),
         view_of!(CandidatesResponseView),
     );
     reuse(f, "A_seed_2000_decode_into", &[seed]);

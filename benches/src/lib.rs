@@ -85,7 +85,7 @@ pub fn candidates(n: usize) -> pb::vt::candidates::CandidatesResponse {
 /// [`candidates`], so more of the time is copying.
 pub fn candidates_seed(n: usize) -> pb::vt::candidates::CandidatesResponse {
     let mut rng = Rng::new(0x5EED);
-    let mut uuid = |rng: &mut Rng| {
+    let uuid = |rng: &mut Rng| {
         let (a, b) = (rng.next(), rng.next());
         format!(
             "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
