@@ -208,6 +208,30 @@ fn workload_a(c: &mut Criterion) {
     }
 }
 
+/// Workload A with the write-up's data shape (540,893 bytes at 2,000 candidates).
+fn workload_a_seed(c: &mut Criterion) {
+    use bf::vt::candidates::CandidatesResponseView;
+    let msg = vt_benches::candidates_seed(2000);
+    encode_group!(
+        c,
+        "A_seed_2000_encode".into(),
+        &msg,
+        bf::vt::candidates::CandidatesResponse,
+        rp::candidates::CandidatesResponse
+    );
+    let bytes = prost::Message::encode_to_vec(&msg);
+    decode_group!(
+        c,
+        "A_seed_2000_decode".into(),
+        &bytes,
+        pb::vt::candidates::CandidatesResponse,
+        bf::vt::candidates::CandidatesResponse,
+        CandidatesResponseView,
+        rp::candidates::CandidatesResponse,
+        pb::vt::candidates::CandidatesResponseView
+    );
+}
+
 fn workload_b(c: &mut Criterion) {
     use bf::vt::event::{EventBatchView, EventView};
     let one = vt_benches::event(&mut vt_benches::Rng::new(7));
@@ -252,6 +276,13 @@ fn workload_b(c: &mut Criterion) {
 
 fn workload_c(c: &mut Criterion) {
     use bf::vt::deep::NodeView;
+    encode_group!(
+        c,
+        "C_node20_encode".into(),
+        &vt_benches::node20(),
+        bf::vt::deep::Node,
+        rp::deep::Node
+    );
     for depth in [1, 8, 32, 64, 100] {
         let node = vt_benches::deep(depth);
         encode_group!(
@@ -387,6 +418,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = workload_a, workload_b, workload_c, workload_r, save_allocations
+    targets = workload_a, workload_a_seed, workload_b, workload_c, workload_r, save_allocations
 }
 criterion_main!(benches);
