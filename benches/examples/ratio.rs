@@ -80,61 +80,48 @@ fn encode<M: prost::Message + vtproto::Message>(filter: &str, name: &str, msgs: 
     );
 }
 
-/// A decode row: prost's encodings of the messages of `msgs`, decoded in turn by each library.
+/// A decode row: prost's encodings of the messages of `msgs`, decoded in turn by prost and by
+/// `vt` (one rust-vt decode of one input).
+fn decode_row<M: prost::Message + Default>(
+    filter: &str,
+    name: &str,
+    msgs: &[M],
+    mut vt: impl FnMut(&[u8]),
+) {
+    let all: Vec<Vec<u8>> = msgs.iter().map(prost::Message::encode_to_vec).collect();
+    let (mut p, mut v) = (cycle(&all), cycle(&all));
+    row(
+        filter,
+        name,
+        || {
+            drop(black_box(
+                <M as prost::Message>::decode(black_box(&p()[..])).unwrap(),
+            ))
+        },
+        || vt(black_box(&v()[..])),
+    );
+}
+
+/// The owned decode.
 fn decode<M: prost::Message + vtproto::Message + Default>(filter: &str, name: &str, msgs: &[M]) {
-    let all: Vec<Vec<u8>> = msgs.iter().map(prost::Message::encode_to_vec).collect();
-    let (mut p, mut v) = (cycle(&all), cycle(&all));
-    row(
-        filter,
-        name,
-        || {
-            drop(black_box(
-                <M as prost::Message>::decode(black_box(&p()[..])).unwrap(),
-            ))
-        },
-        || {
-            drop(black_box(
-                <M as vtproto::Message>::decode(black_box(&v()[..])).unwrap(),
-            ))
-        },
-    );
+    decode_row(filter, name, msgs, |bytes| {
+        drop(black_box(<M as vtproto::Message>::decode(bytes).unwrap()))
+    });
 }
 
-/// A reuse row: prost's decode against rust-vt's `decode_into` one value, of the messages of
-/// `msgs` in turn (same shape, different contents: the steady state of a service).
+/// `decode_into` one value, of the messages of `msgs` in turn (same shape, different
+/// contents: the steady state of a service).
 fn reuse<M: prost::Message + vtproto::Message + Default>(filter: &str, name: &str, msgs: &[M]) {
-    let all: Vec<Vec<u8>> = msgs.iter().map(prost::Message::encode_to_vec).collect();
-    let (mut p, mut v) = (cycle(&all), cycle(&all));
     let mut value = M::default();
-    row(
-        filter,
-        name,
-        || {
-            drop(black_box(
-                <M as prost::Message>::decode(black_box(&p()[..])).unwrap(),
-            ))
-        },
-        || {
-            vtproto::Message::decode_into(&mut value, black_box(&v()[..])).unwrap();
-            black_box(&value);
-        },
-    );
+    decode_row(filter, name, msgs, |bytes| {
+        vtproto::Message::decode_into(&mut value, bytes).unwrap();
+        black_box(&value);
+    });
 }
 
-/// A view row: prost's owned decode against rust-vt's view decode (`view` decodes one input).
+/// A view decode (`view` decodes one input).
 fn view<M: prost::Message + Default>(filter: &str, name: &str, msgs: &[M], view: fn(&[u8])) {
-    let all: Vec<Vec<u8>> = msgs.iter().map(prost::Message::encode_to_vec).collect();
-    let (mut p, mut v) = (cycle(&all), cycle(&all));
-    row(
-        filter,
-        name,
-        || {
-            drop(black_box(
-                <M as prost::Message>::decode(black_box(&p()[..])).unwrap(),
-            ))
-        },
-        || view(black_box(&v()[..])),
-    );
+    decode_row(filter, name, msgs, view);
 }
 
 /// Decodes a view of a `$view` and keeps it from being optimized away.

@@ -11,35 +11,55 @@ use super::{
 };
 use crate::model::{BytesRepr, Field, Label, MapField, Message, Oneof, Scalar, ValueType};
 
+/// How a decoder reads values: the owned decode's way, or a view's.
+pub(in crate::emit) struct Reads {
+    /// The reader's lifetime in `merge_field`'s signature (`'_`, or a view's `'a`).
+    pub lifetime: TokenStream,
+    /// An expression reading one scalar value.
+    pub scalar: fn(Scalar, BytesRepr) -> TokenStream,
+    /// A statement merging a message or group value into `dst` (a `&mut M` expression).
+    pub message: fn(&ValueType, u32, &TokenStream) -> TokenStream,
+}
+
 pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
+    let owned = Reads {
+        lifetime: quote!('_),
+        scalar: read_scalar,
+        message: merge_message,
+    };
+    merge_field_with(m, &owned, field_arms)
+}
+
+/// `merge_field` with these reads: an arm per key (`field_arms` for fields outside oneofs),
+/// and known numbers with another wire type refused.
+pub(in crate::emit) fn merge_field_with(
+    m: &Message,
+    reads: &Reads,
+    field_arms: impl Fn(&Field) -> Vec<TokenStream>,
+) -> TokenStream {
+    let lifetime = &reads.lifetime;
     let mut arms = Vec::new();
     for (oneof, f) in m.all_fields() {
         match oneof {
-            Some(o) => arms.push(oneof_arm(o, f)),
+            Some(o) => arms.push(oneof_arm(o, f, reads)),
             None => arms.extend(field_arms(f)),
         }
     }
-    if arms.is_empty() {
-        return quote! {
-            #[inline]
-            fn merge_field(
-                &mut self,
-                key: u32,
-                r: &mut ::vtproto::Reader<'_>,
-            ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-                r.skip_field(key)
-            }
-        };
-    }
-    let patterns = number_patterns(m.all_fields().map(|(_, f)| f.number).collect());
-    let fallback = {
+    let body = if arms.is_empty() {
+        quote!(r.skip_field(key))
+    } else {
+        let patterns = number_patterns(m.all_fields().map(|(_, f)| f.number).collect());
         quote! {
-            _ => {
-                if matches!(key >> 3, #(#patterns)|*) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
+            match key {
+                #(#arms)*
+                _ => {
+                    if matches!(key >> 3, #(#patterns)|*) {
+                        return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
+                    }
+                    r.skip_field(key)?;
                 }
-                r.skip_field(key)?;
             }
+            ::core::result::Result::Ok(())
         }
     };
     quote! {
@@ -47,31 +67,27 @@ pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
         fn merge_field(
             &mut self,
             key: u32,
-            r: &mut ::vtproto::Reader<'_>,
+            r: &mut ::vtproto::Reader<#lifetime>,
         ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-            match key {
-                #(#arms)*
-                #fallback
-            }
-            ::core::result::Result::Ok(())
+            #body
         }
     }
 }
 
-/// The arm of a oneof member: the last member read wins; a message merges into the same
-/// member's value.
-fn oneof_arm(o: &Oneof, f: &Field) -> TokenStream {
+/// A oneof member's arm: the last member read wins; a message merges into the same member's
+/// value.
+fn oneof_arm(o: &Oneof, f: &Field, reads: &Reads) -> TokenStream {
     let ident = &o.ident;
     let path = o.enum_path.tokens();
     let key = key_literal(f.number, wire_type(&f.value));
     let variant = &f.ident;
     let body = match f.value.scalar() {
         Some(s) => {
-            let read = read_scalar(s, f.bytes);
+            let read = (reads.scalar)(s, f.bytes);
             quote!(self.#ident = ::core::option::Option::Some(#path::#variant(#read));)
         }
         None => {
-            let merge = merge_message(&f.value, f.number, &quote!(v));
+            let merge = (reads.message)(&f.value, f.number, &quote!(v));
             quote! {
                 match &mut self.#ident {
                     ::core::option::Option::Some(#path::#variant(v)) => { #merge }

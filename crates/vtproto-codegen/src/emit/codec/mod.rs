@@ -13,7 +13,7 @@ mod reuse;
 mod size;
 mod walk;
 
-pub(super) use decode::number_patterns;
+pub(super) use decode::{merge_field_with, Reads};
 pub(super) use encode::encode_fn;
 pub(super) use size::size_fn;
 

@@ -5,56 +5,18 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::super::codec::{method, number_patterns};
+use super::super::codec::{merge_field_with, method, Reads};
 use super::super::{fixed_width, key_literal, scalar_wire_type, usize_lit, wire_type, LEN};
 use super::Cx;
-use crate::model::{BytesRepr, Field, Label, MapField, Message, Oneof, Scalar, ValueType};
+use crate::model::{BytesRepr, Field, Label, MapField, Message, Scalar, ValueType};
 
 pub(super) fn merge_field_fn(cx: &Cx<'_>, m: &Message) -> TokenStream {
-    let mut arms = Vec::new();
-    for (oneof, f) in m.all_fields() {
-        match oneof {
-            Some(o) => arms.push(oneof_arm(o, f)),
-            None => arms.extend(field_arms(cx, f)),
-        }
-    }
-    if arms.is_empty() {
-        return quote! {
-            #[inline]
-            fn merge_field(
-                &mut self,
-                key: u32,
-                r: &mut ::vtproto::Reader<'a>,
-            ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-                r.skip_field(key)
-            }
-        };
-    }
-    let patterns = number_patterns(m.all_fields().map(|(_, f)| f.number).collect());
-    let fallback = {
-        quote! {
-            _ => {
-                if matches!(key >> 3, #(#patterns)|*) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
-        }
+    let reads = Reads {
+        lifetime: quote!('a),
+        scalar: |s, _| read(s),
+        message: merge,
     };
-    quote! {
-        #[inline]
-        fn merge_field(
-            &mut self,
-            key: u32,
-            r: &mut ::vtproto::Reader<'a>,
-        ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-            match key {
-                #(#arms)*
-                #fallback
-            }
-            ::core::result::Result::Ok(())
-        }
-    }
+    merge_field_with(m, &reads, |f| field_arms(cx, f))
 }
 
 /// An expression reading one scalar value, borrowing strings and bytes.
@@ -78,36 +40,6 @@ fn merge(value: &ValueType, number: u32, dst: &TokenStream) -> TokenStream {
         }
         _ => quote!(r.merge_view(#dst)?;),
     }
-}
-
-fn oneof_arm(o: &Oneof, f: &Field) -> TokenStream {
-    let ident = &o.ident;
-    let path = o.enum_path.tokens();
-    let key = key_literal(f.number, wire_type(&f.value));
-    let variant = &f.ident;
-    let body = match f.value.scalar() {
-        Some(s) => {
-            let read = read(s);
-            quote!(self.#ident = ::core::option::Option::Some(#path::#variant(#read));)
-        }
-        None => {
-            let merge = merge(&f.value, f.number, &quote!(v));
-            quote! {
-                match &mut self.#ident {
-                    ::core::option::Option::Some(#path::#variant(v)) => { #merge }
-                    _ => {
-                        let mut v = ::core::default::Default::default();
-                        {
-                            let v = &mut v;
-                            #merge
-                        }
-                        self.#ident = ::core::option::Option::Some(#path::#variant(v));
-                    }
-                }
-            }
-        }
-    };
-    quote!(#key => { #body })
 }
 
 fn field_arms(cx: &Cx<'_>, f: &Field) -> Vec<TokenStream> {
