@@ -183,46 +183,20 @@ macro_rules! decode_group {
     }};
 }
 
-fn workload_a(c: &mut Criterion) {
+/// Encode and decode groups for one candidates response, named `<name>_encode`/`_decode`.
+fn candidates_groups(c: &mut Criterion, name: &str, msg: &pb::vt::candidates::CandidatesResponse) {
     use bf::vt::candidates::CandidatesResponseView;
-    for n in [100, 500, 2000, 5000] {
-        let msg = vt_benches::candidates(n);
-        encode_group!(
-            c,
-            format!("A_candidates_{n}_encode"),
-            &msg,
-            bf::vt::candidates::CandidatesResponse,
-            rp::candidates::CandidatesResponse
-        );
-        let bytes = prost::Message::encode_to_vec(&msg);
-        decode_group!(
-            c,
-            format!("A_candidates_{n}_decode"),
-            &bytes,
-            pb::vt::candidates::CandidatesResponse,
-            bf::vt::candidates::CandidatesResponse,
-            CandidatesResponseView,
-            rp::candidates::CandidatesResponse,
-            pb::vt::candidates::CandidatesResponseView
-        );
-    }
-}
-
-/// Workload A with the write-up's data shape (540,893 bytes at 2,000 candidates).
-fn workload_a_seed(c: &mut Criterion) {
-    use bf::vt::candidates::CandidatesResponseView;
-    let msg = vt_benches::candidates_seed(2000);
     encode_group!(
         c,
-        "A_seed_2000_encode".into(),
-        &msg,
+        format!("{name}_encode"),
+        msg,
         bf::vt::candidates::CandidatesResponse,
         rp::candidates::CandidatesResponse
     );
-    let bytes = prost::Message::encode_to_vec(&msg);
+    let bytes = prost::Message::encode_to_vec(msg);
     decode_group!(
         c,
-        "A_seed_2000_decode".into(),
+        format!("{name}_decode"),
         &bytes,
         pb::vt::candidates::CandidatesResponse,
         bf::vt::candidates::CandidatesResponse,
@@ -230,6 +204,17 @@ fn workload_a_seed(c: &mut Criterion) {
         rp::candidates::CandidatesResponse,
         pb::vt::candidates::CandidatesResponseView
     );
+}
+
+fn workload_a(c: &mut Criterion) {
+    for n in [100, 500, 2000, 5000] {
+        candidates_groups(c, &format!("A_candidates_{n}"), &vt_benches::candidates(n));
+    }
+}
+
+/// Workload A with the write-up's data shape (540,893 bytes at 2,000 candidates).
+fn workload_a_seed(c: &mut Criterion) {
+    candidates_groups(c, "A_seed_2000", &vt_benches::candidates_seed(2000));
 }
 
 fn workload_b(c: &mut Criterion) {
