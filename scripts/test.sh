@@ -5,7 +5,7 @@
 #
 # 1. installs the test corpora (conformance runner and protos, googleapis and OpenTelemetry
 #    protos) into target/corpora with scripts/fetch-corpora.sh;
-# 2. checks formatting and lints;
+# 2. checks formatting, lints and the public crates' docs;
 # 3. runs every crate's tests, with the corpora required (differential tests against prost on
 #    every message type, bad input, golden files, the plugin under protoc, generated WKT impls);
 # 4. runs the official conformance suite (scripts/conformance.sh);
@@ -25,6 +25,7 @@ bash scripts/fetch-corpora.sh >/dev/null
 step "format and lints"
 cargo fmt --all --check
 VT_REQUIRE_CORPORA=1 cargo clippy --workspace --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p vtproto -p vtproto-codegen -p vtproto-build --features vtproto/tonic,vtproto/prost-types
 
 step "tests"
 VT_REQUIRE_CORPORA=1 cargo test --workspace 2>&1 | tee -a "$log"

@@ -11,7 +11,7 @@
 //!     .compile_protos(&["proto/search.proto"], &["proto"])?;
 //! ```
 //!
-//! A server can take a request as an [`OwnedView`](crate::OwnedView) instead (its strings
+//! A server can take a request as an [`OwnedView`] instead (its strings
 //! borrow tonic's buffer, and it can be held across an `await`): generate its stubs with the
 //! request mapped to the view, `.extern_path(".pkg.Req", "crate::pb::pkg::ReqOwnedView")`
 //! and `.build_client(false)`; the client keeps the usual stubs, the wire is the same.

@@ -3,9 +3,9 @@
 //! shape, recursion, Rust names) already answered. Emitters never look at descriptors; this
 //! module never produces tokens beyond the identifiers it names.
 //!
-//! - [`build`](mod@build) walks the descriptors of the files to generate;
+//! - `build.rs` walks the descriptors of the files to generate ([`build()`]);
 //! - [`features`] resolves the rules of a file's syntax or edition into per-element features;
-//! - [`index`] knows every type of the request, imports included.
+//! - `index.rs` knows every type of the request, imports included.
 
 mod build;
 pub mod features;
