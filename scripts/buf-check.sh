@@ -64,6 +64,10 @@ fn main() {
     let ours = vtproto::Message::encode_to_vec(&msg);
     assert_eq!(ours, prost::Message::encode_to_vec(&msg));
     assert_eq!(<CandidatesResponse as vtproto::Message>::decode(&ours).unwrap(), msg);
+    let view: gen::vt::candidates::CandidatesResponseView =
+        vtproto::MessageView::decode_view(&ours).unwrap();
+    assert_eq!(view.candidates[0].id, "x");
+    assert_eq!(vtproto::MessageView::to_owned_message(&view), msg);
     let all = gen::vt::test::proto3::Scalars { f_string: "s".into(), f_int32: -1, ..Default::default() };
     assert_eq!(vtproto::Message::encode_to_vec(&all), prost::Message::encode_to_vec(&all));
     println!("buf generate output compiles; rust-vt and prost agree");
