@@ -208,3 +208,21 @@ fn owned_views_own_their_input() {
     );
     assert!(CandidatesResponseOwnedView::decode(bytes::Bytes::from_static(&[0x0a, 0x05])).is_err());
 }
+
+/// A group closed by an end key written as an overlong varint: `decode_into` finds where the
+/// group ends by reading keys, as the plain decode does, not by assuming the key's length.
+#[test]
+fn decode_into_a_group_closed_by_an_overlong_end_key() {
+    use vt_tests::own::vt::test::proto2::Groups;
+    // Single { a: 5 } (end key 0x0c as 8c 00), Multi [{ c: 1 }] (end key 0x24 as a4 00), after 7.
+    let input = [
+        0x0b, 0x10, 0x05, 0x8c, 0x00, 0x23, 0x28, 0x01, 0xa4, 0x00, 0x50, 0x07,
+    ];
+    let fresh = Groups::decode(&input).unwrap();
+    assert_eq!(fresh.after, Some(7));
+    let mut reused = Groups::default();
+    for _ in 0..2 {
+        reused.decode_into(&input).unwrap();
+        assert_eq!(reused, fresh);
+    }
+}

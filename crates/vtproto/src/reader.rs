@@ -543,12 +543,25 @@ impl<'a> Reader<'a> {
         msg: &mut M,
         field_number: u32,
     ) -> Result<(), DecodeError> {
-        // A group has no length: find its end key first, then decode what lies before it.
+        // A group has no length: find its end key first (however long its varint), then decode
+        // what lies before it.
         let start = self.buf;
         let mut scan = Reader { ..*self };
-        scan.skip_field((field_number << 3) | WireType::StartGroup as u32)?;
-        let end_key = wire::varint_len(u64::from((field_number << 3) | WireType::EndGroup as u32));
-        let body = &start[..start.len() - scan.buf.len() - end_key];
+        scan.depth = self.enter()? - 1;
+        let body = loop {
+            if scan.is_empty() {
+                return err(DecodeErrorKind::Truncated);
+            }
+            let before = scan.buf.len();
+            let key = scan.read_key()?;
+            if key & 7 == WireType::EndGroup as u32 {
+                if key >> 3 != field_number {
+                    return err(DecodeErrorKind::UnexpectedEndGroup(key >> 3));
+                }
+                break &start[..start.len() - before];
+            }
+            scan.skip_field(key)?;
+        };
         self.buf = scan.buf;
         self.nested(body, |r| msg.merge_replace(r))
     }
