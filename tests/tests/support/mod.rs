@@ -4,7 +4,7 @@
 //! The encodings exercise what a decoder meets in the wild: fields out of order and repeated
 //! (last wins, messages merge), packed and unpacked repeated scalars, map entries with missing
 //! keys or values, oneof members overriding each other, unknown fields of every wire type,
-//! non-canonical varints (an `int32` carried in 64 bits).
+//! non-canonical varints (an `int32` carried in 64 bits, keys one byte longer than needed).
 #![allow(dead_code)]
 
 use std::collections::{HashMap, HashSet};
@@ -353,8 +353,16 @@ pub fn varint(mut v: u64, out: &mut Vec<u8>) {
     out.push(v as u8);
 }
 
+/// A key; about one in sixteen is written as an overlong varint (one more byte than needed),
+/// which every decoder must accept (groups' end keys included).
 pub fn key(number: i32, wire_type: u32, out: &mut Vec<u8>) {
-    varint(((number as u64) << 3) | u64::from(wire_type), out);
+    let v = ((number as u64) << 3) | u64::from(wire_type);
+    if (out.len() ^ number as usize) % 16 != 7 {
+        return varint(v, out);
+    }
+    varint(v, out);
+    *out.last_mut().unwrap() |= 0x80;
+    out.push(0);
 }
 
 /// A random corruption of `bytes`: a flipped bit, a truncation, an inserted or deleted byte.
