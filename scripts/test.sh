@@ -8,7 +8,8 @@
 # 2. checks formatting, lints and the public crates' docs;
 # 3. runs every crate's tests, with the corpora required (differential tests against prost on
 #    every message type, bad input, golden files, the plugin under protoc, generated WKT impls);
-# 4. runs the official conformance suite (scripts/conformance.sh);
+# 4. runs the runtime's unit tests under Miri when a nightly Miri is installed (scripts/miri.sh),
+#    and the official conformance suite (scripts/conformance.sh);
 # 5. runs `buf generate` with the local plugins and compiles the result (scripts/buf-check.sh);
 # 6. builds the benchmarks and examples without running them.
 set -euo pipefail
@@ -29,6 +30,13 @@ RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p vtproto -p vtproto-cod
 
 step "tests"
 VT_REQUIRE_CORPORA=1 cargo test --workspace 2>&1 | tee -a "$log"
+
+step "miri"
+if cargo +nightly miri --version >/dev/null 2>&1; then
+    bash scripts/miri.sh 2>&1 | tee -a "$log"
+else
+    echo "skipped: no nightly toolchain with Miri here (scripts/miri.sh installs one with rustup)"
+fi
 
 step "conformance"
 bash scripts/conformance.sh 2>&1 | tee -a "$log"

@@ -5,6 +5,8 @@
 //! `Vec`s for repeated fields and `Vec<(K, V)>` for maps. A message that has no view of its
 //! own (a well-known type, an extern type) is held owned, in [`Owned`].
 
+use core::mem::MaybeUninit;
+
 use bytes::Bytes;
 
 use crate::error::DecodeError;
@@ -136,8 +138,11 @@ pub trait ViewFamily: 'static {
 /// can be moved, sent across threads and held across an `await`, as an owned message can,
 /// without copying a string. Generated code names it `FooOwnedView` for each view.
 pub struct OwnedView<F: ViewFamily> {
-    // Declared first, so dropped before the bytes it borrows.
-    view: F::View<'static>,
+    // The view borrows from `bytes`. It is kept in a `MaybeUninit` (always initialized) so
+    // that the references inside it are not asserted valid whenever the `OwnedView` is moved
+    // or dropped (they point into a buffer this struct itself frees): it is dropped by hand,
+    // first, in `Drop`.
+    view: MaybeUninit<F::View<'static>>,
     bytes: Bytes,
 }
 
@@ -146,18 +151,22 @@ impl<F: ViewFamily> OwnedView<F> {
     pub fn decode(bytes: Bytes) -> Result<Self, DecodeError> {
         // SAFETY: the slice points into the buffer `bytes` owns (shared and immutable, or
         // static): it neither moves nor changes while `bytes` lives, even when the
-        // `OwnedView` moves. The view holding it is stored beside `bytes`, dropped before it
-        // (field order), and handed out only through `get`, which ties its lifetime to
-        // `&self`, so no `'static` borrow escapes.
+        // `OwnedView` moves. The view holding it is stored beside `bytes`, dropped before it,
+        // and handed out only through `get`, which ties its lifetime to `&self`, so no
+        // `'static` borrow escapes.
         let input: &'static [u8] = unsafe { &*(bytes.as_ref() as *const [u8]) };
         let view = <F::View<'static> as MessageView<'static>>::decode_view(input)?;
-        Ok(OwnedView { view, bytes })
+        Ok(OwnedView {
+            view: MaybeUninit::new(view),
+            bytes,
+        })
     }
 
     /// The view, borrowing from `self`.
     #[inline]
     pub fn get(&self) -> &F::View<'_> {
-        F::shorten(&self.view)
+        // SAFETY: `view` is initialized from construction until `drop`.
+        F::shorten(unsafe { self.view.assume_init_ref() })
     }
 
     /// The input the view reads.
@@ -167,7 +176,15 @@ impl<F: ViewFamily> OwnedView<F> {
 
     /// The owned message with the same contents.
     pub fn to_owned_message(&self) -> <F::View<'static> as MessageView<'static>>::Owned {
-        self.view.to_owned_message()
+        // SAFETY: `view` is initialized from construction until `drop`.
+        unsafe { self.view.assume_init_ref() }.to_owned_message()
+    }
+}
+
+impl<F: ViewFamily> Drop for OwnedView<F> {
+    fn drop(&mut self) {
+        // SAFETY: `view` is initialized, and dropped only here; `bytes` is dropped after.
+        unsafe { self.view.assume_init_drop() }
     }
 }
 
@@ -177,8 +194,10 @@ where
 {
     fn clone(&self) -> Self {
         // The clone's view borrows the same shared buffer, which the cloned `Bytes` keeps.
+        // SAFETY: `view` is initialized from construction until `drop`.
+        let view = unsafe { self.view.assume_init_ref() }.clone();
         OwnedView {
-            view: self.view.clone(),
+            view: MaybeUninit::new(view),
             bytes: self.bytes.clone(),
         }
     }
@@ -190,5 +209,101 @@ where
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         self.get().fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-written view of a message with one string field (number 1) and its owned form.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct NameView<'a> {
+        name: &'a str,
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Name {
+        name: String,
+    }
+
+    impl Message for Name {
+        const NAME: &'static str = "test.Name";
+        fn size(&self) -> usize {
+            if self.name.is_empty() {
+                0
+            } else {
+                1 + crate::wire::len_delimited(self.name.len())
+            }
+        }
+        fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {
+            if !self.name.is_empty() {
+                w.put_string(&self.name);
+                w.put_u8(0x0a);
+            }
+        }
+        fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+            match key {
+                0x0a => r.merge_string(&mut self.name),
+                _ => r.skip_field(key),
+            }
+        }
+    }
+
+    impl<'a> MessageView<'a> for NameView<'a> {
+        type Owned = Name;
+        fn size(&self) -> usize {
+            self.to_owned_message().size()
+        }
+        fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {
+            if !self.name.is_empty() {
+                w.put_string(self.name);
+                w.put_u8(0x0a);
+            }
+        }
+        fn merge_field(&mut self, key: u32, r: &mut Reader<'a>) -> Result<(), DecodeError> {
+            match key {
+                0x0a => {
+                    self.name = r.read_str()?;
+                    Ok(())
+                }
+                _ => r.skip_field(key),
+            }
+        }
+        fn to_owned_message(&self) -> Name {
+            Name {
+                name: self.name.to_string(),
+            }
+        }
+    }
+
+    enum NameViewFamily {}
+
+    impl ViewFamily for NameViewFamily {
+        type View<'a> = NameView<'a>;
+        fn shorten<'a, 'b: 'a>(view: &'a NameView<'b>) -> &'a NameView<'a> {
+            view
+        }
+    }
+
+    /// The lifetime extension in `OwnedView::decode`: the view reads the buffer after the
+    /// caller's `Bytes` is gone, after moves and clones, and from another thread (run under
+    /// Miri by `scripts/miri.sh`).
+    #[test]
+    fn an_owned_view_keeps_its_buffer_alive() {
+        let bytes = Bytes::from(vec![0x0a, 0x05, b'h', b'e', b'l', b'l', b'o']);
+        let owned = OwnedView::<NameViewFamily>::decode(bytes.clone()).unwrap();
+        drop(bytes);
+        let moved = Box::new(owned);
+        let copy = (*moved).clone();
+        drop(moved);
+        let name = std::thread::spawn(move || copy.get().name.to_string())
+            .join()
+            .unwrap();
+        assert_eq!(name, "hello");
+        let view = OwnedView::<NameViewFamily>::decode(Bytes::from_static(b"\x0a\x02hi")).unwrap();
+        assert_eq!(view.to_owned_message().name, "hi");
+        assert_eq!(view.get().encode_to_vec(), b"\x0a\x02hi");
+        assert!(OwnedView::<NameViewFamily>::decode(Bytes::from_static(b"\x0a\x05hi")).is_err());
     }
 }
