@@ -235,3 +235,35 @@ fn invalid_utf8_is_rejected_with_its_field() {
     // bytes fields take anything.
     assert!(<Scalars as Message>::decode(&[0x52, 0x02, 0xc3, 0x28]).is_ok());
 }
+
+/// Views and `decode_into` keep the owned decode's limits and typed errors.
+#[test]
+fn views_and_decode_into_share_the_limits() {
+    use vt_tests::own::vt::deep::NodeView;
+    use vt_tests::own::vt::test::proto3::ScalarsView;
+    use vtproto::MessageView;
+    let view_kind = |bytes: &[u8]| NodeView::decode_view(bytes).unwrap_err().kind().clone();
+    assert!(NodeView::decode_view(&nested(100)).is_ok());
+    assert_eq!(view_kind(&nested(101)), DecodeErrorKind::RecursionLimit);
+    let mut garbage = Vec::new();
+    for _ in 0..100_000 {
+        garbage.extend([0x0a, 0x7f]);
+    }
+    assert!(NodeView::decode_view(&garbage).is_err());
+    let e = ScalarsView::decode_view(&[0x4a, 0x02, 0xc3, 0x28]).unwrap_err();
+    assert_eq!(*e.kind(), DecodeErrorKind::InvalidUtf8);
+    assert_eq!(
+        e.path().collect::<Vec<_>>(),
+        [("vt.test.proto3.Scalars", "f_string")]
+    );
+    let mut reused = Node::default();
+    assert!(reused.decode_into(&nested(100)).is_ok());
+    assert_eq!(
+        *reused.decode_into(&nested(101)).unwrap_err().kind(),
+        DecodeErrorKind::RecursionLimit
+    );
+    assert!(reused.decode_into(&garbage).is_err());
+    // Still usable after the errors.
+    reused.decode_into(&nested(3)).unwrap();
+    assert_eq!(reused, <Node as Message>::decode(&nested(3)).unwrap());
+}
