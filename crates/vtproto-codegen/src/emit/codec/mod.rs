@@ -64,10 +64,25 @@ fn message_impl(m: &Message) -> TokenStream {
 /// the scratch buffer, 0.85 sized, `benches/RESULTS.md`); a deeper chain goes to the scratch
 /// buffer rather than walk every level twice.
 fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
-    let empty = |v: &TokenStream| -> Option<Vec<TokenStream>> {
+    // The test that `v`'s recursive fields are all empty; `None` if one can't be (required).
+    // `deeper` allows a set field of this message's own type whose child passes the test.
+    let empty = |v: &TokenStream, deeper: Option<&[TokenStream]>| -> Option<Vec<TokenStream>> {
         let fields = m.fields.iter().filter(|f| f.recursive).map(|f| {
             let ident = &f.ident;
-            (f.label == Label::Optional).then(|| quote!(#v.#ident.is_none()))
+            let own_type = f
+                .value
+                .message()
+                .is_some_and(|t| t.full_name == m.full_name);
+            match deeper {
+                _ if f.label != Label::Optional => None,
+                Some(child) if own_type => Some(quote! {
+                    match &#v.#ident {
+                        ::core::option::Option::None => true,
+                        ::core::option::Option::Some(c) => #(#child)&&*,
+                    }
+                }),
+                _ => Some(quote!(#v.#ident.is_none())),
+            }
         });
         let oneofs = m
             .oneofs
@@ -79,41 +94,11 @@ fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
             });
         fields.chain(oneofs).collect()
     };
-    let body = match empty(&quote!(self)) {
+    let child = empty(&quote!(c), None);
+    let body = match empty(&quote!(self), child.as_deref()) {
         None => quote!(false),
-        Some(conditions) if conditions.is_empty() => quote!(true),
-        Some(_) => {
-            // A set field of this message's own type may hold a child whose recursive
-            // fields are all empty.
-            let child = empty(&quote!(c)).unwrap_or_default();
-            let fields = m.fields.iter().filter(|f| f.recursive).map(|f| {
-                let ident = &f.ident;
-                let own_type = f
-                    .value
-                    .message()
-                    .is_some_and(|t| t.full_name == m.full_name);
-                if own_type {
-                    quote! {
-                        match &self.#ident {
-                            ::core::option::Option::None => true,
-                            ::core::option::Option::Some(c) => #(#child)&&*,
-                        }
-                    }
-                } else {
-                    quote!(self.#ident.is_none())
-                }
-            });
-            let oneofs = m
-                .oneofs
-                .iter()
-                .filter(|o| o.fields.iter().any(|f| f.recursive))
-                .map(|o| {
-                    let ident = &o.ident;
-                    quote!(self.#ident.is_none())
-                });
-            let all: Vec<TokenStream> = fields.chain(oneofs).collect();
-            quote!(#(#all)&&*)
-        }
+        Some(all) if all.is_empty() => quote!(true),
+        Some(all) => quote!(#(#all)&&*),
     };
     quote! {
         #[inline]
