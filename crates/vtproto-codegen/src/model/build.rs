@@ -230,6 +230,9 @@ impl FileCx<'_> {
             })?;
         let features = scope.features;
         let value = self.value_type(f, &features);
+        let recursive = value
+            .message()
+            .is_some_and(|_| self.index.reaches(f.type_name(), fq));
         let label = if in_oneof {
             Label::Optional
         } else if f.label() == PbLabel::Repeated {
@@ -246,12 +249,12 @@ impl FileCx<'_> {
             } else {
                 to_snake(f.name())
             }),
-            recursive: value
-                .message()
-                .is_some_and(|_| self.index.reaches(f.type_name(), fq)),
-            boxed: value.message().is_some()
+            // Boxing needs a cycle through singular fields: a subset of recursion, so the
+            // second graph walk only runs for recursive fields.
+            boxed: recursive
                 && f.label() != PbLabel::Repeated
                 && self.index.reaches_singular(f.type_name(), fq),
+            recursive,
             value,
             label,
             bytes: self.bytes_repr(fq, f.name()),

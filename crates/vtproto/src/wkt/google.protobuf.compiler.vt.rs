@@ -257,7 +257,10 @@ impl ::vtproto::Message for CodeGeneratorRequest {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_3.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.compiler_version = ::core::option::Option::Some(owned);
                             }
                         }
@@ -559,7 +562,10 @@ impl ::vtproto::Message for code_generator_response::File {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_16.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.generated_code_info = ::core::option::Option::Some(
                                     owned,
                                 );

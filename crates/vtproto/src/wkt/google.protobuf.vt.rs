@@ -233,7 +233,10 @@ impl ::vtproto::Message for Api {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_5.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.source_context = ::core::option::Option::Some(owned);
                             }
                         }
@@ -879,7 +882,10 @@ impl ::vtproto::Message for FileDescriptorProto {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_8.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.options = ::core::option::Option::Some(owned);
                             }
                         }
@@ -891,7 +897,10 @@ impl ::vtproto::Message for FileDescriptorProto {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_9.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.source_code_info = ::core::option::Option::Some(owned);
                             }
                         }
@@ -1197,7 +1206,10 @@ impl ::vtproto::Message for DescriptorProto {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_7.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.options = ::core::option::Option::Some(owned);
                             }
                         }
@@ -1338,7 +1350,10 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_3.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.options = ::core::option::Option::Some(owned);
                             }
                         }
@@ -1789,7 +1804,10 @@ impl ::vtproto::Message for FieldDescriptorProto {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_8.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.options = ::core::option::Option::Some(owned);
                             }
                         }
@@ -1913,7 +1931,10 @@ impl ::vtproto::Message for OneofDescriptorProto {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_2.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.options = ::core::option::Option::Some(owned);
                             }
                         }
@@ -2076,7 +2097,10 @@ impl ::vtproto::Message for EnumDescriptorProto {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_3.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.options = ::core::option::Option::Some(owned);
                             }
                         }
@@ -2306,7 +2330,10 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_3.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.options = ::core::option::Option::Some(owned);
                             }
                         }
@@ -2444,7 +2471,10 @@ impl ::vtproto::Message for ServiceDescriptorProto {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_3.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.options = ::core::option::Option::Some(owned);
                             }
                         }
@@ -2641,7 +2671,10 @@ impl ::vtproto::Message for MethodDescriptorProto {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_4.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.options = ::core::option::Option::Some(owned);
                             }
                         }
@@ -5667,7 +5700,10 @@ impl ::vtproto::Message for Type {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_5.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.source_context = ::core::option::Option::Some(owned);
                             }
                         }
@@ -6019,7 +6055,10 @@ impl ::vtproto::Message for Enum {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_4.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.source_context = ::core::option::Option::Some(owned);
                             }
                         }
@@ -6232,7 +6271,10 @@ impl ::vtproto::Message for Option {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_2.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.value = ::core::option::Option::Some(owned);
                             }
                         }

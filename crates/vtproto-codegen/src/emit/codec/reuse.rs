@@ -105,23 +105,9 @@ fn field(f: &Field, plan: &mut Plan) {
                 .push(quote!(self.#ident = ::core::option::Option::None;));
         }
         (Label::Optional, Some(s)) => {
-            let spare = local("spare", f);
+            // Reading a string or bytes value replaces the old contents, keeping capacity.
             let merge = merge_scalar(s, f.bytes, Dst::MutRef(quote!(v)));
-            plan.before
-                .push(quote!(let mut #spare = self.#ident.take();));
-            plan.arms.push(quote!(#key => {
-                match &mut self.#ident {
-                    ::core::option::Option::Some(v) => { #merge }
-                    ::core::option::Option::None => {
-                        let mut owned = #spare.take().unwrap_or_default();
-                        {
-                            let v = &mut owned;
-                            #merge
-                        }
-                        self.#ident = ::core::option::Option::Some(owned);
-                    }
-                }
-            }));
+            spare(f, &merge, &merge, plan);
         }
         (Label::Required, None) => {
             let seen = local("seen", f);
@@ -141,25 +127,37 @@ fn field(f: &Field, plan: &mut Plan) {
                 .push(quote!(if !#seen { #place = ::core::default::Default::default(); }));
         }
         (Label::Optional | Label::Implicit, None) => {
-            let spare = local("spare", f);
             let merge = merge_message(&f.value, f.number, &quote!(v));
-            let replace = replace(&f.value, f.number, &quote!(&mut owned));
-            plan.before
-                .push(quote!(let mut #spare = self.#ident.take();));
-            plan.arms.push(quote!(#key => {
-                match &mut self.#ident {
-                    ::core::option::Option::Some(v) => { #merge }
-                    ::core::option::Option::None => {
-                        let mut owned = #spare.take().unwrap_or_default();
-                        #replace
-                        self.#ident = ::core::option::Option::Some(owned);
-                    }
-                }
-            }));
+            let replace = replace(&f.value, f.number, &quote!(v));
+            spare(f, &merge, &replace, plan);
         }
         (Label::Repeated { .. }, value) => repeated(f, value, plan),
         (Label::Map(map), _) => map_field(f, map, plan),
     }
+}
+
+/// An optional string or message set before the input is kept aside: the first occurrence
+/// refills it (`fill`, into `v: &mut T`), later ones merge into it (`merge`); left unused, it is
+/// dropped at the end.
+fn spare(f: &Field, merge: &TokenStream, fill: &TokenStream, plan: &mut Plan) {
+    let ident = &f.ident;
+    let key = key_literal(f.number, wire_type(&f.value));
+    let spare = local("spare", f);
+    plan.before
+        .push(quote!(let mut #spare = self.#ident.take();));
+    plan.arms.push(quote!(#key => {
+        match &mut self.#ident {
+            ::core::option::Option::Some(v) => { #merge }
+            ::core::option::Option::None => {
+                let mut owned = #spare.take().unwrap_or_default();
+                {
+                    let v = &mut owned;
+                    #fill
+                }
+                self.#ident = ::core::option::Option::Some(owned);
+            }
+        }
+    }));
 }
 
 /// Replaces the message or group value `dst` (a `&mut M` expression) with the one read.

@@ -11,7 +11,7 @@
 mod decode;
 mod owned;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -64,22 +64,14 @@ fn nest(modules: &BTreeMap<Vec<String>, Vec<TokenStream>>, at: &[String]) -> Tok
     if let Some(items) = modules.get(at) {
         out.extend(items.iter().cloned());
     }
-    let children: Vec<&String> = modules
+    let children: BTreeSet<&[String]> = modules
         .keys()
-        .filter(|k| k.len() == at.len() + 1 && k.starts_with(at))
-        .map(|k| &k[at.len()])
+        .filter(|k| k.len() > at.len() && k.starts_with(at))
+        .map(|k| &k[..=at.len()])
         .collect();
-    let mut below: Vec<Vec<String>> = modules
-        .keys()
-        .filter(|k| k.len() > at.len() + 1 && k.starts_with(at))
-        .map(|k| k[..=at.len()].to_vec())
-        .collect();
-    below.extend(children.iter().map(|c| [at, &[(*c).clone()]].concat()));
-    below.sort();
-    below.dedup();
-    for child in below {
+    for child in children {
         let name = ident(&child[at.len()]);
-        let inner = nest(modules, &child);
+        let inner = nest(modules, child);
         out.extend(quote! {
             #[doc = "Views of nested messages, and oneof enums of views (see `MessageView`)."]
             pub mod #name {
@@ -93,28 +85,18 @@ fn nest(modules: &BTreeMap<Vec<String>, Vec<TokenStream>>, at: &[String]) -> Tok
 /// Where the `views` feature puts the view of the message at `rust_path` (relative to the
 /// package module): `Outer` -> `OuterView`, `outer::Inner` -> `outer_views::InnerView`.
 pub fn view_path(rust_path: &RustPath) -> RustPath {
-    let n = rust_path.segments.len();
-    let mut segments: Vec<String> = rust_path.segments[..n - 1]
-        .iter()
-        .map(|m| views_module(m))
-        .collect();
-    segments.push(format!("{}View", rust_path.name()));
-    RustPath::new(segments)
+    beside(rust_path, format!("{}View", rust_path.name()))
 }
 
-/// The module of ours beside prost's module `m`.
-fn views_module(m: &str) -> String {
-    format!("{}_views", m.trim_start_matches("r#"))
-}
-
-/// A oneof enum's path for views: its module segments renamed as [`views_module`].
-fn oneof_path(enum_path: &RustPath) -> RustPath {
-    let n = enum_path.segments.len();
-    let mut segments: Vec<String> = enum_path.segments[..n - 1]
+/// An item `name` of ours for the item at `path`: in the module of ours beside each of prost's
+/// modules on the path (`outer` -> `outer_views`), since an included file can't add to those.
+fn beside(path: &RustPath, name: String) -> RustPath {
+    let modules = &path.segments[..path.segments.len() - 1];
+    let mut segments: Vec<String> = modules
         .iter()
-        .map(|m| views_module(m))
+        .map(|m| format!("{}_views", m.trim_start_matches("r#")))
         .collect();
-    segments.push(enum_path.name().to_string());
+    segments.push(name);
     RustPath::new(segments)
 }
 
@@ -137,7 +119,7 @@ impl Cx<'_> {
             }
         }
         for o in &mut view.oneofs {
-            o.enum_path = oneof_path(&o.enum_path);
+            o.enum_path = beside(&o.enum_path, o.enum_path.name().to_string());
             for f in &mut o.fields {
                 f.recursive = false;
             }
@@ -353,11 +335,7 @@ impl Cx<'_> {
 
     fn view_impl(&self, m: &Message, view: &Message) -> TokenStream {
         let path = view_path(&m.rust_path).tokens();
-        let family = {
-            let p = view_path(&m.rust_path);
-            let family = format!("{}Family", p.name());
-            RustPath::new([&p.segments[..p.segments.len() - 1], &[family]].concat()).tokens()
-        };
+        let family = beside(&m.rust_path, format!("{}ViewFamily", m.rust_path.name())).tokens();
         let owned = m.rust_path.tokens();
         let size = codec::size_fn(view);
         let encode = codec::encode_fn(view);

@@ -91,7 +91,10 @@ impl ::vtproto::Message for Node {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_1.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.child = ::core::option::Option::Some(owned);
                             }
                         }

@@ -150,7 +150,10 @@ impl ::vtproto::Message for Type {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_4.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.me = ::core::option::Option::Some(owned);
                             }
                         }
@@ -336,7 +339,10 @@ impl ::vtproto::Message for Thing {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_2.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.child = ::core::option::Option::Some(owned);
                             }
                         }
@@ -832,7 +838,10 @@ impl ::vtproto::Message for Option {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_1.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.some = ::core::option::Option::Some(owned);
                             }
                         }
@@ -922,7 +931,10 @@ impl ::vtproto::Message for Result {
                             }
                             ::core::option::Option::None => {
                                 let mut owned = spare_1.take().unwrap_or_default();
-                                r.replace_message(&mut owned)?;
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
                                 self.ok = ::core::option::Option::Some(owned);
                             }
                         }
