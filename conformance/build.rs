@@ -1,7 +1,8 @@
 //! Compiles the conformance suite's protos (installed by `scripts/fetch-corpora.sh` into
-//! `target/corpora`, or `VT_CORPORA`) with prost-build plus rust-vt. Without them the testee
-//! is built as a stub that says how to get them; the folder is watched, so installing the
-//! corpora rebuilds the real testee.
+//! `target/corpora`, or `VT_CORPORA`) twice: with prost-build plus rust-vt (`mode=prost`, for
+//! `conformance-testee`) and with rust-vt alone (`mode=standalone`, editions included, for
+//! `conformance-testee-standalone`). Without them the testees are built as stubs that say how
+//! to get them; the folder is watched, so installing the corpora rebuilds the real testees.
 
 use std::path::PathBuf;
 
@@ -18,18 +19,44 @@ fn main() {
     if !include.exists() {
         return;
     }
-    let files = [
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let protoc = protoc_bin_vendored::protoc_bin_path().expect("vendored protoc");
+    let wkt = protoc_bin_vendored::include_path().expect("vendored protoc include path");
+    let includes = [include.clone(), wkt];
+
+    let legacy = [
         "conformance/conformance.proto",
         "google/protobuf/test_messages_proto2.proto",
         "google/protobuf/test_messages_proto3.proto",
     ]
     .map(|f| include.join(f));
-    let wkt = protoc_bin_vendored::include_path().expect("vendored protoc include path");
+    let prost_out = out.join("prost");
+    std::fs::create_dir_all(&prost_out).unwrap();
     let mut config = vtproto_build::Config::new();
-    config.protoc(protoc_bin_vendored::protoc_bin_path().expect("vendored protoc"));
+    config.protoc(&protoc).out_dir(&prost_out);
     config.prost_config().include_file("_includes.rs");
     config
-        .compile_protos(&files, &[include, wkt])
-        .expect("compiling the conformance protos");
+        .compile_protos(&legacy, &includes)
+        .expect("compiling the conformance protos (mode=prost)");
+
+    let all = [
+        "conformance/conformance.proto",
+        "google/protobuf/test_messages_proto2.proto",
+        "google/protobuf/test_messages_proto3.proto",
+        "google/protobuf/test_messages_edition2023.proto",
+        "google/protobuf/test_messages_proto2_editions.proto",
+        "google/protobuf/test_messages_proto3_editions.proto",
+    ]
+    .map(|f| include.join(f));
+    let standalone_out = out.join("standalone");
+    std::fs::create_dir_all(&standalone_out).unwrap();
+    vtproto_build::Config::new()
+        .mode(vtproto_build::Mode::Standalone)
+        .protoc(&protoc)
+        .out_dir(&standalone_out)
+        .compile_well_known_types()
+        .include_file("_includes.rs")
+        .compile_protos(&all, &includes)
+        .expect("compiling the conformance protos (mode=standalone)");
     println!("cargo:rustc-cfg=vt_conformance");
 }

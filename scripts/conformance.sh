@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# Runs the official protobuf conformance suite against rust-vt's testee (binary format).
+# Runs the official protobuf conformance suite (binary format) against both testees:
 #
 #   scripts/conformance.sh
 #
-# Installs the runner and protos (scripts/fetch-corpora.sh), builds `conformance-testee` and
-# runs the runner with conformance/failure_list.txt: the tests prost 0.14 fails too (unknown
-# fields, which mode=prost drops as prost does, and MessageSet). The runner fails on any
-# unexpected failure and on any listed test that passes.
+# Installs the runner and protos (scripts/fetch-corpora.sh) and builds the testees.
+# - `conformance-testee` (mode=prost, prost-build's structs) runs with
+#   conformance/failure_list.txt: the tests prost 0.14 fails too (unknown fields, which
+#   mode=prost drops as prost does, and MessageSet).
+# - `conformance-testee-standalone` (mode=standalone, our own structs) runs up to edition 2023
+#   with an empty failure list: every binary test passes.
+# The runner fails on any unexpected failure and on any listed test that passes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/fetch-corpora.sh >/dev/null
-cargo build --bin conformance-testee
-mkdir -p target/conformance
-scripts/conformance-runner --enforce_recommended \
-    --failure_list conformance/failure_list.txt \
-    --output_dir target/conformance \
-    target/debug/conformance-testee 2>&1 | grep -vE '^(WARNING|I0000|ERROR:.*SKIPPED)' || exit "${PIPESTATUS[0]}"
+cargo build -p vt-conformance --bins
+run() {
+    local out=$1
+    shift
+    mkdir -p "$out"
+    scripts/conformance-runner --enforce_recommended --output_dir "$out" "$@" 2>&1 |
+        grep -vE '^(WARNING|I0000|ERROR:.*SKIPPED)' || return "${PIPESTATUS[0]}"
+}
+echo "== mode=prost (conformance-testee)"
+run target/conformance --failure_list conformance/failure_list.txt target/debug/conformance-testee
+echo "== mode=standalone (conformance-testee-standalone)"
+run target/conformance-standalone --maximum_edition 2023 target/debug/conformance-testee-standalone

@@ -12,8 +12,9 @@ use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 use prost::Message as _;
-use prost_types::compiler::code_generator_response::{Feature, File};
-use prost_types::compiler::{CodeGeneratorRequest, CodeGeneratorResponse};
+use vtproto_codegen::descriptor::compiler::code_generator_response::{Feature, File};
+use vtproto_codegen::descriptor::compiler::{CodeGeneratorRequest, CodeGeneratorResponse};
+use vtproto_codegen::descriptor::Edition;
 
 /// The file protoc-gen-prost writes a package to with `flat_output_dir`: `<package>.rs`.
 fn protoc_gen_prost_file(package: &str) -> String {
@@ -26,7 +27,10 @@ fn protoc_gen_prost_file(package: &str) -> String {
 
 fn respond(request: &CodeGeneratorRequest) -> CodeGeneratorResponse {
     let mut response = CodeGeneratorResponse {
-        supported_features: Some(Feature::Proto3Optional as u64),
+        supported_features: Some(Feature::Proto3Optional as u64 | Feature::SupportsEditions as u64),
+        // Editions files are generated in mode=standalone; mode=prost refuses them by name.
+        minimum_edition: Some(Edition::Proto2 as i32),
+        maximum_edition: Some(Edition::Edition2024 as i32),
         ..Default::default()
     };
     let options = match vtproto_codegen::Options::parse(request.parameter()) {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use prost::Message as _;
-use prost_types::FileDescriptorSet;
+use vtproto_codegen::descriptor::FileDescriptorSet;
 
 const PROTOS: &[&str] = &[
     "test/all_types_proto3.proto",
@@ -88,7 +88,7 @@ fn bad_options_fail_with_a_message() {
         ("mode=nope", "unknown mode `nope`"),
         (
             "features=nonsense",
-            "unknown feature `nonsense` (known: codec, views)",
+            "unknown feature `nonsense` (known: structs, codec, views)",
         ),
     ] {
         let out = temp_dir("bad-opt");
@@ -124,6 +124,22 @@ fn unsupported_input_is_reported_with_its_file() {
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert!(stderr.contains("ed.proto"), "{stderr}");
     assert!(stderr.contains("not supported in mode=prost"), "{stderr}");
+    // The plugin declares editions support, and mode=standalone generates them.
+    let result = protoc(
+        &dir,
+        &[
+            format!("--rust-vt_out={}", dir.display()),
+            "--rust-vt_opt=mode=standalone".to_string(),
+        ],
+        &["ed.proto"],
+    );
+    assert!(result.status.success(), "{result:?}");
+    let code = std::fs::read_to_string(dir.join("ed.rs")).unwrap();
+    assert!(code.contains("pub struct M"), "{code}");
+    assert!(
+        code.contains("pub a: ::core::option::Option<i32>"),
+        "editions fields have presence: {code}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -17,8 +17,9 @@
 use std::io::{Error, ErrorKind, Result, Write};
 use std::path::{Path, PathBuf};
 
-use prost_types::FileDescriptorSet;
-use vtproto_codegen::{Mode, Options};
+use vtproto_codegen::descriptor::FileDescriptorSet;
+pub use vtproto_codegen::Mode;
+use vtproto_codegen::Options;
 
 /// Configuration of one code generation run.
 pub struct Config {
@@ -27,6 +28,7 @@ pub struct Config {
     out_dir: Option<PathBuf>,
     protoc: Option<PathBuf>,
     skip_prost: bool,
+    include_file: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -44,6 +46,7 @@ impl Config {
             out_dir: None,
             protoc: None,
             skip_prost: false,
+            include_file: None,
         }
     }
 
@@ -92,7 +95,8 @@ impl Config {
         self
     }
 
-    /// The output mode (only [`Mode::Prost`] for now).
+    /// The output mode: [`Mode::Prost`] (default: prost-build's structs plus our impls) or
+    /// [`Mode::Standalone`] (our own structs; prost-build does not run).
     pub fn mode(&mut self, mode: Mode) -> &mut Self {
         self.options.mode = mode;
         self
@@ -123,6 +127,14 @@ impl Config {
         self.options
             .views
             .extend(paths.into_iter().map(|s| s.as_ref().to_string()));
+        self
+    }
+
+    /// Generate the `google.protobuf` types too, rather than use the runtime's (prost-build's
+    /// `compile_well_known_types`).
+    pub fn compile_well_known_types(&mut self) -> &mut Self {
+        self.prost.compile_well_known_types();
+        self.options.compile_well_known_types = true;
         self
     }
 
@@ -183,22 +195,40 @@ impl Config {
         self.options
             .validate()
             .map_err(|e| Error::new(ErrorKind::InvalidInput, e))?;
-        if !self.skip_prost {
+        let prost = !self.skip_prost && self.options.mode == Mode::Prost;
+        if prost {
+            use prost::Message as _;
+            // prost-build takes prost-types' descriptors: the same bytes, editions fields aside.
+            let fds = prost_types::FileDescriptorSet::decode(&fds.encode_to_vec()[..])
+                .map_err(Error::other)?;
             self.prost.out_dir(&out_dir);
-            self.prost.compile_fds(fds.clone())?;
+            self.prost.compile_fds(fds)?;
         }
         let to_generate: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
         let files = vtproto_codegen::generate(&fds.file, &to_generate, &self.options)
             .map_err(|e| Error::new(ErrorKind::InvalidInput, e))?;
-        for f in files {
+        for f in &files {
             let path = out_dir.join(&f.name);
             write_if_changed(&path, f.content.as_bytes())?;
-            if !self.skip_prost {
+            if prost {
                 let prost_file = out_dir.join(vtproto_codegen::prost_file_name(&f.package));
                 append_include(&prost_file, &f.name)?;
             }
         }
+        if let (Some(name), Mode::Standalone) = (&self.include_file, self.options.mode) {
+            let content = vtproto_codegen::include_file(&files);
+            write_if_changed(&out_dir.join(name), content.as_bytes())?;
+        }
         Ok(())
+    }
+
+    /// Also writes `name` to the output directory: a file declaring a module per package that
+    /// includes its generated file (prost-build's `include_file`).
+    pub fn include_file(&mut self, name: impl Into<PathBuf>) -> &mut Self {
+        let name = name.into();
+        self.prost.include_file(&name);
+        self.include_file = Some(name);
+        self
     }
 
     /// Parses `protos` into a descriptor set holding them and everything they import.
@@ -217,12 +247,50 @@ impl Config {
             .or_else(|| std::env::var_os("PROTOC").map(PathBuf::from));
         match protoc {
             Some(protoc) => {
-                self.prost.protoc_executable(protoc);
-                self.prost.load_fds(protos, includes)
+                self.prost.protoc_executable(&protoc);
+                parse_protoc(&protoc, protos, includes)
             }
             None => parse_pure(protos, includes),
         }
     }
+}
+
+/// Parses with `protoc` into a descriptor set (editions fields included).
+fn parse_protoc(
+    protoc: &Path,
+    protos: &[impl AsRef<Path>],
+    includes: &[impl AsRef<Path>],
+) -> Result<FileDescriptorSet> {
+    use prost::Message as _;
+    let out = std::env::temp_dir().join(format!(
+        "vtproto-build-{}-{:?}.pb",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let mut cmd = std::process::Command::new(protoc);
+    for i in includes {
+        cmd.arg("-I").arg(i.as_ref());
+    }
+    cmd.arg("--include_imports")
+        .arg("--include_source_info")
+        .arg("-o")
+        .arg(&out);
+    cmd.args(protos.iter().map(AsRef::as_ref));
+    let output = cmd.output().map_err(|e| {
+        Error::new(
+            e.kind(),
+            format!("running protoc `{}`: {e}", protoc.display()),
+        )
+    })?;
+    if !output.status.success() {
+        return Err(Error::other(format!(
+            "protoc failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    let bytes = std::fs::read(&out)?;
+    let _ = std::fs::remove_file(&out);
+    FileDescriptorSet::decode(&bytes[..]).map_err(Error::other)
 }
 
 /// Parses with `protobuf-parse`'s pure-Rust parser, converting its descriptors to prost-types'
@@ -256,7 +324,8 @@ fn parse_pure(
         .iter()
         .map(|f| {
             let bytes = f.write_to_bytes().map_err(Error::other)?;
-            prost_types::FileDescriptorProto::decode(&bytes[..]).map_err(Error::other)
+            vtproto_codegen::descriptor::FileDescriptorProto::decode(&bytes[..])
+                .map_err(Error::other)
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(FileDescriptorSet { file })

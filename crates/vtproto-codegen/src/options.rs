@@ -9,6 +9,9 @@ pub enum Mode {
     /// `impl vtproto::Message` blocks for the structs prost-build generates from the same files.
     #[default]
     Prost,
+    /// Our own prost-shaped structs (the `structs` feature) with the whole spec: unknown
+    /// fields, closed enums, extensions, editions. Generated code depends on `vtproto` alone.
+    Standalone,
 }
 
 impl Mode {
@@ -16,6 +19,7 @@ impl Mode {
     pub fn default_features(self) -> &'static [&'static str] {
         match self {
             Mode::Prost => &["codec"],
+            Mode::Standalone => &["structs", "codec"],
         }
     }
 }
@@ -51,7 +55,7 @@ pub struct Options {
 impl Options {
     /// Parses a comma-separated `key=value` parameter string, as passed by `--rust-vt_opt`.
     ///
-    /// Keys: `mode` (`prost`), `features` (`a+b`, names of
+    /// Keys: `mode` (`prost`, `standalone`), `features` (`a+b`, names of
     /// [`feature_names`](crate::feature_names)), `views`, `btree_map`, `bytes` (proto paths,
     /// repeatable),
     /// `extern_path=.proto.path=::rust::path` (repeatable), and the flags
@@ -68,9 +72,10 @@ impl Options {
                 "mode" => {
                     opts.mode = match value {
                         "prost" => Mode::Prost,
+                        "standalone" => Mode::Standalone,
                         other => {
                             return Err(Error::option(format!(
-                                "unknown mode `{other}` (supported: prost)"
+                                "unknown mode `{other}` (supported: prost, standalone)"
                             )))
                         }
                     }
@@ -199,7 +204,10 @@ mod tests {
                 known: crate::feature_names()
             }
         );
-        assert!(err.to_string().contains("known: codec, views"), "{err}");
+        assert!(
+            err.to_string().contains("known: structs, codec, views"),
+            "{err}"
+        );
         assert!(
             Options::parse("features=views").is_err(),
             "views need the codec"

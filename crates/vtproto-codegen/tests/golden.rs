@@ -1,5 +1,7 @@
 //! Golden files of generated code, reviewed as diffs: `tests/golden/<feature>/<package>.vt.rs`,
-//! one folder per feature, each generated with that feature alone (`features=<name>`).
+//! one folder per feature, each generated with that feature alone (`features=<name>`; `structs`
+//! in `mode=standalone`, the others in `mode=prost`), and `tests/golden/standalone/`, the whole
+//! `mode=standalone` output, editions included.
 //! Regenerate with `VT_BLESS=1 cargo test -p vtproto-codegen --test golden`.
 
 mod common;
@@ -10,14 +12,20 @@ use vtproto_codegen::{Error, Mode, Options};
 
 const PROTOS: &[&str] = &["deep.proto", "candidates.proto", "test/nasty_names.proto"];
 
+/// Editions files, for `mode=standalone` only.
+const EDITIONS: &[&str] = &["test/editions/e2023.proto", "test/editions/e2024.proto"];
+
 fn generate(parameter: &str) -> Result<Vec<vtproto_codegen::GeneratedFile>, Error> {
-    generate_with(&Options::parse(parameter)?)
+    generate_with(&Options::parse(parameter)?, PROTOS)
 }
 
-fn generate_with(options: &Options) -> Result<Vec<vtproto_codegen::GeneratedFile>, Error> {
+fn generate_with(
+    options: &Options,
+    protos: &[&str],
+) -> Result<Vec<vtproto_codegen::GeneratedFile>, Error> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let fds = common::descriptors(&root.join("proto"), PROTOS);
-    let names: Vec<String> = PROTOS.iter().map(|s| s.to_string()).collect();
+    let fds = common::descriptors(&root.join("proto"), protos);
+    let names: Vec<String> = protos.iter().map(|s| s.to_string()).collect();
     vtproto_codegen::generate(&fds.file, &names, options)
 }
 
@@ -26,14 +34,41 @@ fn each_feature_matches_its_golden_files() {
     let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     for feature in vtproto_codegen::feature_names() {
         // Alone, even where it needs another feature to compile, so its file shows just it.
-        let files = generate_with(&Options {
+        let mode = match feature {
+            "structs" => Mode::Standalone,
+            _ => Mode::Prost,
+        };
+        let options = Options {
+            mode,
             features: vec![feature.to_string()],
             ..Options::default()
-        })
-        .unwrap();
+        };
+        let files = generate_with(&options, PROTOS).unwrap();
         assert_eq!(files.len(), 3);
         common::check_or_bless(&golden.join(feature), &files, "golden");
     }
+}
+
+#[test]
+fn standalone_mode_matches_its_golden_files() {
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/standalone");
+    let protos: Vec<&str> = PROTOS.iter().chain(EDITIONS).copied().collect();
+    let files = generate_with(&Options::parse("mode=standalone").unwrap(), &protos).unwrap();
+    assert_eq!(files.len(), 5);
+    assert!(files
+        .iter()
+        .all(|f| f.name.ends_with(".rs") && !f.name.ends_with(".vt.rs")));
+    common::check_or_bless(&golden, &files, "golden");
+}
+
+#[test]
+fn prost_mode_refuses_editions_by_name() {
+    let err = generate_with(&Options::default(), EDITIONS).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("e2023.proto") && msg.contains("mode=prost"),
+        "{msg}"
+    );
 }
 
 #[test]

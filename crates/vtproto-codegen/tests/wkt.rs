@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use prost_types::FileDescriptorSet;
+use vtproto_codegen::descriptor::FileDescriptorSet;
 use vtproto_codegen::Options;
 
 const PROTOS: &[&str] = &[
@@ -66,7 +66,7 @@ const NOT_IN_PROST_TYPES: &[&str] = &[
 ];
 
 fn prune(fds: &mut FileDescriptorSet) {
-    fn prune_message(prefix: &str, m: &mut prost_types::DescriptorProto) {
+    fn prune_message(prefix: &str, m: &mut vtproto_codegen::descriptor::DescriptorProto) {
         let fq = format!("{prefix}.{}", m.name());
         m.field
             .retain(|f| !NOT_IN_PROST_TYPES.contains(&format!("{fq}.{}", f.name()).as_str()));

@@ -144,3 +144,15 @@ impl fmt::Display for EncodeError {
 }
 
 impl std::error::Error for EncodeError {}
+
+/// A number that a generated enum does not declare (from its `TryFrom<i32>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownEnumValue(pub i32);
+
+impl fmt::Display for UnknownEnumValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown enum value {}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownEnumValue {}

@@ -25,6 +25,7 @@ mod impls;
 mod message;
 mod reader;
 mod reuse;
+mod unknown;
 mod view;
 pub mod wire;
 mod writer;
@@ -39,9 +40,10 @@ pub mod tonic;
 extern crate self as vtproto;
 
 pub use bytes;
-pub use error::{DecodeError, DecodeErrorKind, EncodeError};
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownEnumValue};
 pub use message::Message;
 pub use reader::{Reader, DEFAULT_RECURSION_LIMIT};
+pub use unknown::{UnknownField, UnknownFields};
 pub use view::{MessageView, Owned, OwnedView, ViewFamily};
 pub use writer::ReverseWriter;
 

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::wire::{self, WireType};
 use crate::writer::copy_bytes;
-use crate::{Message, MessageView};
+use crate::{Message, MessageView, UnknownFields};
 
 /// Nesting depth allowed by default, as in prost and the C++ implementation.
 pub const DEFAULT_RECURSION_LIMIT: u32 = 100;
@@ -496,6 +496,35 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// Decodes a packed closed enum: declared numbers (`known`) are appended to `dst`, the
+    /// others kept in `unknown` as records of field `number`, as the spec asks.
+    #[inline(never)]
+    pub fn merge_packed_closed_enum(
+        &mut self,
+        dst: &mut Vec<i32>,
+        unknown: &mut UnknownFields,
+        number: u32,
+        known: impl Fn(i32) -> bool,
+    ) -> Result<(), DecodeError> {
+        let body = self.read_len_delimited()?;
+        let mut inner = Reader::new(body);
+        while !inner.is_empty() {
+            let v = inner.read_int32()?;
+            if known(v) {
+                dst.push(v);
+            } else {
+                unknown.push_varint(number, v as i64 as u64);
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes not read yet, without consuming them.
+    #[inline(always)]
+    pub fn rest(&self) -> &'a [u8] {
+        self.buf
+    }
+
     /// Decodes one map entry (a length-delimited message with key = 1, value = 2).
     ///
     /// `key` and `value` start as the defaults and are overwritten by the fields present;
@@ -672,6 +701,15 @@ impl<'a> Reader<'a> {
             Some(WireType::EndGroup) => err(DecodeErrorKind::UnexpectedEndGroup(key >> 3)),
             None => err(DecodeErrorKind::InvalidWireType(key & 7)),
         }
+    }
+
+    /// Skips the value of a field whose key was just read, like [`skip_field`](Self::skip_field),
+    /// and returns the bytes skipped (a group's include its end key).
+    #[inline]
+    pub fn skip_field_raw(&mut self, key: u32) -> Result<&'a [u8], DecodeError> {
+        let start = self.buf;
+        self.skip_field(key)?;
+        Ok(&start[..start.len() - self.buf.len()])
     }
 
     fn skip_group(&mut self, field_number: u32) -> Result<(), DecodeError> {

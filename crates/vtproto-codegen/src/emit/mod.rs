@@ -7,6 +7,8 @@
 //! (`crates/vtproto-codegen/tests/golden/<feature>/`).
 
 mod codec;
+mod names;
+mod structs;
 mod views;
 
 pub use views::view_path;
@@ -26,7 +28,7 @@ pub(crate) struct Feature {
 }
 
 /// Every feature, in the order their code is written to a file.
-const FEATURES: &[Feature] = &[codec::FEATURE, views::FEATURE];
+const FEATURES: &[Feature] = &[structs::FEATURE, codec::FEATURE, views::FEATURE];
 
 /// Checks that the features `options` select can work together: views need the codec (a
 /// view's owned message implements `vtproto::Message`). The golden tests generate a feature

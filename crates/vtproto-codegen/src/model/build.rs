@@ -1,17 +1,22 @@
 //! From descriptors to the model: one walk over the files to generate, grouping their messages
 //! and enums by package, naming everything the way prost-build does.
 
-use prost_types::field_descriptor_proto::{Label as PbLabel, Type as PbType};
-use prost_types::{
+use crate::descriptor::field_descriptor_proto::{Label as PbLabel, Type as PbType};
+use crate::descriptor::Edition as PbEdition;
+use crate::descriptor::{
     DescriptorProto, EnumDescriptorProto, FieldDescriptorProto, FileDescriptorProto,
 };
 
-use super::features::{Edition, Features, FieldPresence, MessageEncoding, RepeatedFieldEncoding};
+use super::features::{
+    Edition, EnumType, Features, FieldPresence, MessageEncoding, Overrides, RepeatedFieldEncoding,
+};
 use super::index::TypeIndex;
 use super::{
     BytesRepr, DefaultValue, Enum, EnumValue, Field, Label, MapField, Member, Message, Oneof,
     Package, RustPath, Scalar, ValueType,
 };
+use crate::descriptor::feature_set;
+use crate::descriptor::FeatureSet;
 use crate::ident::{ident, sanitize, to_snake, to_upper_camel};
 use crate::options::{Mode, Options};
 use crate::Error;
@@ -25,7 +30,7 @@ pub fn build(
     // Files outside `to_generate` only lend their types; an edition they can't state falls
     // back to proto2's rules for them.
     let index = TypeIndex::new(files, |f| {
-        edition(f, options).map_or(Edition::Proto2.defaults(), Edition::defaults)
+        file_features(f, options).unwrap_or_else(|_| Edition::Proto2.defaults())
     });
     let mut packages: Vec<Package> = Vec::new();
     for name in to_generate {
@@ -33,7 +38,7 @@ pub fn build(
             .iter()
             .find(|f| f.name() == name)
             .ok_or_else(|| Error::file(name, "file to generate is not in the request"))?;
-        let features = edition(file, options)?.defaults();
+        let features = file_features(file, options)?;
         let package = file.package();
         let idx = match packages.iter().position(|p| p.name == package) {
             Some(i) => i,
@@ -76,12 +81,73 @@ pub fn build(
     Ok(packages)
 }
 
+/// The features of a file's top-level elements: its edition's defaults and the file's own
+/// `option features`.
+pub(super) fn file_features(
+    file: &FileDescriptorProto,
+    options: &Options,
+) -> Result<Features, Error> {
+    let own = overrides(file.options.as_ref().and_then(|o| o.features.as_ref()));
+    Ok(edition(file, options)?.defaults().with(&own))
+}
+
+/// The features an element's `option features` (or `[features.x = ..]`) sets.
+pub(super) fn overrides(set: Option<&FeatureSet>) -> Overrides {
+    use feature_set as fs;
+    let Some(set) = set else {
+        return Overrides::default();
+    };
+    Overrides {
+        field_presence: match set.field_presence() {
+            fs::FieldPresence::Explicit => Some(FieldPresence::Explicit),
+            fs::FieldPresence::Implicit => Some(FieldPresence::Implicit),
+            fs::FieldPresence::LegacyRequired => Some(FieldPresence::LegacyRequired),
+            fs::FieldPresence::Unknown => None,
+        },
+        enum_type: match set.enum_type() {
+            fs::EnumType::Open => Some(EnumType::Open),
+            fs::EnumType::Closed => Some(EnumType::Closed),
+            fs::EnumType::Unknown => None,
+        },
+        repeated_field_encoding: match set.repeated_field_encoding() {
+            fs::RepeatedFieldEncoding::Packed => Some(RepeatedFieldEncoding::Packed),
+            fs::RepeatedFieldEncoding::Expanded => Some(RepeatedFieldEncoding::Expanded),
+            fs::RepeatedFieldEncoding::Unknown => None,
+        },
+        utf8_validation: match set.utf8_validation() {
+            fs::Utf8Validation::Verify => Some(true),
+            fs::Utf8Validation::None => Some(false),
+            fs::Utf8Validation::Unknown => None,
+        },
+        message_encoding: match set.message_encoding() {
+            fs::MessageEncoding::LengthPrefixed => Some(MessageEncoding::LengthPrefixed),
+            fs::MessageEncoding::Delimited => Some(MessageEncoding::Delimited),
+            fs::MessageEncoding::Unknown => None,
+        },
+    }
+}
+
 /// The rules a file is written in. `mode=prost` takes proto2 and proto3 only, as prost-build
 /// 0.14 does (and the descriptor types it shares with us do not carry an edition's number).
 fn edition(file: &FileDescriptorProto, options: &Options) -> Result<Edition, Error> {
     match (file.syntax(), options.mode) {
         ("" | "proto2", _) => Ok(Edition::Proto2),
         ("proto3", _) => Ok(Edition::Proto3),
+        ("editions", Mode::Standalone) => match file.edition() {
+            PbEdition::Edition2023 => Ok(Edition::Edition2023),
+            PbEdition::Edition2024 => Ok(Edition::Edition2024),
+            other => Err(Error::file(
+                file.name(),
+                format!(
+                    "edition {} is not supported (supported: 2023, 2024)",
+                    other.as_str_name()
+                ),
+            )),
+        },
+        (other, Mode::Standalone) => Err(Error::file(
+            file.name(),
+            format!("unknown syntax `{other}`"),
+        )),
         (other, Mode::Prost) => Err(Error::file(
             file.name(),
             format!(
@@ -116,7 +182,7 @@ impl FileCx<'_> {
             .map(|v| EnumValue {
                 name: v.name().to_string(),
                 number: v.number(),
-                variant: sanitize(strip_enum_prefix(&type_name, &to_upper_camel(v.name()))),
+                variant: variant_name(&type_name, v.name()),
             })
             .collect();
         Enum {
@@ -140,7 +206,9 @@ impl FileCx<'_> {
         let inner = Scope {
             prefix: fq.clone(),
             modules: scope.modules.join(to_snake(m.name())),
-            features: scope.features,
+            features: scope.features.with(&overrides(
+                m.options.as_ref().and_then(|o| o.features.as_ref()),
+            )),
         };
         let mut oneofs = self.oneofs(&inner, m);
         let mut fields = Vec::new();
@@ -156,6 +224,16 @@ impl FileCx<'_> {
             }
         }
         let oneofs: Vec<Oneof> = oneofs.into_iter().flatten().collect();
+        let unknown_fields = (self.options.mode == Mode::Standalone).then(|| {
+            let taken = |name: &str| {
+                fields.iter().any(|f| f.ident == name) || oneofs.iter().any(|o| o.ident == name)
+            };
+            ident(if taken("unknown_fields") {
+                "unknown_fields_"
+            } else {
+                "unknown_fields"
+            })
+        });
         out.messages.push(Message {
             full_name: fq[1..].to_string(),
             rust_path: scope.modules.join(to_upper_camel(m.name())),
@@ -163,6 +241,7 @@ impl FileCx<'_> {
             fields,
             oneofs,
             size_walk_is_cheap: !self.index.has_collections(&fq),
+            unknown_fields,
         });
         for e in &m.enum_type {
             out.enums.push(self.enumeration(&inner, e));
@@ -228,7 +307,9 @@ impl FileCx<'_> {
                     f.number()
                 ))
             })?;
-        let features = scope.features;
+        let features = scope.features.with(&overrides(
+            f.options.as_ref().and_then(|o| o.features.as_ref()),
+        ));
         let value = self.value_type(f, &features);
         let recursive = value
             .message()
@@ -507,6 +588,11 @@ pub(super) fn json_name(name: &str) -> String {
 
 /// prost-build's rule: a value's name loses the enum's name as a prefix only when what follows
 /// starts with an upper-case letter (`FooBar` in `Foo` becomes `Bar`; `Foobar` stays).
+/// The Rust variant prost-build names the enum value `value` of the enum `type_name`.
+pub(super) fn variant_name(type_name: &str, value: &str) -> String {
+    sanitize(strip_enum_prefix(type_name, &to_upper_camel(value)))
+}
+
 pub(super) fn strip_enum_prefix<'a>(prefix: &str, name: &'a str) -> &'a str {
     match name.strip_prefix(prefix) {
         Some(rest) if rest.starts_with(|c: char| c.is_uppercase()) => rest,

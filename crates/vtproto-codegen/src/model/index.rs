@@ -4,9 +4,10 @@
 
 use std::collections::HashMap;
 
-use prost_types::field_descriptor_proto::{Label as PbLabel, Type as PbType};
-use prost_types::{DescriptorProto, EnumDescriptorProto, FileDescriptorProto};
+use crate::descriptor::field_descriptor_proto::{Label as PbLabel, Type as PbType};
+use crate::descriptor::{DescriptorProto, EnumDescriptorProto, FileDescriptorProto};
 
+use super::build::{overrides, variant_name};
 use super::features::{EnumType, Features};
 use super::{EnumRef, RustPath, TypeRef};
 use crate::ident::{to_snake, to_upper_camel};
@@ -17,6 +18,7 @@ struct EnumInfo {
     closed: bool,
     default: i32,
     values: Vec<(String, i32)>,
+    variants: Vec<(i32, String)>,
 }
 
 /// Knowledge about every type in the request, including imports.
@@ -58,9 +60,26 @@ impl<'a> TypeIndex<'a> {
 
     fn add_enum(&mut self, cx: &Scope<'_>, e: &EnumDescriptorProto) {
         let full = format!("{}.{}", cx.prefix, e.name());
+        let type_name = to_upper_camel(e.name());
+        let mut variants: Vec<(i32, String)> = Vec::new();
+        for v in &e.value {
+            let variant = variant_name(&type_name, v.name());
+            let first = variants
+                .iter()
+                .find(|(n, _)| *n == v.number())
+                .map_or(variant, |(_, first)| first.clone());
+            variants.push((v.number(), first));
+        }
         let info = EnumInfo {
+            variants,
             ty: cx.type_ref(&full, e.name()),
-            closed: cx.features.enum_type == EnumType::Closed,
+            closed: cx
+                .features
+                .with(&overrides(
+                    e.options.as_ref().and_then(|o| o.features.as_ref()),
+                ))
+                .enum_type
+                == EnumType::Closed,
             default: e.value.first().map_or(0, |v| v.number()),
             values: e
                 .value
@@ -77,7 +96,9 @@ impl<'a> TypeIndex<'a> {
             package: cx.package,
             prefix: full.clone(),
             path: cx.path.join(to_snake(m.name())),
-            features: cx.features,
+            features: cx.features.with(&overrides(
+                m.options.as_ref().and_then(|o| o.features.as_ref()),
+            )),
         };
         for e in &m.enum_type {
             self.add_enum(&inner, e);
@@ -105,11 +126,13 @@ impl<'a> TypeIndex<'a> {
                 ty: e.ty.clone(),
                 closed: e.closed,
                 default: e.default,
+                values: e.variants.clone(),
             },
             None => EnumRef {
                 ty: unresolved(type_name),
                 closed: false,
                 default: 0,
+                values: Vec::new(),
             },
         }
     }

@@ -121,6 +121,9 @@ pub struct EnumRef {
     pub closed: bool,
     /// Its default: the first declared number.
     pub default: i32,
+    /// The numbers it declares, each with its Rust variant (an alias names its first value's
+    /// variant): what a closed enum accepts.
+    pub values: Vec<(i32, String)>,
 }
 
 /// The type of one value of a field.
@@ -299,6 +302,9 @@ pub struct Message {
     /// scratch buffer, so encoding sizes exactly, unless a recursive field is set (the walk
     /// then goes as deep as the value).
     pub size_walk_is_cheap: bool,
+    /// The struct field keeping unknown fields (`mode=standalone`); `None` when they are
+    /// skipped (prost's structs have nowhere to keep them).
+    pub unknown_fields: Option<Ident>,
 }
 
 impl Message {

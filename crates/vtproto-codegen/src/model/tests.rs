@@ -1,8 +1,8 @@
 //! The model's answers on descriptors written by hand: presence, packing, map shapes,
 //! recursion, names and type references.
 
-use prost_types::field_descriptor_proto::{Label as L, Type as T};
-use prost_types::{
+use crate::descriptor::field_descriptor_proto::{Label as L, Type as T};
+use crate::descriptor::{
     DescriptorProto, EnumDescriptorProto, EnumValueDescriptorProto, FieldDescriptorProto,
     FieldOptions, FileDescriptorProto, MessageOptions, OneofDescriptorProto,
 };

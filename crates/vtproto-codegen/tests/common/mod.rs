@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use prost::Message as _;
-use prost_types::FileDescriptorSet;
+use vtproto_codegen::descriptor::FileDescriptorSet;
 use vtproto_codegen::GeneratedFile;
 
 /// Parses `protos` (relative to `include`, plus the well-known types) with the vendored protoc.

@@ -27,7 +27,43 @@ pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
         scalar: read_scalar,
         message: merge_message,
     };
-    merge_field_with(m, &owned, field_arms)
+    merge_field_with(m, &owned, |f| field_arms(m, f))
+}
+
+/// A closed enum's value in a message that keeps unknown fields: `store` (a statement using
+/// `v`, the number read) runs for a declared number; an undeclared one becomes an unknown
+/// varint field, as the spec asks. `None` for any other value.
+pub(super) fn closed_enum_guard(
+    m: &Message,
+    f: &Field,
+    value: &ValueType,
+    store: &TokenStream,
+) -> Option<TokenStream> {
+    let (ValueType::Enum(e), Some(unknown)) = (value, &m.unknown_fields) else {
+        return None;
+    };
+    if !e.closed {
+        return None;
+    }
+    let known = known_numbers(&e.values.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+    let n = Literal::u32_unsuffixed(f.number);
+    Some(quote! {
+        let v = r.read_int32()?;
+        if #known {
+            #store
+        } else {
+            self.#unknown.push_varint(#n, v as i64 as u64);
+        }
+    })
+}
+
+/// The test that `v` is one of `numbers`.
+fn known_numbers(numbers: &[i32]) -> TokenStream {
+    let mut sorted = numbers.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let pats = sorted.iter().map(|n| Literal::i32_unsuffixed(*n));
+    quote!(matches!(v, #(#pats)|*))
 }
 
 /// `merge_field` with these reads: an arm per key (`field_arms` for fields outside oneofs),
@@ -41,25 +77,36 @@ pub(in crate::emit) fn merge_field_with(
     let mut arms = Vec::new();
     for (oneof, f) in m.all_fields() {
         match oneof {
-            Some(o) => arms.push(oneof_arm(o, f, reads)),
+            Some(o) => arms.push(oneof_arm(m, o, f, reads)),
             None => arms.extend(field_arms(f)),
         }
     }
-    let body = if arms.is_empty() {
-        quote!(r.skip_field(key))
-    } else {
-        let patterns = number_patterns(m.all_fields().map(|(_, f)| f.number).collect());
-        quote! {
+    let body = match &m.unknown_fields {
+        // The spec's rule: anything not matching a declared field and wire type is kept.
+        Some(unknown) if arms.is_empty() => quote!(self.#unknown.merge_field(key, r)),
+        Some(unknown) => quote! {
             match key {
                 #(#arms)*
-                _ => {
-                    if matches!(key >> 3, #(#patterns)|*) {
-                        return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                    }
-                    r.skip_field(key)?;
-                }
+                _ => self.#unknown.merge_field(key, r)?,
             }
             ::core::result::Result::Ok(())
+        },
+        // prost's rule: a declared number with another wire type is an error.
+        None if arms.is_empty() => quote!(r.skip_field(key)),
+        None => {
+            let patterns = number_patterns(m.all_fields().map(|(_, f)| f.number).collect());
+            quote! {
+                match key {
+                    #(#arms)*
+                    _ => {
+                        if matches!(key >> 3, #(#patterns)|*) {
+                            return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
+                        }
+                        r.skip_field(key)?;
+                    }
+                }
+                ::core::result::Result::Ok(())
+            }
         }
     };
     quote! {
@@ -76,12 +123,16 @@ pub(in crate::emit) fn merge_field_with(
 
 /// A oneof member's arm: the last member read wins; a message merges into the same member's
 /// value.
-fn oneof_arm(o: &Oneof, f: &Field, reads: &Reads) -> TokenStream {
+fn oneof_arm(m: &Message, o: &Oneof, f: &Field, reads: &Reads) -> TokenStream {
     let ident = &o.ident;
     let path = o.enum_path.tokens();
     let key = key_literal(f.number, wire_type(&f.value));
     let variant = &f.ident;
+    let store = quote!(self.#ident = ::core::option::Option::Some(#path::#variant(v)););
     let body = match f.value.scalar() {
+        Some(_) if closed_enum_guard(m, f, &f.value, &store).is_some() => {
+            closed_enum_guard(m, f, &f.value, &store).unwrap()
+        }
         Some(s) => {
             let read = (reads.scalar)(s, f.bytes);
             quote!(self.#ident = ::core::option::Option::Some(#path::#variant(#read));)
@@ -160,10 +211,13 @@ pub(super) fn merge_message(value: &ValueType, number: u32, dst: &TokenStream) -
     }
 }
 
-fn field_arms(f: &Field) -> Vec<TokenStream> {
+fn field_arms(m: &Message, f: &Field) -> Vec<TokenStream> {
     let ident = &f.ident;
     let key = key_literal(f.number, wire_type(&f.value));
     let default = quote!(::core::default::Default::default);
+    if let Some(arms) = closed_enum_arms(m, f) {
+        return arms;
+    }
     match (&f.label, f.value.scalar()) {
         (Label::Implicit | Label::Required, Some(s)) => {
             let merge = merge_scalar(s, f.bytes, Dst::Place(quote!(self.#ident)));
@@ -203,6 +257,56 @@ fn field_arms(f: &Field) -> Vec<TokenStream> {
     }
 }
 
+/// The arms of a closed enum field outside a oneof, in a message that keeps unknown fields.
+fn closed_enum_arms(m: &Message, f: &Field) -> Option<Vec<TokenStream>> {
+    let ident = &f.ident;
+    let key = key_literal(f.number, wire_type(&f.value));
+    let store = match &f.label {
+        Label::Implicit | Label::Required => quote!(self.#ident = v;),
+        Label::Optional => quote!(self.#ident = ::core::option::Option::Some(v);),
+        Label::Repeated { .. } => quote!(self.#ident.push(v);),
+        Label::Map(map) => return closed_enum_map_arm(m, f, map).map(|a| vec![a]),
+    };
+    let guarded = closed_enum_guard(m, f, &f.value, &store)?;
+    let mut arms = vec![quote!(#key => { #guarded })];
+    if let (Label::Repeated { .. }, ValueType::Enum(e), Some(unknown)) =
+        (&f.label, &f.value, &m.unknown_fields)
+    {
+        let packed = key_literal(f.number, LEN);
+        let known = known_numbers(&e.values.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+        let n = Literal::u32_unsuffixed(f.number);
+        arms.push(quote!(#packed => {
+            r.merge_packed_closed_enum(&mut self.#ident, &mut self.#unknown, #n, |v| #known)?;
+        }));
+    }
+    Some(arms)
+}
+
+/// A map whose values are a closed enum: an entry with an undeclared value is kept whole
+/// among the unknown fields, as the spec asks.
+fn closed_enum_map_arm(m: &Message, f: &Field, map: &MapField) -> Option<TokenStream> {
+    let (ValueType::Enum(e), Some(unknown)) = (&map.value, &m.unknown_fields) else {
+        return None;
+    };
+    if !e.closed {
+        return None;
+    }
+    let ident = &f.ident;
+    let map_key = key_literal(f.number, LEN);
+    let known = known_numbers(&e.values.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+    let read = map_entry_read(f, map);
+    Some(quote!(#map_key => {
+        let entry = r.rest();
+        #read
+        if #known {
+            self.#ident.insert(k, v);
+        } else {
+            let used = entry.len() - r.remaining();
+            self.#unknown.push_raw(#map_key, &entry[..used]);
+        }
+    }))
+}
+
 /// A repeated scalar: one value per record, or a packed run of them.
 fn repeated_scalar_arms(f: &Field, s: Scalar) -> Vec<TokenStream> {
     let ident = &f.ident;
@@ -236,6 +340,15 @@ fn repeated_message_arm(f: &Field) -> TokenStream {
 /// be missing), and inserts them: the body of the map's arm.
 pub(super) fn map_insert(f: &Field, map: &MapField) -> TokenStream {
     let ident = &f.ident;
+    let read = map_entry_read(f, map);
+    quote! {
+        #read
+        self.#ident.insert(k, v);
+    }
+}
+
+/// Reads one map entry into new locals `k` and `v` (reserving room ahead in the map first).
+fn map_entry_read(f: &Field, map: &MapField) -> TokenStream {
     let key_ty = scalar_type(map.key, BytesRepr::Vec);
     let key_key = key_literal(1, scalar_wire_type(map.key));
     let merge_key = merge_scalar(map.key, BytesRepr::Vec, Dst::MutRef(quote!(k)));
@@ -274,6 +387,5 @@ pub(super) fn map_insert(f: &Field, map: &MapField) -> TokenStream {
         r.merge_map_entry(&mut k, &mut v, #key_key, #value_key,
             |r, k: &mut #key_ty| { #merge_key ::core::result::Result::Ok(()) },
             #merge_value)?;
-        self.#ident.insert(k, v);
     }
 }

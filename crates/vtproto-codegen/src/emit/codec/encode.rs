@@ -12,10 +12,22 @@ use super::{
 use crate::model::{Field, Label, MapField, Message, Scalar, ValueType};
 
 pub(in crate::emit) fn encode_fn(m: &Message) -> TokenStream {
+    // Unknown fields follow the known ones, so they are written first.
+    let unknown = m
+        .unknown_fields
+        .as_ref()
+        .map(|u| quote!(self.#u.encode_reverse(w);));
     if m.order.is_empty() {
+        let w = if unknown.is_some() {
+            quote!(w)
+        } else {
+            quote!(_w)
+        };
         return quote! {
             #[inline]
-            fn encode_reverse(&self, _w: &mut ::vtproto::ReverseWriter<'_>) {}
+            fn encode_reverse(&self, #w: &mut ::vtproto::ReverseWriter<'_>) {
+                #unknown
+            }
         };
     }
     let parts = walk::members(m, true, field_write, |o| {
@@ -36,6 +48,7 @@ pub(in crate::emit) fn encode_fn(m: &Message) -> TokenStream {
     quote! {
         #inline
         fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
+            #unknown
             #(#parts)*
         }
     }

@@ -29,6 +29,9 @@ struct Plan {
 
 pub(super) fn merge_replace_fn(m: &Message) -> TokenStream {
     let mut plan = Plan::default();
+    if let Some(u) = &m.unknown_fields {
+        plan.before.push(quote!(self.#u.clear();));
+    }
     for o in &m.oneofs {
         let ident = &o.ident;
         plan.before
@@ -212,7 +215,9 @@ fn repeated(f: &Field, scalar: Option<Scalar>, plan: &mut Plan) {
 /// `vtproto::__private::MapReuse`); any other map is cleared (keeping its table) and filled.
 fn map_field(f: &Field, map: &MapField, plan: &mut Plan) {
     let ident = &f.ident;
-    if map.key != Scalar::String {
+    // A closed enum value decides between the map and the unknown fields: `merge_field` does.
+    let closed = matches!(&map.value, ValueType::Enum(e) if e.closed);
+    if map.key != Scalar::String || closed {
         plan.before.push(quote!(self.#ident.clear();));
         return;
     }

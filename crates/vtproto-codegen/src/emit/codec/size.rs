@@ -8,10 +8,18 @@ use super::{fixed_width, key_len, scalar_size, usize_lit};
 use crate::model::{Field, Label, MapField, Message, Scalar, ValueType};
 
 pub(in crate::emit) fn size_fn(m: &Message) -> TokenStream {
+    let unknown = m
+        .unknown_fields
+        .as_ref()
+        .map(|u| quote!(n += self.#u.encoded_len();));
     if m.order.is_empty() {
+        let n = match &m.unknown_fields {
+            Some(u) => quote!(self.#u.encoded_len()),
+            None => quote!(0),
+        };
         return quote! {
             #[inline]
-            fn size(&self) -> usize { 0 }
+            fn size(&self) -> usize { #n }
         };
     }
     let parts = walk::members(m, false, field_size, |o| {
@@ -29,6 +37,7 @@ pub(in crate::emit) fn size_fn(m: &Message) -> TokenStream {
         fn size(&self) -> usize {
             let mut n = 0usize;
             #(#parts)*
+            #unknown
             n
         }
     }

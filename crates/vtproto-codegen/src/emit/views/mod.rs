@@ -11,14 +11,13 @@
 mod decode;
 mod owned;
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::codec;
+use super::names::{nest, Modules, Names};
 use super::{default_expr, scalar_type, Feature};
-use crate::ident::{ident, to_snake};
+use crate::ident::ident;
 use crate::model::{
     BytesRepr, Field, Label, Message, Oneof, Package, RustPath, Scalar, TypeRef, ValueType,
 };
@@ -31,9 +30,13 @@ pub(super) const FEATURE: Feature = Feature {
 };
 
 fn emit(package: &Package, options: &Options) -> TokenStream {
-    let cx = Cx { package, options };
+    let cx = Cx {
+        package,
+        options,
+        names: Names { package, options },
+    };
     // Items by the module (below the package's) they are declared in.
-    let mut modules: BTreeMap<Vec<String>, Vec<TokenStream>> = BTreeMap::new();
+    let mut modules = Modules::new();
     let mut impls = Vec::new();
     for m in &package.messages {
         if !options.has_view(&format!(".{}", m.full_name)) {
@@ -53,32 +56,10 @@ fn emit(package: &Package, options: &Options) -> TokenStream {
         }
         impls.push(cx.view_impl(m, &view));
     }
-    let mut out = nest(&modules, &[]);
+    let mut out = nest(&modules, &[], &|_| {
+        "Views of nested messages, and oneof enums of views (see `MessageView`).".to_string()
+    });
     out.extend(impls);
-    out
-}
-
-/// The items of module `at` and, nested, of the modules below it.
-fn nest(modules: &BTreeMap<Vec<String>, Vec<TokenStream>>, at: &[String]) -> TokenStream {
-    let mut out = TokenStream::new();
-    if let Some(items) = modules.get(at) {
-        out.extend(items.iter().cloned());
-    }
-    let children: BTreeSet<&[String]> = modules
-        .keys()
-        .filter(|k| k.len() > at.len() && k.starts_with(at))
-        .map(|k| &k[..=at.len()])
-        .collect();
-    for child in children {
-        let name = ident(&child[at.len()]);
-        let inner = nest(modules, child);
-        out.extend(quote! {
-            #[doc = "Views of nested messages, and oneof enums of views (see `MessageView`)."]
-            pub mod #name {
-                #inner
-            }
-        });
-    }
     out
 }
 
@@ -103,6 +84,7 @@ fn beside(path: &RustPath, name: String) -> RustPath {
 struct Cx<'a> {
     package: &'a Package,
     options: &'a Options,
+    names: Names<'a>,
 }
 
 impl Cx<'_> {
@@ -110,6 +92,8 @@ impl Cx<'_> {
     /// in order, and no out-of-line calls (those take `vtproto::Message`s).
     fn view_message(&self, m: &Message) -> Message {
         let mut view = m.clone();
+        // Views skip unknown fields.
+        view.unknown_fields = None;
         for f in &mut view.fields {
             f.recursive = false;
             // Map entries are kept in wire order, duplicates included: written backward, they
@@ -131,33 +115,6 @@ impl Cx<'_> {
         self.options.has_view(&format!(".{}", t.full_name))
     }
 
-    /// A path from module `from` (below the package module) to `target` in `package`.
-    fn relative(&self, from: &[String], package: &str, target: &RustPath) -> TokenStream {
-        let here: Vec<String> = self
-            .package
-            .module
-            .segments
-            .iter()
-            .chain(from)
-            .cloned()
-            .collect();
-        let there: Vec<String> = package
-            .split('.')
-            .filter(|s| !s.is_empty())
-            .map(to_snake)
-            .chain(target.segments.iter().cloned())
-            .collect();
-        let common = here
-            .iter()
-            .zip(&there)
-            .take_while(|(a, b)| a == b)
-            .count()
-            .min(there.len() - 1);
-        let up = (common..here.len()).map(|_| quote!(super::));
-        let down = RustPath::new(there[common..].to_vec()).tokens();
-        quote!(#(#up)* #down)
-    }
-
     /// The Rust type of one value of a view's field, named from module `from`.
     fn value_type(&self, value: &ValueType, bytes: BytesRepr, from: &[String]) -> TokenStream {
         match value {
@@ -166,11 +123,13 @@ impl Cx<'_> {
             ValueType::Scalar(s) => scalar_type(*s, bytes),
             ValueType::Enum(_) => quote!(i32),
             ValueType::Message(t) | ValueType::Group(t) if self.has_view(t) => {
-                let path = self.relative(from, &t.package, &view_path(&t.rust_path));
+                let path = self
+                    .names
+                    .relative(from, &t.package, &view_path(&t.rust_path));
                 quote!(#path<'a>)
             }
             ValueType::Message(t) | ValueType::Group(t) => {
-                let owned = self.owned_type(t, from);
+                let owned = self.names.owned_type(t, from);
                 quote!(::vtproto::Owned<#owned>)
             }
         }
@@ -231,7 +190,9 @@ impl Cx<'_> {
         });
         let oneofs = view.oneofs.iter().map(|o| {
             let ident = &o.ident;
-            let path = self.relative(module, &self.package.name, &o.enum_path);
+            let path = self
+                .names
+                .relative(module, &self.package.name, &o.enum_path);
             let lifetime = self.oneof_lifetime(o).then(|| quote!(<'a>));
             quote!(pub #ident: ::core::option::Option<#path #lifetime>,)
         });
@@ -364,66 +325,9 @@ impl Cx<'_> {
             }
         }
     }
-
-    /// The owned (prost) type of message `t`, named from module `from`: prost's path for a
-    /// type generated with this request, the mapped crate's for an extern one.
-    fn owned_type(&self, t: &TypeRef, from: &[String]) -> TokenStream {
-        let fq = format!(".{}", t.full_name);
-        if !self.options.is_extern(&fq) {
-            return self.relative(from, &t.package, &t.rust_path);
-        }
-        if let Some(primitive) = prost_wkt_primitive(&t.full_name) {
-            return primitive;
-        }
-        let (proto, rust) = self
-            .options
-            .extern_path
-            .iter()
-            .filter(|(p, _)| fq == *p || fq.starts_with(&format!("{p}.")))
-            .max_by_key(|(p, _)| p.len())
-            .map(|(p, r)| (p.as_str(), r.as_str()))
-            .unwrap_or((".google.protobuf", "::prost_types"));
-        // The configured prefix is a package (prefix of `t.package`): the rest of the package
-        // becomes modules, then the message's own path.
-        let package_rest = format!(".{}", t.package)
-            .strip_prefix(proto)
-            .map(|rest| {
-                rest.split('.')
-                    .filter(|s| !s.is_empty())
-                    .map(to_snake)
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default();
-        let tail = RustPath::new(
-            package_rest
-                .into_iter()
-                .chain(t.rust_path.segments.iter().cloned())
-                .collect(),
-        )
-        .tokens();
-        let rust: TokenStream = rust.parse().unwrap_or_else(|_| quote!(::prost_types));
-        quote!(#rust::#tail)
-    }
 }
 
 /// Whether values of this type borrow the input: strings and bytes.
 fn borrows(value: &ValueType) -> bool {
     matches!(value, ValueType::Scalar(Scalar::String | Scalar::Bytes))
-}
-
-/// The Rust type prost-build maps a well-known wrapper (or `Empty`) to.
-fn prost_wkt_primitive(full_name: &str) -> Option<TokenStream> {
-    Some(match full_name {
-        "google.protobuf.BoolValue" => quote!(bool),
-        "google.protobuf.BytesValue" => quote!(::std::vec::Vec<u8>),
-        "google.protobuf.DoubleValue" => quote!(f64),
-        "google.protobuf.FloatValue" => quote!(f32),
-        "google.protobuf.Int32Value" => quote!(i32),
-        "google.protobuf.Int64Value" => quote!(i64),
-        "google.protobuf.StringValue" => quote!(::std::string::String),
-        "google.protobuf.UInt32Value" => quote!(u32),
-        "google.protobuf.UInt64Value" => quote!(u64),
-        "google.protobuf.Empty" => quote!(()),
-        _ => return None,
-    })
 }

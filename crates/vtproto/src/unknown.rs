@@ -1,0 +1,196 @@
+//! [`UnknownFields`]: the fields a message's schema does not declare, kept as their encoded
+//! records so that re-encoding the message gives them back, in the order they came.
+
+use core::fmt;
+
+use crate::error::DecodeError;
+use crate::reader::Reader;
+use crate::wire::{self, WireType};
+use crate::writer::ReverseWriter;
+
+/// The fields of a message that its schema does not declare (or, for a closed enum, a number
+/// the enum does not declare), as encoded records in the order they were read.
+///
+/// Empty, it holds no allocation: a message whose input had no unknown fields pays one
+/// `is_empty` check to encode and nothing to decode. Encoding writes the records after the
+/// known fields, as the C++ and upb runtimes do.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct UnknownFields {
+    bytes: Vec<u8>,
+}
+
+/// One record of [`UnknownFields`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownField<'a> {
+    /// The field number.
+    pub number: u32,
+    /// The wire type.
+    pub wire_type: WireType,
+    /// The value's encoded bytes: a varint, 4 or 8 bytes, a length prefix and its body, or a
+    /// group's fields and end key.
+    pub value: &'a [u8],
+}
+
+impl UnknownFields {
+    /// No fields.
+    pub const fn new() -> Self {
+        UnknownFields { bytes: Vec::new() }
+    }
+
+    /// Whether there are no unknown fields.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The encoded size of all records.
+    #[inline(always)]
+    pub fn encoded_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// All records, encoded, in order.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Removes every record, keeping the allocation.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+    }
+
+    /// Reads the value of the field whose key was just read from `r` and keeps it.
+    #[inline(never)]
+    pub fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        let value = r.skip_field_raw(key)?;
+        self.push_key(key);
+        self.bytes.extend_from_slice(value);
+        Ok(())
+    }
+
+    /// Appends a varint record (a closed enum's undeclared number, an extension).
+    #[inline(never)]
+    pub fn push_varint(&mut self, number: u32, value: u64) {
+        self.push_key(wire::key(number, WireType::Varint));
+        let mut buf = [0u8; 10];
+        let mut w = ReverseWriter::new(&mut buf);
+        w.put_varint(value);
+        self.bytes.extend_from_slice(w.written_bytes());
+    }
+
+    /// Appends an encoded record: `key` (number and wire type) then `value` as
+    /// [`UnknownField::value`] describes it.
+    pub fn push_raw(&mut self, key: u32, value: &[u8]) {
+        self.push_key(key);
+        self.bytes.extend_from_slice(value);
+    }
+
+    /// Appends all of `other`'s records.
+    pub fn extend(&mut self, other: &UnknownFields) {
+        self.bytes.extend_from_slice(&other.bytes);
+    }
+
+    /// Removes the records of field `number`.
+    pub fn remove(&mut self, number: u32) {
+        if !self.iter().any(|f| f.number == number) {
+            return;
+        }
+        let mut kept = UnknownFields::new();
+        for f in self.iter().filter(|f| f.number != number) {
+            kept.push_raw(wire::key(f.number, f.wire_type), f.value);
+        }
+        *self = kept;
+    }
+
+    fn push_key(&mut self, key: u32) {
+        let mut buf = [0u8; 5];
+        let mut w = ReverseWriter::new(&mut buf);
+        w.put_varint(u64::from(key));
+        self.bytes.extend_from_slice(w.written_bytes());
+    }
+
+    /// The records in order.
+    pub fn iter(&self) -> impl Iterator<Item = UnknownField<'_>> {
+        let mut r = Reader::new(&self.bytes);
+        core::iter::from_fn(move || {
+            if r.is_empty() {
+                return None;
+            }
+            // Records were checked when they were read; a failure here ends the walk.
+            let key = r.read_key().ok()?;
+            let value = r.skip_field_raw(key).ok()?;
+            Some(UnknownField {
+                number: key >> 3,
+                wire_type: WireType::of_key(key)?,
+                value,
+            })
+        })
+    }
+
+    /// Writes the records so that they end at the writer's cursor.
+    #[inline(always)]
+    pub fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {
+        if !self.bytes.is_empty() {
+            w.put_slice(&self.bytes);
+        }
+    }
+}
+
+impl fmt::Debug for UnknownFields {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_records_in_order() {
+        // 1: varint 150, 2: "hi", 3: group { 1: 1 }, 4: fixed32, 5: fixed64.
+        let input = [
+            0x08, 0x96, 0x01, 0x12, 0x02, b'h', b'i', 0x1b, 0x08, 0x01, 0x1c, 0x25, 1, 2, 3, 4,
+            0x29, 1, 2, 3, 4, 5, 6, 7, 8,
+        ];
+        let mut u = UnknownFields::new();
+        let mut r = Reader::new(&input);
+        while !r.is_empty() {
+            let key = r.read_key().unwrap();
+            u.merge_field(key, &mut r).unwrap();
+        }
+        assert_eq!(u.as_bytes(), input);
+        let numbers: Vec<u32> = u.iter().map(|f| f.number).collect();
+        assert_eq!(numbers, [1, 2, 3, 4, 5]);
+        assert_eq!(u.iter().nth(2).unwrap().value, [0x08, 0x01, 0x1c]);
+        u.remove(2);
+        assert_eq!(u.encoded_len(), input.len() - 4);
+        let mut out = [0u8; 32];
+        let mut w = ReverseWriter::new(&mut out);
+        u.encode_reverse(&mut w);
+        assert_eq!(w.written_bytes(), u.as_bytes());
+    }
+
+    #[test]
+    fn overlong_keys_are_written_canonically() {
+        let input = [0x88, 0x80, 0x00, 0x07];
+        let mut r = Reader::new(&input);
+        let key = r.read_key().unwrap();
+        let mut u = UnknownFields::new();
+        u.merge_field(key, &mut r).unwrap();
+        assert_eq!(u.as_bytes(), [0x08, 0x07]);
+        u.push_varint(2, 300);
+        assert_eq!(u.as_bytes(), [0x08, 0x07, 0x10, 0xac, 0x02]);
+    }
+
+    #[test]
+    fn bad_records_are_refused() {
+        let mut u = UnknownFields::new();
+        for input in [&[0x0b, 0x08][..], &[0x12, 0x05, 1], &[0x0c]] {
+            let mut r = Reader::new(&input[1..]);
+            assert!(u.merge_field(u32::from(input[0]), &mut r).is_err());
+        }
+        assert!(u.is_empty());
+    }
+}
