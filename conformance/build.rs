@@ -54,7 +54,6 @@ fn main() {
         .mode(vtproto_build::Mode::Standalone)
         .protoc(&protoc)
         .out_dir(&standalone_out)
-        .compile_well_known_types()
         .include_file("_includes.rs")
         .compile_protos(&all, &includes)
         .expect("compiling the conformance protos (mode=standalone)");

@@ -29,6 +29,13 @@ pub enum DecodeErrorKind {
     InvalidUtf8,
     /// An end-group key without a matching start, or with another field number.
     UnexpectedEndGroup(u32),
+    /// An `Any` holds another type than the one asked for.
+    UnexpectedTypeUrl {
+        /// The type URL of the type asked for.
+        expected: String,
+        /// The `Any`'s type URL.
+        found: String,
+    },
 }
 
 struct Inner {
@@ -90,6 +97,9 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::InvalidUtf8 => f.write_str("string field is not valid UTF-8"),
             DecodeErrorKind::UnexpectedEndGroup(n) => {
                 write!(f, "unexpected end-group key for field {n}")
+            }
+            DecodeErrorKind::UnexpectedTypeUrl { expected, found } => {
+                write!(f, "Any holds `{found}`, not `{expected}`")
             }
         }
     }

@@ -36,6 +36,9 @@ mod wkt;
 #[cfg(feature = "tonic")]
 pub mod tonic;
 
+#[cfg(feature = "types")]
+pub mod types;
+
 // Generated impls name the runtime `::vtproto`, also inside this crate.
 extern crate self as vtproto;
 
