@@ -36,10 +36,12 @@ fn main() {
             .map(|f| proto.join(format!("test/{f}.proto"))),
         )
         .collect();
-    suite(&out, "own", &protoc, &own, &[&proto, &wkt], |c| {
+    let own_options = |c: &mut vtproto_build::Config| {
         c.btree_map([".vt.test.proto3.Maps.ordered"])
             .bytes([".vt.test.proto3.Bytes"]);
-    });
+    };
+    suite(&out, "own", &protoc, &own, &[&proto, &wkt], own_options);
+    standalone_suite(&out, "own", &protoc, &own, &[&proto, &wkt], own_options);
 
     let conformance = corpora.join("conformance/include");
     // A path that does not exist yet reruns the script on every build, until it appears.
@@ -54,6 +56,14 @@ fn main() {
         .map(|f| conformance.join(f))
         .collect();
         suite(
+            &out,
+            "conformance",
+            &protoc,
+            &files,
+            &[&conformance, &wkt],
+            |_| {},
+        );
+        standalone_suite(
             &out,
             "conformance",
             &protoc,
@@ -104,9 +114,9 @@ fn suite(
         .out_dir(&dir)
         .views(["."])
         .protoc(protoc)
+        .file_descriptor_set_path(dir.join("descriptors.bin"))
         .prost_config()
-        .include_file("_includes.rs")
-        .file_descriptor_set_path(dir.join("descriptors.bin"));
+        .include_file("_includes.rs");
     configure(&mut config);
     config
         .compile_protos(files, includes)
@@ -114,12 +124,56 @@ fn suite(
     write_registry(&dir, config.codegen_options());
 }
 
+/// Runs rust-vt in `mode=standalone` on `files` into `OUT_DIR/<name>-standalone/`, with an
+/// include file `_includes.rs` and `_registry.rs`: `pairs! { "full.Name" => path::Type, ... }`,
+/// the same path naming the prost-mode type in `<name>` and ours in `<name>-standalone`.
+fn standalone_suite(
+    out: &Path,
+    name: &str,
+    protoc: &Path,
+    files: &[PathBuf],
+    includes: &[&Path],
+    configure: impl FnOnce(&mut vtproto_build::Config),
+) {
+    let dir = out.join(format!("{name}-standalone"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut config = vtproto_build::Config::new();
+    config
+        .mode(vtproto_build::Mode::Standalone)
+        .out_dir(&dir)
+        .protoc(protoc)
+        .include_file("_includes.rs");
+    configure(&mut config);
+    config
+        .compile_protos(files, includes)
+        .unwrap_or_else(|e| panic!("suite {name} (standalone): {e}"));
+    let fds = config.load_fds(files, includes).unwrap();
+    let names: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
+    let packages =
+        vtproto_codegen::model::build(&fds.file, &names, config.codegen_options()).unwrap();
+    let mut registry = String::from("pairs! {\n");
+    for p in &packages {
+        for m in &p.messages {
+            let path: Vec<&str> = p
+                .module
+                .segments
+                .iter()
+                .chain(&m.rust_path.segments)
+                .map(String::as_str)
+                .collect();
+            registry.push_str(&format!("    {:?} => {},\n", m.full_name, path.join("::")));
+        }
+    }
+    registry.push_str("}\n");
+    std::fs::write(dir.join("_registry.rs"), registry).unwrap();
+}
+
 /// Writes `_registry.rs`: `registry! { "full.Name" => rust::path::Type, rust::path::TypeView,
 /// ... }` for every message with an impl (and a view), so tests can iterate over all of them.
 fn write_registry(dir: &Path, options: &vtproto_codegen::Options) {
     use prost::Message as _;
     let bytes = std::fs::read(dir.join("descriptors.bin")).unwrap();
-    let fds = prost_types::FileDescriptorSet::decode(&bytes[..]).unwrap();
+    let fds = vtproto_codegen::descriptor::FileDescriptorSet::decode(&bytes[..]).unwrap();
     let names: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
     let packages = vtproto_codegen::model::build(&fds.file, &names, options).unwrap();
     let mut out = String::from("registry! {\n");

@@ -7,6 +7,11 @@ pub mod own {
     include!(concat!(env!("OUT_DIR"), "/own/_includes.rs"));
 }
 
+/// The project's protos in `mode=standalone`: our own structs, same paths as in [`own`].
+pub mod own_standalone {
+    include!(concat!(env!("OUT_DIR"), "/own-standalone/_includes.rs"));
+}
+
 /// The descriptor set of [`own`], for descriptor-driven tests.
 pub const OWN_DESCRIPTORS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/own/descriptors.bin"));
 
@@ -14,6 +19,15 @@ pub const OWN_DESCRIPTORS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/own
 #[cfg(vt_conformance)]
 pub mod conformance {
     include!(concat!(env!("OUT_DIR"), "/conformance/_includes.rs"));
+}
+
+/// The conformance suite's protos in `mode=standalone`.
+#[cfg(vt_conformance)]
+pub mod conformance_standalone {
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/conformance-standalone/_includes.rs"
+    ));
 }
 
 /// The descriptor set of [`conformance`].

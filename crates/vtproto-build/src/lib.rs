@@ -29,6 +29,7 @@ pub struct Config {
     protoc: Option<PathBuf>,
     skip_prost: bool,
     include_file: Option<PathBuf>,
+    descriptor_set: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -47,6 +48,7 @@ impl Config {
             protoc: None,
             skip_prost: false,
             include_file: None,
+            descriptor_set: None,
         }
     }
 
@@ -195,6 +197,10 @@ impl Config {
         self.options
             .validate()
             .map_err(|e| Error::new(ErrorKind::InvalidInput, e))?;
+        if let Some(path) = &self.descriptor_set {
+            use prost::Message as _;
+            write_if_changed(path, &fds.encode_to_vec())?;
+        }
         let prost = !self.skip_prost && self.options.mode == Mode::Prost;
         if prost {
             use prost::Message as _;
@@ -220,6 +226,13 @@ impl Config {
             write_if_changed(&out_dir.join(name), content.as_bytes())?;
         }
         Ok(())
+    }
+
+    /// Also writes the parsed descriptor set (imports included, encoded
+    /// `FileDescriptorSet`) to `path` (prost-build's `file_descriptor_set_path`).
+    pub fn file_descriptor_set_path(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.descriptor_set = Some(path.into());
+        self
     }
 
     /// Also writes `name` to the output directory: a file declaring a module per package that

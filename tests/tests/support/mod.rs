@@ -141,6 +141,27 @@ impl Schema {
         self.has_map_inner(name.trim_start_matches('.'), &mut seen)
     }
 
+    /// Whether `name` can contain a proto2 (closed) enum field, whose undeclared numbers
+    /// `mode=standalone` keeps among unknown fields, as the spec asks, and prost in the field.
+    pub fn has_closed_enum(&self, name: &str) -> bool {
+        let mut seen = HashSet::new();
+        self.has_closed_enum_inner(name.trim_start_matches('.'), &mut seen)
+    }
+
+    fn has_closed_enum_inner(&self, name: &str, seen: &mut HashSet<String>) -> bool {
+        if !seen.insert(name.to_string()) {
+            return false;
+        }
+        let (m, syntax) = self.get(name);
+        m.field.iter().any(|f| match f.r#type() {
+            Type::Enum => *syntax == Syntax::Proto2,
+            Type::Message | Type::Group => {
+                self.has_closed_enum_inner(f.type_name().trim_start_matches('.'), seen)
+            }
+            _ => false,
+        })
+    }
+
     fn has_map_inner(&self, name: &str, seen: &mut HashSet<String>) -> bool {
         if !seen.insert(name.to_string()) {
             return false;
