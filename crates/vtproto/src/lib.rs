@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod ext;
 mod impls;
 mod message;
 mod reader;
@@ -44,6 +45,7 @@ extern crate self as vtproto;
 
 pub use bytes;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownEnumValue};
+pub use ext::{Extendable, Extension};
 pub use message::Message;
 pub use reader::{Reader, DEFAULT_RECURSION_LIMIT};
 pub use unknown::{UnknownField, UnknownFields};

@@ -12,14 +12,15 @@ use super::features::{
 };
 use super::index::TypeIndex;
 use super::{
-    BytesRepr, DefaultValue, Enum, EnumValue, Field, Label, MapField, Member, Message, Oneof,
-    Package, RustPath, Scalar, ValueType,
+    BytesRepr, DefaultValue, Enum, EnumValue, Extension, Field, Label, MapField, Member, Message,
+    Oneof, Package, RustPath, Scalar, ValueType,
 };
 use crate::descriptor::feature_set;
 use crate::descriptor::FeatureSet;
 use crate::ident::{ident, sanitize, to_snake, to_upper_camel};
 use crate::options::{Mode, Options};
 use crate::Error;
+use heck::ToShoutySnakeCase;
 
 /// Builds the model of every file in `to_generate`, grouped by package in first-seen order.
 pub fn build(
@@ -76,6 +77,9 @@ pub fn build(
         }
         for m in &file.message_type {
             cx.message(&scope, m, out)?;
+        }
+        for f in &file.extension {
+            cx.extension(&scope, f, out)?;
         }
     }
     Ok(packages)
@@ -242,6 +246,11 @@ impl FileCx<'_> {
             oneofs,
             size_walk_is_cheap: !self.index.has_collections(&fq),
             unknown_fields,
+            extendable: !m.extension_range.is_empty(),
+            message_set: m
+                .options
+                .as_ref()
+                .is_some_and(|o| o.message_set_wire_format()),
         });
         for e in &m.enum_type {
             out.enums.push(self.enumeration(&inner, e));
@@ -249,6 +258,31 @@ impl FileCx<'_> {
         for n in &m.nested_type {
             self.message(&inner, n, out)?;
         }
+        for f in &m.extension {
+            self.extension(&inner, f, out)?;
+        }
+        Ok(())
+    }
+
+    /// Adds the extension `f` declared in `scope` (generated only in `mode=standalone`, for
+    /// messages that keep unknown fields).
+    fn extension(
+        &self,
+        scope: &Scope,
+        f: &FieldDescriptorProto,
+        out: &mut Package,
+    ) -> Result<(), Error> {
+        if self.options.mode != Mode::Standalone {
+            return Ok(());
+        }
+        let fq = format!("{}.{}", scope.prefix, f.name());
+        let field = self.field(scope, &fq, f, false)?;
+        out.extensions.push(Extension {
+            full_name: fq[1..].to_string(),
+            rust_path: scope.modules.join(f.name().to_shouty_snake_case()),
+            extendee: self.index.message_ref(f.extendee()),
+            field,
+        });
         Ok(())
     }
 

@@ -305,6 +305,23 @@ pub struct Message {
     /// The struct field keeping unknown fields (`mode=standalone`); `None` when they are
     /// skipped (prost's structs have nowhere to keep them).
     pub unknown_fields: Option<Ident>,
+    /// Declares extension ranges: its extensions live among its unknown fields.
+    pub extendable: bool,
+    /// Uses the MessageSet wire format (`message_set_wire_format`).
+    pub message_set: bool,
+}
+
+/// An extension (`extend Foo { .. }`) declared in a generated file.
+#[derive(Clone, Debug)]
+pub struct Extension {
+    /// Full proto name without the leading dot.
+    pub full_name: String,
+    /// The Rust constant's path relative to the package module (`outer::MY_EXT`).
+    pub rust_path: RustPath,
+    /// The message it extends.
+    pub extendee: TypeRef,
+    /// Its number, type and cardinality (`Label::Optional` or `Label::Repeated`).
+    pub field: Field,
 }
 
 impl Message {
@@ -363,4 +380,6 @@ pub struct Package {
     pub messages: Vec<Message>,
     /// Enums in declaration order (nested ones after their parent's).
     pub enums: Vec<Enum>,
+    /// Extensions in declaration order.
+    pub extensions: Vec<Extension>,
 }

@@ -13,7 +13,9 @@ use quote::{format_ident, quote};
 use super::names::{nest, Modules, Names};
 use super::{default_expr, scalar_type, Feature};
 use crate::ident::ident;
-use crate::model::{BytesRepr, EnumRef, Field, Label, Message, Oneof, Package, ValueType};
+use crate::model::{
+    BytesRepr, EnumRef, Extension, Field, Label, Message, Oneof, Package, Scalar, ValueType,
+};
 use crate::Options;
 
 /// The feature's registration.
@@ -43,6 +45,12 @@ fn emit(package: &Package, options: &Options) -> TokenStream {
             .entry(module)
             .or_default()
             .push(enums::enumeration(e));
+    }
+    for x in &package.extensions {
+        let module = parent(&x.rust_path.segments);
+        if let Some(item) = cx.extension(x, &module) {
+            modules.entry(module).or_default().push(item);
+        }
     }
     nest(&modules, &[], &|path| {
         format!(
@@ -161,6 +169,23 @@ impl Cx<'_> {
             (None, Some(impl_))
         };
         let accessors = self.accessors(m, module);
+        let extendable = match (&m.unknown_fields, m.extendable) {
+            (Some(u), true) => {
+                let set = m.message_set;
+                Some(quote! {
+                    impl ::vtproto::Extendable for #name {
+                        const MESSAGE_SET: bool = #set;
+                        fn unknown_fields(&self) -> &::vtproto::UnknownFields {
+                            &self.#u
+                        }
+                        fn unknown_fields_mut(&mut self) -> &mut ::vtproto::UnknownFields {
+                            &mut self.#u
+                        }
+                    }
+                })
+            }
+            _ => None,
+        };
         quote! {
             #[doc = #doc]
             #allow
@@ -172,7 +197,58 @@ impl Cx<'_> {
             }
             #default_impl
             #accessors
+            #extendable
         }
+    }
+
+    /// `pub const NAME: Extension<Extendee, Kind>`; `None` when the extendee is another
+    /// crate's (the descriptor options custom options extend, say), which can't be named here.
+    fn extension(&self, x: &Extension, module: &[String]) -> Option<TokenStream> {
+        if self
+            .names
+            .options
+            .is_extern(&format!(".{}", x.extendee.full_name))
+        {
+            return None;
+        }
+        let name = ident(x.rust_path.name());
+        let extendee = self.names.owned_type(&x.extendee, module);
+        let f = &x.field;
+        let kind = match (&f.label, &f.value) {
+            (Label::Repeated { packed }, ValueType::Scalar(_) | ValueType::Enum(_)) => {
+                let one = scalar_marker(f.value.scalar()?);
+                if *packed {
+                    quote!(::vtproto::ext::Packed<#one>)
+                } else {
+                    quote!(::vtproto::ext::Repeated<#one>)
+                }
+            }
+            (Label::Repeated { .. }, ValueType::Message(t)) => {
+                let t = self.names.owned_type(t, module);
+                quote!(::vtproto::ext::RepeatedMessage<#t>)
+            }
+            (Label::Repeated { .. }, ValueType::Group(t)) => {
+                let t = self.names.owned_type(t, module);
+                quote!(::vtproto::ext::RepeatedGroup<#t>)
+            }
+            (_, ValueType::Message(t)) => {
+                let t = self.names.owned_type(t, module);
+                quote!(::vtproto::ext::MessageOf<#t>)
+            }
+            (_, ValueType::Group(t)) => {
+                let t = self.names.owned_type(t, module);
+                quote!(::vtproto::ext::GroupOf<#t>)
+            }
+            (_, value) => scalar_marker(value.scalar()?),
+        };
+        let number = proc_macro2::Literal::u32_unsuffixed(f.number);
+        let full = &x.full_name;
+        let doc = format!(" The extension `{full}` (field {}).", f.number);
+        Some(quote! {
+            #[doc = #doc]
+            pub const #name: ::vtproto::Extension<#extendee, #kind> =
+                ::vtproto::Extension::new(#number, #full);
+        })
     }
 
     fn oneof(&self, o: &Oneof, module: &[String]) -> TokenStream {
@@ -273,7 +349,7 @@ impl Cx<'_> {
         let s = f.value.scalar()?;
         let doc = format!(" `{}`, or its default when not set.", f.name);
         let (ty, body) = match s {
-            crate::model::Scalar::String => {
+            Scalar::String => {
                 let d = default_expr(f, true).unwrap_or_else(|| quote!(""));
                 (
                     quote!(&str),
@@ -283,7 +359,7 @@ impl Cx<'_> {
                     }),
                 )
             }
-            crate::model::Scalar::Bytes => {
+            Scalar::Bytes => {
                 let d = default_expr(f, true).unwrap_or_else(|| quote!(&[]));
                 (
                     quote!(&[u8]),
@@ -307,6 +383,30 @@ impl Cx<'_> {
             }
         })
     }
+}
+
+/// The `vtproto::ext` marker of a scalar type.
+fn scalar_marker(s: Scalar) -> TokenStream {
+    let name = match s {
+        Scalar::Double => "Double",
+        Scalar::Float => "Float",
+        Scalar::Int64 => "Int64",
+        Scalar::Uint64 => "UInt64",
+        Scalar::Int32 => "Int32",
+        Scalar::Fixed64 => "Fixed64",
+        Scalar::Fixed32 => "Fixed32",
+        Scalar::Bool => "Bool",
+        Scalar::String => "Str",
+        Scalar::Bytes => "Bytes",
+        Scalar::Uint32 => "UInt32",
+        Scalar::Sfixed32 => "SFixed32",
+        Scalar::Sfixed64 => "SFixed64",
+        Scalar::Sint32 => "SInt32",
+        Scalar::Sint64 => "SInt64",
+        Scalar::Enum => "Enum",
+    };
+    let name = format_ident!("{}", name);
+    quote!(::vtproto::ext::#name)
 }
 
 /// The enum value an enum field's getter falls back to: its declared default, else the
