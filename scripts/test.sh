@@ -4,12 +4,14 @@
 #   scripts/test.sh
 #
 # 1. installs the test corpora (conformance runner and protos, googleapis and OpenTelemetry
-#    protos) into target/corpora with scripts/fetch-corpora.sh;
+#    protos) into target/corpora with scripts/fetch-corpora.sh, and Python protobuf into
+#    target/py (scripts/python-env.sh);
 # 2. checks formatting, lints and the public crates' docs;
 # 3. runs every crate's tests, with the corpora required (differential tests against prost on
-#    every message type, bad input, golden files, the plugin under protoc, generated WKT impls);
+#    every message type, mode=standalone against mode=prost and against Python protobuf, bad
+#    input, golden files, the plugin under protoc, generated WKT impls);
 # 4. runs the runtime's unit tests under Miri when a nightly Miri is installed (scripts/miri.sh),
-#    and the official conformance suite (scripts/conformance.sh);
+#    and the official conformance suite on both modes (scripts/conformance.sh);
 # 5. runs `buf generate` with the local plugins and compiles the result (scripts/buf-check.sh);
 # 6. builds the benchmarks and examples without running them.
 set -euo pipefail
@@ -22,6 +24,9 @@ trap 'rm -f "$log"' EXIT
 
 step "corpora"
 bash scripts/fetch-corpora.sh >/dev/null
+# Python protobuf (upb), the oracle of tests/tests/python_oracle.rs.
+VT_PYTHON=$(bash scripts/python-env.sh)
+export VT_PYTHON VT_REQUIRE_PYTHON=1
 
 step "format and lints"
 cargo fmt --all --check

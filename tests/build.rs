@@ -43,6 +43,15 @@ fn main() {
     suite(&out, "own", &protoc, &own, &[&proto, &wkt], own_options);
     standalone_suite(&out, "own", &protoc, &own, &[&proto, &wkt], own_options);
 
+    // Editions: mode=standalone only (prost-build 0.14 refuses editions files).
+    let editions: Vec<PathBuf> = ["e2023", "e2024"]
+        .iter()
+        .map(|f| proto.join(format!("test/editions/{f}.proto")))
+        .collect();
+    standalone_suite(&out, "editions", &protoc, &editions, &[&proto, &wkt], |c| {
+        c.file_descriptor_set_path(out.join("editions-standalone/descriptors.bin"));
+    });
+
     let conformance = corpora.join("conformance/include");
     // A path that does not exist yet reruns the script on every build, until it appears.
     println!("cargo:rerun-if-changed={}", conformance.display());

@@ -13,6 +13,7 @@ fn main() -> std::io::Result<()> {
 
     // tonic-prost-build reads descriptors; hand it ours so no protoc is needed.
     let fds = vtproto_build::Config::new().load_fds(&protos, &includes)?;
+    let fds = vtproto_build::prost_fds(&fds)?;
     for (dir, codec) in [
         ("vt", "::vtproto::tonic::VtCodec"),
         ("prost", "::tonic_prost::ProstCodec"),

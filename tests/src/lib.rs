@@ -12,6 +12,20 @@ pub mod own_standalone {
     include!(concat!(env!("OUT_DIR"), "/own-standalone/_includes.rs"));
 }
 
+/// Editions 2023 and 2024 test protos, in `mode=standalone` (the only mode that takes them).
+pub mod editions {
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/editions-standalone/_includes.rs"
+    ));
+}
+
+/// The descriptor set of [`editions`].
+pub const EDITIONS_DESCRIPTORS: &[u8] = include_bytes!(concat!(
+    env!("OUT_DIR"),
+    "/editions-standalone/descriptors.bin"
+));
+
 /// The descriptor set of [`own`], for descriptor-driven tests.
 pub const OWN_DESCRIPTORS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/own/descriptors.bin"));
 

@@ -17,7 +17,7 @@
 use std::io::{Error, ErrorKind, Result, Write};
 use std::path::{Path, PathBuf};
 
-use vtproto_codegen::descriptor::FileDescriptorSet;
+pub use vtproto_codegen::descriptor::FileDescriptorSet;
 pub use vtproto_codegen::Mode;
 use vtproto_codegen::Options;
 
@@ -203,12 +203,8 @@ impl Config {
         }
         let prost = !self.skip_prost && self.options.mode == Mode::Prost;
         if prost {
-            use prost::Message as _;
-            // prost-build takes prost-types' descriptors: the same bytes, editions fields aside.
-            let fds = prost_types::FileDescriptorSet::decode(&fds.encode_to_vec()[..])
-                .map_err(Error::other)?;
             self.prost.out_dir(&out_dir);
-            self.prost.compile_fds(fds)?;
+            self.prost.compile_fds(prost_fds(&fds)?)?;
         }
         let to_generate: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
         let files = vtproto_codegen::generate(&fds.file, &to_generate, &self.options)
@@ -398,6 +394,14 @@ fn append_include(prost_file: &Path, vt_name: &str) -> Result<()> {
     }
     let mut f = std::fs::OpenOptions::new().append(true).open(prost_file)?;
     f.write_all(line.as_bytes())
+}
+
+/// The same descriptors as prost-types' `FileDescriptorSet`, for tools that take those
+/// (tonic-prost-build's `compile_fds`, prost-build's). prost-types predates editions: their
+/// `edition` and `features` are dropped.
+pub fn prost_fds(fds: &FileDescriptorSet) -> Result<prost_types::FileDescriptorSet> {
+    use prost::Message as _;
+    prost_types::FileDescriptorSet::decode(&fds.encode_to_vec()[..]).map_err(Error::other)
 }
 
 /// Shortcut for `Config::new().compile_protos(protos, includes)`.

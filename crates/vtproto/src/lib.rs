@@ -47,7 +47,7 @@ pub use bytes;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownEnumValue};
 pub use ext::{Extendable, Extension};
 pub use message::Message;
-pub use reader::{Reader, DEFAULT_RECURSION_LIMIT};
+pub use reader::{Mark, Reader, DEFAULT_RECURSION_LIMIT};
 pub use unknown::{UnknownField, UnknownFields};
 pub use view::{MessageView, Owned, OwnedView, ViewFamily};
 pub use writer::ReverseWriter;
@@ -64,6 +64,28 @@ pub mod __private {
     #[inline(never)]
     pub fn size_out_of_line<M: crate::Message>(m: &M) -> usize {
         m.size()
+    }
+
+    /// Runs `f` on each entry of a hash map to write it: in the map's order, or, when the
+    /// writer is deterministic, in descending key order (written backward, they read
+    /// ascending).
+    #[inline(always)]
+    pub fn for_each_entry<K: Ord, V, S>(
+        map: &std::collections::HashMap<K, V, S>,
+        w: &mut crate::ReverseWriter<'_>,
+        mut f: impl FnMut(&mut crate::ReverseWriter<'_>, &K, &V),
+    ) {
+        if w.is_deterministic() {
+            let mut entries: Vec<(&K, &V)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| b.0.cmp(a.0));
+            for (k, v) in entries {
+                f(w, k, v);
+            }
+        } else {
+            for (k, v) in map {
+                f(w, k, v);
+            }
+        }
     }
 
     /// `m.encode_reverse(w)`, never inlined; see [`size_out_of_line`].

@@ -164,6 +164,27 @@ pub trait Message: Default {
         })
     }
 
+    /// Encodes into a new `Vec` with map entries in key order: equal values give equal bytes
+    /// whatever the order their hash maps iterate in (protobuf's deterministic serialization;
+    /// byte-equal to the C++ and Python runtimes' in `mode=standalone`). Sizes first, then
+    /// writes in place; each hash map is sorted as it is written.
+    fn encode_deterministic_to_vec(&self) -> Vec<u8> {
+        let n = self.size();
+        let mut buf = Vec::with_capacity(n);
+        let mut w = ReverseWriter::new_uninit(&mut buf.spare_capacity_mut()[..n]);
+        w.set_deterministic(true);
+        self.encode_reverse(&mut w);
+        assert_eq!(
+            w.remaining(),
+            0,
+            "{}: size() disagrees with encode_reverse",
+            Self::NAME
+        );
+        // SAFETY: the writer filled all `n` bytes of the spare capacity (checked above).
+        unsafe { buf.set_len(n) };
+        buf
+    }
+
     /// Encodes into a new [`Bytes`] (no copy after encoding).
     #[inline]
     fn encode_to_bytes(&self) -> Bytes {

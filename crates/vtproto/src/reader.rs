@@ -11,6 +11,14 @@ use crate::wire::{self, WireType};
 use crate::writer::copy_bytes;
 use crate::{Message, MessageView, UnknownFields};
 
+/// Where a record's value starts, and its key's bytes if they were overlong (see
+/// [`Reader::mark`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Mark<'a> {
+    pub(crate) key: Option<&'a [u8]>,
+    pub(crate) value: &'a [u8],
+}
+
 /// Nesting depth allowed by default, as in prost and the C++ implementation.
 pub const DEFAULT_RECURSION_LIMIT: u32 = 100;
 
@@ -21,6 +29,9 @@ pub struct Reader<'a> {
     depth: u32,
     /// The whole input when it is a `Bytes`, so `bytes` fields can share it instead of copying.
     source: Option<&'a Bytes>,
+    /// The bytes of the last key read that was written longer than needed (set on that rare
+    /// path only): unknown fields keep a record's key as it came, as upb and C++ do.
+    overlong_key: &'a [u8],
 }
 
 #[cold]
@@ -112,6 +123,7 @@ impl<'a> Reader<'a> {
             buf,
             depth: DEFAULT_RECURSION_LIMIT,
             source: None,
+            overlong_key: &[],
         }
     }
 
@@ -121,6 +133,7 @@ impl<'a> Reader<'a> {
             buf: bytes,
             depth: DEFAULT_RECURSION_LIMIT,
             source: Some(bytes),
+            overlong_key: &[],
         }
     }
 
@@ -178,7 +191,13 @@ impl<'a> Reader<'a> {
     /// Reads a field key and checks its wire type and field number.
     #[inline(always)]
     pub fn read_key(&mut self) -> Result<u32, DecodeError> {
-        let key = self.read_varint()?;
+        let key = match self.buf.first() {
+            Some(&b) if b < 0x80 => {
+                self.buf = &self.buf[1..];
+                u64::from(b)
+            }
+            _ => self.read_key_slow()?,
+        };
         if key > u64::from(u32::MAX) {
             return err(DecodeErrorKind::InvalidKey(key));
         }
@@ -190,6 +209,25 @@ impl<'a> Reader<'a> {
             return err(DecodeErrorKind::InvalidKey(u64::from(key)));
         }
         Ok(key)
+    }
+
+    /// A key of more than one byte; remembers its bytes if it is longer than needed.
+    #[inline(never)]
+    fn read_key_slow(&mut self) -> Result<u64, DecodeError> {
+        let start = self.buf;
+        let v = self.read_varint_slow()?;
+        let n = start.len() - self.buf.len();
+        if n > wire::varint_len(v) {
+            self.overlong_key = &start[..n];
+        }
+        Ok(v)
+    }
+
+    /// The bytes of the key just read if it was written longer than needed.
+    #[inline]
+    pub(crate) fn overlong_key_just_read(&self) -> Option<&'a [u8]> {
+        let k = self.overlong_key;
+        (!k.is_empty() && k.as_ptr_range().end == self.buf.as_ptr()).then_some(k)
     }
 
     #[inline(always)]
@@ -367,6 +405,7 @@ impl<'a> Reader<'a> {
             buf: body,
             depth: depth - 1,
             source: self.source,
+            overlong_key: &[],
         };
         f(&mut inner)
     }
@@ -489,6 +528,7 @@ impl<'a> Reader<'a> {
             buf: body,
             depth: self.depth,
             source: self.source,
+            overlong_key: &[],
         };
         while !inner.is_empty() {
             dst.push(read(&mut inner)?);
@@ -508,21 +548,29 @@ impl<'a> Reader<'a> {
     ) -> Result<(), DecodeError> {
         let body = self.read_len_delimited()?;
         let mut inner = Reader::new(body);
+        let key = wire::key(number, WireType::Varint);
         while !inner.is_empty() {
+            let mark = inner.mark();
             let v = inner.read_int32()?;
             if known(v) {
                 dst.push(v);
             } else {
-                unknown.push_varint(number, v as i64 as u64);
+                // Its own record, its varint as it came (upb and C++ do the same).
+                unknown.push_since(key, mark, &inner);
             }
         }
         Ok(())
     }
 
-    /// The bytes not read yet, without consuming them.
+    /// Marks the start of a value whose key was just read, for
+    /// [`UnknownFields::push_since`]: a closed enum's value read and found undeclared is kept
+    /// among unknown fields as it came.
     #[inline(always)]
-    pub fn rest(&self) -> &'a [u8] {
-        self.buf
+    pub fn mark(&self) -> Mark<'a> {
+        Mark {
+            key: self.overlong_key_just_read(),
+            value: self.buf,
+        }
     }
 
     /// Decodes one map entry (a length-delimited message with key = 1, value = 2).
@@ -625,6 +673,7 @@ impl<'a> Reader<'a> {
             buf: body,
             depth: depth - 1,
             source: self.source,
+            overlong_key: &[],
         };
         let key = Reader { ..entry }.entry_str_key(key_key)?;
         Ok((key, entry))
@@ -667,6 +716,7 @@ impl<'a> Reader<'a> {
             buf: self.buf,
             depth: self.depth,
             source: None,
+            overlong_key: &[],
         };
         if scan.skip_field(key).is_err() {
             return 1;

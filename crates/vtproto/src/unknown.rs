@@ -4,7 +4,7 @@
 use core::fmt;
 
 use crate::error::DecodeError;
-use crate::reader::Reader;
+use crate::reader::{Mark, Reader};
 use crate::wire::{self, WireType};
 use crate::writer::ReverseWriter;
 
@@ -60,13 +60,30 @@ impl UnknownFields {
         self.bytes.clear();
     }
 
-    /// Reads the value of the field whose key was just read from `r` and keeps it.
+    /// Reads the value of the field whose key was just read from `r` and keeps the record as
+    /// it came (a key written longer than needed included).
     #[inline(never)]
     pub fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        let raw_key = r.overlong_key_just_read();
         let value = r.skip_field_raw(key)?;
-        self.push_key(key);
+        match raw_key {
+            Some(k) => self.bytes.extend_from_slice(k),
+            None => self.push_key(key),
+        }
         self.bytes.extend_from_slice(value);
         Ok(())
+    }
+
+    /// Appends the record whose value `r` read since `mark` (taken right after its key `key`),
+    /// as it came.
+    #[inline(never)]
+    pub fn push_since(&mut self, key: u32, mark: Mark<'_>, r: &Reader<'_>) {
+        match mark.key {
+            Some(k) => self.bytes.extend_from_slice(k),
+            None => self.push_key(key),
+        }
+        let used = mark.value.len() - r.remaining();
+        self.bytes.extend_from_slice(&mark.value[..used]);
     }
 
     /// Appends a varint record (a closed enum's undeclared number, an extension).
@@ -173,15 +190,25 @@ mod tests {
     }
 
     #[test]
-    fn overlong_keys_are_written_canonically() {
-        let input = [0x88, 0x80, 0x00, 0x07];
+    fn overlong_keys_are_kept_as_they_came() {
+        let input = [0x88, 0x80, 0x00, 0x07, 0x90, 0x01, 0x05];
         let mut r = Reader::new(&input);
-        let key = r.read_key().unwrap();
         let mut u = UnknownFields::new();
-        u.merge_field(key, &mut r).unwrap();
-        assert_eq!(u.as_bytes(), [0x08, 0x07]);
+        // An overlong key, then a two-byte canonical one (field 18): only the first is long.
+        for _ in 0..2 {
+            let key = r.read_key().unwrap();
+            u.merge_field(key, &mut r).unwrap();
+        }
+        assert_eq!(u.as_bytes(), input);
+        assert_eq!(u.iter().map(|f| f.number).collect::<Vec<_>>(), [1, 18]);
         u.push_varint(2, 300);
-        assert_eq!(u.as_bytes(), [0x08, 0x07, 0x10, 0xac, 0x02]);
+        assert_eq!(u.as_bytes()[7..], [0x10, 0xac, 0x02]);
+        // A key read by another reader does not leak into the next record.
+        let mut r = Reader::new(&[0x08, 0x07]);
+        let key = r.read_key().unwrap();
+        let mut v = UnknownFields::new();
+        v.merge_field(key, &mut r).unwrap();
+        assert_eq!(v.as_bytes(), [0x08, 0x07]);
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct ReverseWriter<'a> {
     pos: usize,
     /// In growable mode, the `Vec` whose spare capacity is the buffer (its length stays 0).
     grow: Option<&'a mut Vec<u8>>,
+    /// Map entries are written in key order (see [`ReverseWriter::set_deterministic`]).
+    deterministic: bool,
     _buf: PhantomData<&'a mut [MaybeUninit<u8>]>,
 }
 
@@ -126,6 +128,7 @@ impl<'a> ReverseWriter<'a> {
             len,
             pos: len,
             grow: None,
+            deterministic: false,
             _buf: PhantomData,
         }
     }
@@ -156,8 +159,22 @@ impl<'a> ReverseWriter<'a> {
             len,
             pos: len,
             grow: Some(buf),
+            deterministic: false,
             _buf: PhantomData,
         }
+    }
+
+    /// Asks generated code to write map entries in key order, so that equal values encode to
+    /// equal bytes whatever the maps' iteration order (protobuf's "deterministic"
+    /// serialization). Off by default: hash maps are then written in their own order.
+    pub fn set_deterministic(&mut self, on: bool) {
+        self.deterministic = on;
+    }
+
+    /// Whether map entries are written in key order.
+    #[inline(always)]
+    pub fn is_deterministic(&self) -> bool {
+        self.deterministic
     }
 
     /// The bytes written so far, in order.

@@ -374,11 +374,23 @@ pub fn varint(mut v: u64, out: &mut Vec<u8>) {
     out.push(v as u8);
 }
 
+thread_local! {
+    static OVERLONG_KEYS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether [`key`] writes some keys overlong on this thread (the default). Off for oracles that
+/// mishandle them: Python's pure implementation takes a known field with an overlong key for an
+/// unknown one.
+pub fn set_overlong_keys(on: bool) {
+    OVERLONG_KEYS.with(|c| c.set(on));
+}
+
 /// A key; about one in sixteen is written as an overlong varint (one more byte than needed),
 /// which every decoder must accept (groups' end keys included).
 pub fn key(number: i32, wire_type: u32, out: &mut Vec<u8>) {
     let v = ((number as u64) << 3) | u64::from(wire_type);
-    if (out.len() ^ number as usize) % 16 != 7 {
+    // A key takes at most 5 bytes in upb and C++ (prost takes 10): a 5-byte key stays as it is.
+    if (out.len() ^ number as usize) % 16 != 7 || !OVERLONG_KEYS.with(|c| c.get()) || v >= 1 << 28 {
         return varint(v, out);
     }
     varint(v, out);

@@ -48,14 +48,16 @@ impl Names<'_> {
 
     /// The owned type of message `t`, named from module `from`: the path of a type generated
     /// with this request, the mapped crate's for an extern one. Well-known types are prost's
-    /// (`prost-types`, wrappers as Rust primitives) in `mode=prost`, and in `mode=standalone`
-    /// the same primitives and `vtproto::types` for the others.
+    /// (`prost-types`, wrappers as Rust primitives) in `mode=prost`, and `vtproto::types` in
+    /// `mode=standalone`, wrappers included.
     pub fn owned_type(&self, t: &TypeRef, from: &[String]) -> TokenStream {
         let fq = format!(".{}", t.full_name);
         if !self.options.is_extern(&fq) {
             return self.relative(from, &t.package, &t.rust_path);
         }
-        if let Some(primitive) = wkt_primitive(&t.full_name) {
+        // prost maps wrappers to primitives, dropping what they hold beside their value; our own
+        // structs keep every message's unknown fields, so mode=standalone uses the structs.
+        if let (Mode::Prost, Some(primitive)) = (self.options.mode, wkt_primitive(&t.full_name)) {
             return primitive;
         }
         let wkt_crate = match self.options.mode {

@@ -353,7 +353,12 @@ impl FileCx<'_> {
         } else if f.label() == PbLabel::Repeated {
             self.repeated_label(fq, f, &value, &features).map_err(err)?
         } else {
-            singular_label(f, &value, &features)
+            match singular_label(f, &value, &features) {
+                // Our own structs keep a required field's presence, as the spec does: unset,
+                // it is not written, and a parse can tell it is missing.
+                Label::Required if self.options.mode == Mode::Standalone => Label::Optional,
+                label => label,
+            }
         };
         Ok(Field {
             name: f.name().to_string(),
@@ -376,6 +381,7 @@ impl FileCx<'_> {
             utf8_validation: f.r#type() == PbType::String
                 && (features.utf8_validation || self.options.mode == Mode::Prost),
             default: self.default_value(f).map_err(err)?,
+            zero_by_bits: self.options.mode == Mode::Standalone,
             deprecated: f.options.as_ref().is_some_and(|o| o.deprecated()),
         })
     }
@@ -488,6 +494,7 @@ impl FileCx<'_> {
             // prost looks the value's bytes type up as `<message>.value`.
             value_bytes: self.bytes_repr(fq_message, "value"),
             btree: self.options.is_btree_map(fq_message, f.name()),
+            full_entries: self.options.mode == Mode::Standalone,
         })
     }
 

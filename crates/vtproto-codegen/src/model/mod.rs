@@ -200,6 +200,9 @@ pub struct MapField {
     pub value_bytes: BytesRepr,
     /// Whether the map is a `BTreeMap` (iterated in key order, so written in reverse).
     pub btree: bool,
+    /// Entries are written with their key and value even when those are defaults, as the C++
+    /// and upb runtimes write them (`mode=standalone`); prost omits defaults (`mode=prost`).
+    pub full_entries: bool,
 }
 
 /// A field of a message (or one member of a oneof).
@@ -225,6 +228,9 @@ pub struct Field {
     /// proto2's `[default = ..]`, parsed; for a `required` enum without one, its first value
     /// (as prost's `Default` sets it). `None` for the type's zero.
     pub default: Option<DefaultValue>,
+    /// An implicit-presence `float` or `double` is written unless its bits are all zero, so
+    /// `-0.0` is written, as C++ and upb do (`mode=standalone`); prost compares with `0.0`.
+    pub zero_by_bits: bool,
     /// Marked `[deprecated = true]` (prost then marks the Rust field `#[deprecated]`).
     pub deprecated: bool,
     /// prost-build stores the message as `Box<T>`: a singular (or oneof) message field whose

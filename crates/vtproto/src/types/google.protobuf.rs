@@ -1366,15 +1366,10 @@ impl ::vtproto::Message for Struct {
     fn size(&self) -> usize {
         let mut n = 0usize;
         for (k, v) in &self.fields {
-            let entry = (if !k.is_empty() {
-                1 + ::vtproto::wire::len_delimited(k.len())
-            } else {
-                0
-            })
-                + {
-                    let s = ::vtproto::__private::size_out_of_line(v);
-                    if s != 0 { 1 + ::vtproto::wire::len_delimited(s) } else { 0 }
-                };
+            let entry = 1 + ::vtproto::wire::len_delimited(k.len()) + 1
+                + ::vtproto::wire::len_delimited(
+                    ::vtproto::__private::size_out_of_line(v),
+                );
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         n += self.unknown_fields.encoded_len();
@@ -1387,14 +1382,10 @@ impl ::vtproto::Message for Struct {
             let mark = w.written();
             let value_mark = w.written();
             ::vtproto::__private::encode_out_of_line(v, w);
-            if w.written() != value_mark {
-                w.put_len(value_mark);
-                w.put_u8(18);
-            }
-            if !k.is_empty() {
-                w.put_string(k);
-                w.put_u8(10);
-            }
+            w.put_len(value_mark);
+            w.put_u8(18);
+            w.put_string(k);
+            w.put_u8(10);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -2643,7 +2634,7 @@ impl ::vtproto::Message for DoubleValue {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value != 0.0 {
+        if self.value.to_bits() != 0 {
             n += 9;
         }
         n += self.unknown_fields.encoded_len();
@@ -2652,7 +2643,7 @@ impl ::vtproto::Message for DoubleValue {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if self.value != 0.0 {
+        if self.value.to_bits() != 0 {
             w.put_double(self.value);
             w.put_u8(9);
         }
@@ -2709,7 +2700,7 @@ impl ::vtproto::Message for FloatValue {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value != 0.0 {
+        if self.value.to_bits() != 0 {
             n += 5;
         }
         n += self.unknown_fields.encoded_len();
@@ -2718,7 +2709,7 @@ impl ::vtproto::Message for FloatValue {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if self.value != 0.0 {
+        if self.value.to_bits() != 0 {
             w.put_float(self.value);
             w.put_u8(13);
         }

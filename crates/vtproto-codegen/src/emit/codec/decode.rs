@@ -46,13 +46,14 @@ pub(super) fn closed_enum_guard(
         return None;
     }
     let known = known_numbers(&e.values.iter().map(|(n, _)| *n).collect::<Vec<_>>());
-    let n = Literal::u32_unsuffixed(f.number);
+    let key = key_literal(f.number, crate::emit::VARINT);
     Some(quote! {
+        let mark = r.mark();
         let v = r.read_int32()?;
         if #known {
             #store
         } else {
-            self.#unknown.push_varint(#n, v as i64 as u64);
+            self.#unknown.push_since(#key, mark, r);
         }
     })
 }
@@ -296,13 +297,12 @@ fn closed_enum_map_arm(m: &Message, f: &Field, map: &MapField) -> Option<TokenSt
     let known = known_numbers(&e.values.iter().map(|(n, _)| *n).collect::<Vec<_>>());
     let read = map_entry_read(f, map);
     Some(quote!(#map_key => {
-        let entry = r.rest();
+        let mark = r.mark();
         #read
         if #known {
             self.#ident.insert(k, v);
         } else {
-            let used = entry.len() - r.remaining();
-            self.#unknown.push_raw(#map_key, &entry[..used]);
+            self.#unknown.push_since(#map_key, mark, r);
         }
     }))
 }

@@ -9,7 +9,7 @@ use super::{
     key_array, nonzero, put_key, put_scalar, put_scalar_place, scalar_wire_type, END_GROUP, LEN,
     START_GROUP,
 };
-use crate::model::{Field, Label, MapField, Message, Scalar, ValueType};
+use crate::model::{Field, Label, MapField, Message, Oneof, Scalar, ValueType};
 
 pub(in crate::emit) fn encode_fn(m: &Message) -> TokenStream {
     // Unknown fields follow the known ones, so they are written first.
@@ -30,16 +30,33 @@ pub(in crate::emit) fn encode_fn(m: &Message) -> TokenStream {
             }
         };
     }
-    let parts = walk::members(m, true, field_write, |o| {
-        walk::oneof(
+    let oneof_part = |o: &Oneof, fields: &[&Field]| {
+        walk::oneof_part(
             o,
+            fields,
             |m| m,
             |f, v| {
                 let write = keyed_value_write(f, v, false);
                 (true, quote!({ #write }))
             },
         )
-    });
+    };
+    let parts = if m.unknown_fields.is_some() {
+        // mode=standalone writes in field-number order as the C++ and upb runtimes do: a oneof
+        // whose members interleave with other fields is written in parts.
+        canonical_order(m)
+            .iter()
+            .rev()
+            .map(|part| match part {
+                Part::Field(f) => field_write(f),
+                Part::Oneof(o, fields) => oneof_part(o, fields),
+            })
+            .collect()
+    } else {
+        walk::members(m, true, field_write, |o| {
+            oneof_part(o, &o.fields.iter().collect::<Vec<_>>())
+        })
+    };
     let inline = if is_small_leaf(m) {
         quote!(#[inline(always)])
     } else {
@@ -52,6 +69,28 @@ pub(in crate::emit) fn encode_fn(m: &Message) -> TokenStream {
             #(#parts)*
         }
     }
+}
+
+/// A unit written in one go: a field, or consecutive (by number) members of a oneof.
+enum Part<'a> {
+    Field(&'a Field),
+    Oneof(&'a Oneof, Vec<&'a Field>),
+}
+
+/// Fields and oneof members by field number, a oneof's consecutive members as one part.
+fn canonical_order(m: &Message) -> Vec<Part<'_>> {
+    let mut all: Vec<(u32, Option<&Oneof>, &Field)> =
+        m.all_fields().map(|(o, f)| (f.number, o, f)).collect();
+    all.sort_by_key(|(n, _, _)| *n);
+    let mut parts: Vec<Part<'_>> = Vec::new();
+    for (_, oneof, f) in all {
+        match (oneof, parts.last_mut()) {
+            (None, _) => parts.push(Part::Field(f)),
+            (Some(o), Some(Part::Oneof(last, fields))) if std::ptr::eq(*last, o) => fields.push(f),
+            (Some(o), _) => parts.push(Part::Oneof(o, vec![f])),
+        }
+    }
+    parts
 }
 
 /// Fields a message may have and still be a small leaf.
@@ -155,13 +194,25 @@ fn field_write(f: &Field) -> TokenStream {
 
 fn map_write(f: &Field, map: &MapField) -> TokenStream {
     let ident = &f.ident;
-    let iter = if map.btree {
-        quote!(self.#ident.iter().rev())
-    } else {
-        quote!(self.#ident.iter())
+    // A `BTreeMap` is written in key order, backward; a `HashMap` in its own order, or sorted
+    // when the writer is deterministic.
+    let each = |body: TokenStream| {
+        if map.btree {
+            quote! {
+                for (k, v) in self.#ident.iter().rev() {
+                    #body
+                }
+            }
+        } else {
+            quote! {
+                ::vtproto::__private::for_each_entry(&self.#ident, w, |w, k, v| {
+                    #body
+                });
+            }
+        }
     };
-    if let (Scalar::String, Some(vs @ (Scalar::String | Scalar::Bytes))) =
-        (map.key, map.value.scalar())
+    if let (Scalar::String, Some(vs @ (Scalar::String | Scalar::Bytes)), false) =
+        (map.key, map.value.scalar(), map.full_entries)
     {
         let field_key = key_array(f.number, LEN);
         let v = if vs == Scalar::String {
@@ -169,11 +220,7 @@ fn map_write(f: &Field, map: &MapField) -> TokenStream {
         } else {
             quote!(&v[..])
         };
-        return quote! {
-            for (k, v) in #iter {
-                w.put_bytes_map_entry(#field_key, k.as_bytes(), #v);
-            }
-        };
+        return each(quote!(w.put_bytes_map_entry(#field_key, k.as_bytes(), #v);));
     }
     let k = walk::map_key(map);
     let k_cond = nonzero(map.key, &k);
@@ -181,15 +228,18 @@ fn map_write(f: &Field, map: &MapField) -> TokenStream {
     let k_key = put_key(1, scalar_wire_type(map.key));
     let v_write = map_value_write(f, map);
     let key = put_key(f.number, LEN);
-    quote! {
-        for (k, v) in #iter {
-            let mark = w.written();
-            #v_write
-            if #k_cond { #k_put #k_key }
-            w.put_len(mark);
-            #key
-        }
-    }
+    let k_write = if map.full_entries {
+        quote!(#k_put #k_key)
+    } else {
+        quote!(if #k_cond { #k_put #k_key })
+    };
+    each(quote! {
+        let mark = w.written();
+        #v_write
+        #k_write
+        w.put_len(mark);
+        #key
+    })
 }
 
 /// Writes a map entry's value `v`, unless it is the default.
@@ -199,10 +249,21 @@ fn map_value_write(f: &Field, map: &MapField) -> TokenStream {
         let cond = walk::map_value_nonzero(map, &v);
         let put = put_scalar(s, &v);
         let key = put_key(2, scalar_wire_type(s));
+        if map.full_entries {
+            return quote!(#put #key);
+        }
         return quote!(if #cond { #put #key });
     }
     let key = put_key(2, LEN);
     let encode = encode_call(f, &quote!(v));
+    if map.full_entries {
+        return quote! {
+            let value_mark = w.written();
+            #encode
+            w.put_len(value_mark);
+            #key
+        };
+    }
     quote! {
         let value_mark = w.written();
         #encode

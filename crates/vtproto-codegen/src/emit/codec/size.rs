@@ -178,19 +178,52 @@ fn map_size(f: &Field, map: &MapField) -> TokenStream {
             let v = value_ref(&map.value);
             let cond = walk::map_value_nonzero(map, &v);
             let size = scalar_size(s, &v);
-            quote!(if #cond { 1 + #size } else { 0 })
+            if map.full_entries {
+                quote!(1 + #size)
+            } else {
+                quote!(if #cond { 1 + #size } else { 0 })
+            }
         }
         None => {
             let size = size_call(f, &quote!(v));
-            quote! {{
-                let s = #size;
-                if s != 0 { 1 + ::vtproto::wire::len_delimited(s) } else { 0 }
-            }}
+            if map.full_entries {
+                quote!(1 + ::vtproto::wire::len_delimited(#size))
+            } else {
+                quote! {{
+                    let s = #size;
+                    if s != 0 { 1 + ::vtproto::wire::len_delimited(s) } else { 0 }
+                }}
+            }
         }
     };
+    let fixed = |s: Option<crate::model::Scalar>| s.and_then(super::fixed_width);
+    if let (true, Some(kw), Some(vw)) = (
+        map.full_entries,
+        fixed(Some(map.key)),
+        fixed(map.value.scalar()),
+    ) {
+        // Every entry has the same size.
+        let entry = usize_lit(2 + kw + vw);
+        return quote!(n += self.#ident.len() * (#key + ::vtproto::wire::len_delimited(#entry)););
+    }
+    let k_part = if map.full_entries {
+        quote!(1 + #k_size)
+    } else {
+        quote!((if #k_nonzero { 1 + #k_size } else { 0 }))
+    };
+    // Fixed-size keys and values of full entries are not looked at.
+    let bind = |name: TokenStream, width: Option<usize>| {
+        if map.full_entries && width.is_some() {
+            quote!(_)
+        } else {
+            name
+        }
+    };
+    let k_bind = bind(quote!(k), fixed(Some(map.key)));
+    let v_bind = bind(quote!(v), fixed(map.value.scalar()));
     quote! {
-        for (k, v) in &self.#ident {
-            let entry = (if #k_nonzero { 1 + #k_size } else { 0 }) + #v_part;
+        for (#k_bind, #v_bind) in &self.#ident {
+            let entry = #k_part + #v_part;
             n += #key + ::vtproto::wire::len_delimited(entry);
         }
     }

@@ -5,7 +5,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::{is_copy, nonzero};
-use crate::model::{Field, Label, MapField, MemberRef, Message, Oneof, ValueType};
+use crate::model::{Field, Label, MapField, MemberRef, Message, Oneof, Scalar, ValueType};
 
 /// One present value of a field, as the code inside its presence check sees it.
 pub(super) struct Value {
@@ -50,7 +50,10 @@ pub(super) fn singular(f: &Field, body: impl FnOnce(&Value) -> TokenStream) -> T
         Label::Implicit => {
             let s = f.value.scalar().expect("implicit presence is for scalars");
             let v = quote!(self.#ident);
-            let cond = nonzero(s, &v);
+            let cond = match s {
+                Scalar::Float | Scalar::Double if f.zero_by_bits => quote!(#v.to_bits() != 0),
+                _ => nonzero(s, &v),
+            };
             let body = body(&Value { v, place: true });
             quote!(if #cond { #body })
         }
@@ -85,15 +88,27 @@ pub(super) fn oneof(
     stmt: impl FnOnce(TokenStream) -> TokenStream,
     arm: impl Fn(&Field, &TokenStream) -> (bool, TokenStream),
 ) -> TokenStream {
+    let all: Vec<&Field> = o.fields.iter().collect();
+    oneof_part(o, &all, stmt, arm)
+}
+
+/// [`oneof`] for some of its members (`fields`): other members match no arm.
+pub(super) fn oneof_part(
+    o: &Oneof,
+    fields: &[&Field],
+    stmt: impl FnOnce(TokenStream) -> TokenStream,
+    arm: impl Fn(&Field, &TokenStream) -> (bool, TokenStream),
+) -> TokenStream {
     let ident = &o.ident;
     let path = o.enum_path.tokens();
-    let arms = o.fields.iter().map(|f| {
+    let arms = fields.iter().map(|f| {
         let variant = &f.ident;
         let (binds, body) = arm(f, &value_ref(&f.value));
         let bind = if binds { quote!(v) } else { quote!(_) };
         quote!(#path::#variant(#bind) => #body)
     });
-    let stmt = stmt(quote!(match o { #(#arms)* }));
+    let rest = (fields.len() < o.fields.len()).then(|| quote!(_ => {}));
+    let stmt = stmt(quote!(match o { #(#arms)* #rest }));
     quote! {
         if let ::core::option::Option::Some(o) = &self.#ident {
             #stmt

@@ -25,9 +25,13 @@ impl ::vtproto::Message for Candidate {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for (k, v) in self.meta_data.iter() {
-            w.put_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
-        }
+        ::vtproto::__private::for_each_entry(
+            &self.meta_data,
+            w,
+            |w, k, v| {
+                w.put_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
+            },
+        );
         if !self.id.is_empty() {
             w.put_string(&self.id);
             w.put_u8(10);

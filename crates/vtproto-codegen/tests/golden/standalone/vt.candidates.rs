@@ -27,16 +27,8 @@ impl ::vtproto::Message for Candidate {
             n += 1 + ::vtproto::wire::len_delimited(self.id.len());
         }
         for (k, v) in &self.meta_data {
-            let entry = (if !k.is_empty() {
-                1 + ::vtproto::wire::len_delimited(k.len())
-            } else {
-                0
-            })
-                + if !v.is_empty() {
-                    1 + ::vtproto::wire::len_delimited(v.len())
-                } else {
-                    0
-                };
+            let entry = 1 + ::vtproto::wire::len_delimited(k.len()) + 1
+                + ::vtproto::wire::len_delimited(v.len());
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         n += self.unknown_fields.encoded_len();
@@ -45,9 +37,19 @@ impl ::vtproto::Message for Candidate {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        for (k, v) in self.meta_data.iter() {
-            w.put_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
-        }
+        ::vtproto::__private::for_each_entry(
+            &self.meta_data,
+            w,
+            |w, k, v| {
+                let mark = w.written();
+                w.put_string(v);
+                w.put_u8(18);
+                w.put_string(k);
+                w.put_u8(10);
+                w.put_len(mark);
+                w.put_u8(18);
+            },
+        );
         if !self.id.is_empty() {
             w.put_string(&self.id);
             w.put_u8(10);

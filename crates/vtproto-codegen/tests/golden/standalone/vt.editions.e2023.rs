@@ -62,8 +62,8 @@ pub struct FieldOverrides {
     pub expanded_again: ::std::vec::Vec<u32>,
     pub delimited: ::core::option::Option<Leaf>,
     pub delimited_list: ::std::vec::Vec<Leaf>,
-    pub required: i32,
-    pub required_leaf: Leaf,
+    pub required: ::core::option::Option<i32>,
+    pub required_leaf: ::core::option::Option<Leaf>,
     pub unchecked: ::std::string::String,
     pub nested: ::core::option::Option<field_overrides::Nested>,
     pub choice: ::core::option::Option<field_overrides::Choice>,
@@ -84,6 +84,10 @@ impl FieldOverrides {
     /// Appends an enum value.
     pub fn push_packed_closed(&mut self, value: Closed) {
         self.packed_closed.push(value as i32);
+    }
+    /// `required`, or its default when not set.
+    pub fn required(&self) -> i32 {
+        self.required.unwrap_or(::core::default::Default::default())
     }
 }
 /// The enum `vt.editions.e2023.Closed`.
@@ -365,19 +369,21 @@ impl ::vtproto::Message for FileDefaults {
                 r.merge_packed(&mut self.expanded, 0, |r| r.read_int32())?;
             }
             32 => {
+                let mark = r.mark();
                 let v = r.read_int32()?;
                 if matches!(v, 0 | 1 | 5) {
                     self.closed = ::core::option::Option::Some(v);
                 } else {
-                    self.unknown_fields.push_varint(4, v as i64 as u64);
+                    self.unknown_fields.push_since(32, mark, r);
                 }
             }
             40 => {
+                let mark = r.mark();
                 let v = r.read_int32()?;
                 if matches!(v, 0 | 1 | 5) {
                     self.closed_list.push(v);
                 } else {
-                    self.unknown_fields.push_varint(5, v as i64 as u64);
+                    self.unknown_fields.push_since(40, mark, r);
                 }
             }
             42 => {
@@ -492,8 +498,12 @@ impl ::vtproto::Message for FieldOverrides {
         for v in &self.delimited_list {
             n += 2 + v.size();
         }
-        n += 1 + ::vtproto::wire::int32(self.required);
-        n += 1 + ::vtproto::wire::len_delimited(self.required_leaf.size());
+        if let ::core::option::Option::Some(v) = &self.required {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        if let ::core::option::Option::Some(v) = &self.required_leaf {
+            n += 1 + ::vtproto::wire::len_delimited(v.size());
+        }
         if !self.unchecked.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.unchecked.len());
         }
@@ -545,12 +555,16 @@ impl ::vtproto::Message for FieldOverrides {
             w.put_string(&self.unchecked);
             w.put_u8(82);
         }
-        let mark = w.written();
-        self.required_leaf.encode_reverse(w);
-        w.put_len(mark);
-        w.put_u8(74);
-        w.put_int32(self.required);
-        w.put_u8(64);
+        if let ::core::option::Option::Some(v) = &self.required_leaf {
+            let mark = w.written();
+            v.encode_reverse(w);
+            w.put_len(mark);
+            w.put_u8(74);
+        }
+        if let ::core::option::Option::Some(v) = &self.required {
+            w.put_int32(*v);
+            w.put_u8(64);
+        }
         for v in self.delimited_list.iter().rev() {
             w.put_u8(60);
             v.encode_reverse(w);
@@ -607,11 +621,12 @@ impl ::vtproto::Message for FieldOverrides {
                 r.merge_packed(&mut self.packed, 0, |r| r.read_sint64())?;
             }
             24 => {
+                let mark = r.mark();
                 let v = r.read_int32()?;
                 if matches!(v, 0 | 1 | 5) {
                     self.packed_closed.push(v);
                 } else {
-                    self.unknown_fields.push_varint(3, v as i64 as u64);
+                    self.unknown_fields.push_since(24, mark, r);
                 }
             }
             26 => {
@@ -643,10 +658,14 @@ impl ::vtproto::Message for FieldOverrides {
                 self.delimited_list.push(v);
             }
             64 => {
-                self.required = r.read_int32()?;
+                self.required = ::core::option::Option::Some(r.read_int32()?);
             }
             74 => {
-                r.merge_message(&mut self.required_leaf)?;
+                r.merge_message(
+                    self
+                        .required_leaf
+                        .get_or_insert_with(::core::default::Default::default),
+                )?;
             }
             82 => {
                 r.merge_string(&mut self.unchecked)?;
@@ -657,13 +676,14 @@ impl ::vtproto::Message for FieldOverrides {
                 )?;
             }
             88 => {
+                let mark = r.mark();
                 let v = r.read_int32()?;
                 if matches!(v, 0 | 1 | 5) {
                     self.choice = ::core::option::Option::Some(
                         field_overrides::Choice::ChoiceClosed(v),
                     );
                 } else {
-                    self.unknown_fields.push_varint(11, v as i64 as u64);
+                    self.unknown_fields.push_since(88, mark, r);
                 }
             }
             99 => {
@@ -707,8 +727,8 @@ impl ::vtproto::Message for FieldOverrides {
         self.expanded_again.clear();
         let mut spare_6 = self.delimited.take();
         let mut count_7 = 0usize;
-        self.required = ::core::default::Default::default();
-        let mut seen_9 = false;
+        self.required = ::core::option::Option::None;
+        let mut spare_9 = self.required_leaf.take();
         self.unchecked.clear();
         let mut spare_14 = self.nested.take();
         while !r.is_empty() {
@@ -741,11 +761,18 @@ impl ::vtproto::Message for FieldOverrides {
                         count_7 += 1;
                     }
                     74 => {
-                        if seen_9 {
-                            r.merge_message(&mut self.required_leaf)?;
-                        } else {
-                            seen_9 = true;
-                            r.replace_message(&mut self.required_leaf)?;
+                        match &mut self.required_leaf {
+                            ::core::option::Option::Some(v) => {
+                                r.merge_message(v)?;
+                            }
+                            ::core::option::Option::None => {
+                                let mut owned = spare_9.take().unwrap_or_default();
+                                {
+                                    let v = &mut owned;
+                                    r.replace_message(v)?;
+                                }
+                                self.required_leaf = ::core::option::Option::Some(owned);
+                            }
                         }
                     }
                     114 => {
@@ -778,9 +805,6 @@ impl ::vtproto::Message for FieldOverrides {
             }
         }
         self.delimited_list.truncate(count_7);
-        if !seen_9 {
-            self.required_leaf = ::core::default::Default::default();
-        }
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {

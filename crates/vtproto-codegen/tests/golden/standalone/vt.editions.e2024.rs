@@ -219,19 +219,15 @@ impl ::vtproto::Message for Item {
                     );
         }
         for (k, v) in &self.by_id {
-            let entry = (if *k != 0 { 1 + ::vtproto::wire::int32(*k) } else { 0 })
-                + {
-                    let s = ::vtproto::__private::size_out_of_line(v);
-                    if s != 0 { 1 + ::vtproto::wire::len_delimited(s) } else { 0 }
-                };
+            let entry = 1 + ::vtproto::wire::int32(*k) + 1
+                + ::vtproto::wire::len_delimited(
+                    ::vtproto::__private::size_out_of_line(v),
+                );
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         for (k, v) in &self.closed_by_name {
-            let entry = (if !k.is_empty() {
-                1 + ::vtproto::wire::len_delimited(k.len())
-            } else {
-                0
-            }) + if *v != 0 { 1 + ::vtproto::wire::int32(*v) } else { 0 };
+            let entry = 1 + ::vtproto::wire::len_delimited(k.len()) + 1
+                + ::vtproto::wire::int32(*v);
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         n += self.unknown_fields.encoded_len();
@@ -240,34 +236,34 @@ impl ::vtproto::Message for Item {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        for (k, v) in self.closed_by_name.iter() {
-            let mark = w.written();
-            if *v != 0 {
+        ::vtproto::__private::for_each_entry(
+            &self.closed_by_name,
+            w,
+            |w, k, v| {
+                let mark = w.written();
                 w.put_int32(*v);
                 w.put_u8(16);
-            }
-            if !k.is_empty() {
                 w.put_string(k);
                 w.put_u8(10);
-            }
-            w.put_len(mark);
-            w.put_u8(82);
-        }
-        for (k, v) in self.by_id.iter() {
-            let mark = w.written();
-            let value_mark = w.written();
-            ::vtproto::__private::encode_out_of_line(v, w);
-            if w.written() != value_mark {
+                w.put_len(mark);
+                w.put_u8(82);
+            },
+        );
+        ::vtproto::__private::for_each_entry(
+            &self.by_id,
+            w,
+            |w, k, v| {
+                let mark = w.written();
+                let value_mark = w.written();
+                ::vtproto::__private::encode_out_of_line(v, w);
                 w.put_len(value_mark);
                 w.put_u8(18);
-            }
-            if *k != 0 {
                 w.put_int32(*k);
                 w.put_u8(8);
-            }
-            w.put_len(mark);
-            w.put_u8(74);
-        }
+                w.put_len(mark);
+                w.put_u8(74);
+            },
+        );
         if let ::core::option::Option::Some(v) = &self.prefixed_child {
             let mark = w.written();
             ::vtproto::__private::encode_out_of_line(v, w);
@@ -327,11 +323,12 @@ impl ::vtproto::Message for Item {
                 self.kind = ::core::option::Option::Some(r.read_int32()?);
             }
             32 => {
+                let mark = r.mark();
                 let v = r.read_int32()?;
                 if matches!(v, 0 | 1 | 2) {
                     self.closed = ::core::option::Option::Some(v);
                 } else {
-                    self.unknown_fields.push_varint(4, v as i64 as u64);
+                    self.unknown_fields.push_since(32, mark, r);
                 }
             }
             40 => {
@@ -379,7 +376,7 @@ impl ::vtproto::Message for Item {
                 self.by_id.insert(k, v);
             }
             82 => {
-                let entry = r.rest();
+                let mark = r.mark();
                 if self.closed_by_name.is_empty() {
                     self.closed_by_name.reserve(r.count_ahead(82, 256));
                 }
@@ -402,8 +399,7 @@ impl ::vtproto::Message for Item {
                 if matches!(v, 0 | 1 | 2) {
                     self.closed_by_name.insert(k, v);
                 } else {
-                    let used = entry.len() - r.remaining();
-                    self.unknown_fields.push_raw(82, &entry[..used]);
+                    self.unknown_fields.push_since(82, mark, r);
                 }
             }
             _ => self.unknown_fields.merge_field(key, r)?,

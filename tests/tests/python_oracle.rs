@@ -1,0 +1,251 @@
+//! Python protobuf (PyPI `protobuf`) as the oracle of `mode=standalone`: random messages of the
+//! editions 2023/2024 test protos and of the project's proto2/proto3 protos (maps, closed enums,
+//! groups, extensions, unknown fields) are decoded by our structs and re-encoded with
+//! `encode_deterministic_to_vec`; Python parses the same input and serializes it with
+//! `deterministic=True`. The bytes must be equal, and where Python refuses an input we must too.
+//!
+//! Two backends answer: upb (the default one) for every message without maps, and the
+//! pure-Python one for messages with maps. upb's `deterministic=True` does not put map entries
+//! in key order (protobuf 7.36.2: int32 keys inserted as 5, -1, 0, 3 come out -1, 5, 3, 0, an
+//! order of its own), the pure-Python implementation does, as the C++ one does. Pure Python has
+//! quirks of its own, so messages with maps are generated without overlong keys (it takes a
+//! known field behind one for an unknown field), and for those with closed enums (whose
+//! unknown numbers it keeps in a map, where upb and C++ keep the entry among unknown fields)
+//! the check is that upb reads the same value from our encoding as from the input.
+//!
+//! Needs a Python with `protobuf` installed, named by `VT_PYTHON` (`scripts/test.sh` makes one
+//! in `target/py`); without it the test says so and passes, unless `VT_REQUIRE_PYTHON=1`.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use support::{Rng, Schema};
+use vtproto::Message;
+
+type Reencode = fn(&[u8]) -> Result<Vec<u8>, vtproto::DecodeError>;
+
+fn reencode<S: Message>(bytes: &[u8]) -> Result<Vec<u8>, vtproto::DecodeError> {
+    Ok(S::decode(bytes)?.encode_deterministic_to_vec())
+}
+
+macro_rules! pairs {
+    ($($name:literal => $($seg:ident)::+,)*) => {
+        pub fn all() -> Vec<(&'static str, super::Reencode)> {
+            vec![$(($name, super::reencode::<Standalone::$($seg)::+> as super::Reencode)),*]
+        }
+    };
+}
+
+mod own {
+    #[allow(unused_imports)]
+    use vt_tests::own_standalone as Standalone;
+    include!(concat!(env!("OUT_DIR"), "/own-standalone/_registry.rs"));
+}
+
+mod editions {
+    #[allow(unused_imports)]
+    use vt_tests::editions as Standalone;
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/editions-standalone/_registry.rs"
+    ));
+}
+
+/// The upb oracle process, over `scripts/python-oracle.py`.
+struct Oracle {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    output: BufReader<std::process::ChildStdout>,
+}
+
+impl Oracle {
+    fn start(python: &str, implementation: &str) -> Oracle {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let out =
+            std::env::temp_dir().join(format!("vt-py-{}-{implementation}", std::process::id()));
+        std::fs::create_dir_all(&out).unwrap();
+        let protos = [
+            "test/editions/e2023.proto",
+            "test/editions/e2024.proto",
+            "test/all_types_proto3.proto",
+            "test/all_types_proto2.proto",
+            "test/imported.proto",
+            "test/nasty_names.proto",
+            "candidates.proto",
+            "event.proto",
+            "deep.proto",
+        ];
+        let status = Command::new(protoc_bin_vendored::protoc_bin_path().unwrap())
+            .arg("-I")
+            .arg(root.join("proto"))
+            .arg("-I")
+            .arg(protoc_bin_vendored::include_path().unwrap())
+            .arg(format!("--python_out={}", out.display()))
+            .args(protos)
+            .status()
+            .unwrap();
+        assert!(status.success(), "protoc --python_out failed");
+        // Packages, not namespace packages: Python's own `test` package would win otherwise.
+        for dir in ["test", "test/editions"] {
+            std::fs::write(out.join(dir).join("__init__.py"), "").unwrap();
+        }
+        let mut child = Command::new(python)
+            .env("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", implementation)
+            .arg(root.join("scripts/python-oracle.py"))
+            .arg(&out)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let mut output = BufReader::new(child.stdout.take().unwrap());
+        let mut ready = String::new();
+        output.read_line(&mut ready).unwrap();
+        assert_eq!(ready.trim(), format!("READY {implementation}"));
+        Oracle {
+            child,
+            input,
+            output,
+        }
+    }
+
+    /// upb's deterministic re-encoding of `bytes` as `name`, or `None` if it refuses them.
+    fn reencode(&mut self, name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        writeln!(self.input, "{name} {hex}").unwrap();
+        let mut line = String::new();
+        self.output.read_line(&mut line).unwrap();
+        let line = line.trim();
+        assert!(!line.starts_with("FAIL"), "the oracle failed: {line}");
+        if line.starts_with("ERROR") {
+            return None;
+        }
+        Some(
+            (0..line.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&line[i..i + 2], 16).unwrap())
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Oracle {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+fn python() -> Option<String> {
+    match std::env::var("VT_PYTHON") {
+        Ok(p) => Some(p),
+        Err(_) if std::env::var_os("VT_REQUIRE_PYTHON").is_some_and(|v| v == "1") => {
+            panic!("VT_REQUIRE_PYTHON=1 but VT_PYTHON is not set")
+        }
+        Err(_) => {
+            eprintln!("skipped: set VT_PYTHON to a Python with `protobuf` (scripts/test.sh does)");
+            None
+        }
+    }
+}
+
+/// The two oracles: upb, and pure Python for messages with maps.
+struct Oracles {
+    upb: Oracle,
+    python: Oracle,
+}
+
+fn compare(
+    oracles: &mut Oracles,
+    schema: &Schema,
+    types: &[(&'static str, Reencode)],
+    seeds: u64,
+) -> usize {
+    let mut compared = 0;
+    for seed in 0..seeds {
+        for (name, reencode) in types {
+            let mut rng = Rng::new(seed * 7919 + compared as u64);
+            let maps = schema.has_map(name);
+            // Pure Python takes a known field with an overlong key for an unknown one.
+            support::set_overlong_keys(!maps);
+            let bytes = schema.random_message(name, &mut rng);
+            support::set_overlong_keys(true);
+            let upb = oracles.upb.reencode(name, &bytes);
+            let theirs = match (maps, reencode(&bytes)) {
+                // Pure Python keeps a closed enum's unknown number in a map (upb and C++ keep
+                // the entry among unknown fields): the same value, then, through upb.
+                (true, Ok(ours)) if schema.has_closed_enum(name) => {
+                    let same = oracles.upb.reencode(name, &ours);
+                    assert_eq!(
+                        same, upb,
+                        "{name} seed {seed}: upb reads another value from our encoding of {bytes:02x?}"
+                    );
+                    compared += 1;
+                    continue;
+                }
+                (true, _) => {
+                    let python = oracles.python.reencode(name, &bytes);
+                    assert_eq!(
+                        upb.is_some(),
+                        python.is_some(),
+                        "{name} seed {seed}: upb and pure Python disagree on {bytes:02x?}"
+                    );
+                    python
+                }
+                (false, _) => upb,
+            };
+            match (reencode(&bytes), theirs) {
+                (Ok(ours), Some(theirs)) => {
+                    if ours != theirs {
+                        if let Some(dir) = std::env::var_os("VT_ORACLE_DUMP") {
+                            let dir = PathBuf::from(dir);
+                            std::fs::write(dir.join("ours.bin"), &ours).unwrap();
+                            std::fs::write(dir.join("theirs.bin"), &theirs).unwrap();
+                            std::fs::write(dir.join("input.bin"), &bytes).unwrap();
+                        }
+                        let at = ours.iter().zip(&theirs).take_while(|(a, b)| a == b).count();
+                        let from = at.saturating_sub(16);
+                        panic!(
+                            "{name} seed {seed}: our deterministic encoding differs from \
+                             Python's at byte {at}:\n ours {:02x?}\n them {:02x?}\ninput {bytes:02x?}",
+                            &ours[from..(at + 24).min(ours.len())],
+                            &theirs[from..(at + 24).min(theirs.len())],
+                        );
+                    }
+                    compared += 1;
+                }
+                (Err(_), None) => {}
+                (Ok(_), None) => {
+                    panic!("{name} seed {seed}: Python refuses what we accept: {bytes:02x?}")
+                }
+                (Err(e), Some(_)) => {
+                    panic!("{name} seed {seed}: we refuse what Python accepts ({e}): {bytes:02x?}")
+                }
+            }
+        }
+    }
+    compared
+}
+
+#[test]
+fn standalone_encodings_equal_upbs() {
+    let Some(python) = python() else { return };
+    let mut oracles = Oracles {
+        upb: Oracle::start(&python, "upb"),
+        python: Oracle::start(&python, "python"),
+    };
+    let editions_schema = Schema::new(vt_tests::EDITIONS_DESCRIPTORS);
+    let n = compare(&mut oracles, &editions_schema, &editions::all(), 400);
+    let own_schema = Schema::new(vt_tests::OWN_DESCRIPTORS);
+    let own: Vec<_> = own::all()
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("vt."))
+        .collect();
+    let m = compare(&mut oracles, &own_schema, &own, 60);
+    assert!(
+        n > 2000 && m > 2000,
+        "compared {n} editions and {m} proto2/proto3 messages"
+    );
+}
