@@ -27,8 +27,11 @@ use vtproto::Message;
 
 type Reencode = fn(&[u8]) -> Result<Vec<u8>, vtproto::DecodeError>;
 
+/// Decodes without the required-field check (as Python's `MergeFromString`), re-encodes.
 fn reencode<S: Message>(bytes: &[u8]) -> Result<Vec<u8>, vtproto::DecodeError> {
-    Ok(S::decode(bytes)?.encode_deterministic_to_vec())
+    let mut s = S::default();
+    s.merge(&mut vtproto::Reader::new(bytes))?;
+    Ok(s.encode_deterministic_to_vec())
 }
 
 macro_rules! pairs {

@@ -28,11 +28,20 @@ where
     let bytes = schema.random_message(name, &mut rng);
     let p = P::decode(&bytes)
         .unwrap_or_else(|e| panic!("{name} seed {seed}: prost mode rejects a valid input: {e}"));
-    let s = S::decode(&bytes)
+    // Random inputs may lack required fields, which only mode=standalone can tell: compare
+    // what was read, and check that `decode` refuses exactly those.
+    let s = partial::<S>(&bytes)
         .unwrap_or_else(|e| panic!("{name} seed {seed}: standalone rejects a valid input: {e}"));
+    match S::decode(&bytes) {
+        Ok(decoded) => assert_eq!(decoded, s, "{name} seed {seed}"),
+        Err(e) => assert!(
+            missing_required(&e) && s.check_initialized().is_err(),
+            "{name} seed {seed}: {e}"
+        ),
+    }
     let encoded = s.encode_to_vec();
     assert_eq!(encoded.len(), s.size(), "{name} seed {seed}: size");
-    let again = S::decode(&encoded).expect("standalone decodes its own encoding");
+    let again = partial::<S>(&encoded).expect("standalone decodes its own encoding");
     assert!(
         again == s || same_but_nan(&again, &s),
         "{name} seed {seed}: the standalone encoding decodes to another value"
@@ -54,6 +63,7 @@ where
         match (&ps, &ss) {
             (Ok(_), Ok(_)) | (Err(_), Err(_)) => {}
             (Err(e), Ok(_)) if mismatch(e) => {}
+            (Ok(_), Err(e)) if missing_required(e) => {}
             _ => panic!(
                 "{name} seed {seed}: prost mode {} but standalone {} on {bad:02x?}",
                 verdict(&ps),
@@ -74,6 +84,17 @@ where
             ),
         }
     }
+}
+
+/// Decodes without checking required fields (`merge` alone).
+fn partial<S: Message>(bytes: &[u8]) -> Result<S, vtproto::DecodeError> {
+    let mut s = S::default();
+    s.merge(&mut vtproto::Reader::new(bytes))?;
+    Ok(s)
+}
+
+fn missing_required(e: &vtproto::DecodeError) -> bool {
+    matches!(e.kind(), DecodeErrorKind::MissingRequired { .. })
 }
 
 /// Whether the error is a known field number with another wire type (somewhere inside).
@@ -275,4 +296,43 @@ fn deterministic_encoding_in_both_modes() {
         sb,
         "a HashMap of 200 keys iterating in key order"
     );
+}
+
+/// A decoded message must have its required fields (and so must the messages in it), as the
+/// spec asks and `protoc --encode` would insist; mode=prost can't tell, as prost can't.
+#[test]
+fn missing_required_fields_are_refused() {
+    use vt_tests::own_standalone::vt::test::proto2::{required, Extendable, Required};
+    let err = Required::decode(&[]).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        &DecodeErrorKind::MissingRequired {
+            message: "vt.test.proto2.Required",
+            field: "r_int32"
+        }
+    );
+    let full = Required {
+        r_int32: Some(0),
+        r_string: Some(String::new()),
+        r_level: Some(1),
+        r_bytes: Some(Vec::new()),
+        r_double: Some(1.5),
+        r_nested: Some(required::Nested::default()),
+        ..Required::default()
+    };
+    let bytes = full.encode_to_vec();
+    assert_eq!(Required::decode(&bytes).unwrap(), full);
+    // Set to defaults they are still written, and so present.
+    assert_eq!(full.r_double(), 1.5);
+    let mut without_nested = full.clone();
+    without_nested.r_nested = None;
+    let err = Required::decode(&without_nested.encode_to_vec()).unwrap_err();
+    assert!(err.to_string().contains("Required.r_nested"), "{err}");
+    let mut reused = full.clone();
+    assert!(reused.decode_into(&without_nested.encode_to_vec()).is_err());
+    // mode=prost reads the same bytes without complaint.
+    type P = vt_tests::own::vt::test::proto2::Required;
+    assert!(P::decode(&without_nested.encode_to_vec()).is_ok());
+    // A message without required fields at any depth has nothing to check.
+    assert!(Extendable::decode(&[]).is_ok());
 }

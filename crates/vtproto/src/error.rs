@@ -29,6 +29,14 @@ pub enum DecodeErrorKind {
     InvalidUtf8,
     /// An end-group key without a matching start, or with another field number.
     UnexpectedEndGroup(u32),
+    /// A required field (proto2 `required`, editions `LEGACY_REQUIRED`) is missing from a
+    /// decoded message (`mode=standalone`, as the spec asks).
+    MissingRequired {
+        /// The message's full name.
+        message: &'static str,
+        /// The field's name.
+        field: &'static str,
+    },
     /// An `Any` holds another type than the one asked for.
     UnexpectedTypeUrl {
         /// The type URL of the type asked for.
@@ -97,6 +105,9 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::InvalidUtf8 => f.write_str("string field is not valid UTF-8"),
             DecodeErrorKind::UnexpectedEndGroup(n) => {
                 write!(f, "unexpected end-group key for field {n}")
+            }
+            DecodeErrorKind::MissingRequired { message, field } => {
+                write!(f, "required field {message}.{field} is missing")
             }
             DecodeErrorKind::UnexpectedTypeUrl { expected, found } => {
                 write!(f, "Any holds `{found}`, not `{expected}`")

@@ -32,6 +32,10 @@ impl<M: Message> Message for Box<M> {
     fn merge_replace(&mut self, r: &mut Reader<'_>) -> Result<(), DecodeError> {
         (**self).merge_replace(r)
     }
+    #[inline]
+    fn check_initialized(&self) -> Result<(), DecodeError> {
+        (**self).check_initialized()
+    }
     fn field_name(number: u32) -> &'static str {
         M::field_name(number)
     }

@@ -88,6 +88,13 @@ pub mod __private {
         }
     }
 
+    /// The error for a missing required field.
+    #[cold]
+    #[inline(never)]
+    pub fn missing_required(message: &'static str, field: &'static str) -> crate::DecodeError {
+        crate::DecodeError::new(crate::DecodeErrorKind::MissingRequired { message, field })
+    }
+
     /// `m.encode_reverse(w)`, never inlined; see [`size_out_of_line`].
     #[inline(never)]
     pub fn encode_out_of_line<M: crate::Message>(m: &M, w: &mut crate::ReverseWriter<'_>) {

@@ -39,6 +39,14 @@ pub trait Message: Default {
     /// Merges one field whose key was just read from `r`.
     fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError>;
 
+    /// Checks that the message and the messages in it have their required fields; the decode
+    /// entry points call it. Generated in `mode=standalone` for messages that can miss one; a
+    /// no-op otherwise (prost's structs can't tell a missing required field from a default).
+    #[inline]
+    fn check_initialized(&self) -> Result<(), DecodeError> {
+        Ok(())
+    }
+
     /// The name of field `number`, for error messages.
     fn field_name(number: u32) -> &'static str {
         let _ = number;
@@ -79,13 +87,15 @@ pub trait Message: Default {
     /// again or reset it.
     #[inline]
     fn decode_into(&mut self, buf: &[u8]) -> Result<(), DecodeError> {
-        self.merge_replace(&mut Reader::new(buf))
+        self.merge_replace(&mut Reader::new(buf))?;
+        self.check_initialized()
     }
 
     /// Merges an encoded message from `buf` into `self`.
     #[inline]
     fn merge_from_slice(&mut self, buf: &[u8]) -> Result<(), DecodeError> {
-        self.merge(&mut Reader::new(buf))
+        self.merge(&mut Reader::new(buf))?;
+        self.check_initialized()
     }
 
     /// Decodes a message from `buf`.
@@ -93,6 +103,7 @@ pub trait Message: Default {
     fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
         let mut msg = Self::default();
         msg.merge(&mut Reader::new(buf))?;
+        msg.check_initialized()?;
         Ok(msg)
     }
 
@@ -101,6 +112,7 @@ pub trait Message: Default {
     fn decode_bytes(bytes: &Bytes) -> Result<Self, DecodeError> {
         let mut msg = Self::default();
         msg.merge(&mut Reader::from_bytes(bytes))?;
+        msg.check_initialized()?;
         Ok(msg)
     }
 
@@ -109,6 +121,7 @@ pub trait Message: Default {
     fn decode_length_delimited(buf: &mut &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(buf);
         let msg = r.read_message::<Self>()?;
+        msg.check_initialized()?;
         *buf = r.take_rest();
         Ok(msg)
     }

@@ -360,6 +360,9 @@ impl FileCx<'_> {
                 label => label,
             }
         };
+        let check_nested = self.options.mode == Mode::Standalone
+            && value.message().is_some()
+            && self.index.has_required(f.type_name());
         Ok(Field {
             name: f.name().to_string(),
             json_name: f.json_name.clone().unwrap_or_else(|| json_name(f.name())),
@@ -382,6 +385,8 @@ impl FileCx<'_> {
                 && (features.utf8_validation || self.options.mode == Mode::Prost),
             default: self.default_value(f).map_err(err)?,
             zero_by_bits: self.options.mode == Mode::Standalone,
+            required: self.options.mode == Mode::Standalone && super::index::is_required(f),
+            check_nested,
             deprecated: f.options.as_ref().is_some_and(|o| o.deprecated()),
         })
     }

@@ -152,6 +152,14 @@ impl<'a> TypeIndex<'a> {
         })
     }
 
+    /// Whether a value of message type `type_name` can miss a required field: it, or a message
+    /// it can contain, declares one (proto2 `required`, editions `LEGACY_REQUIRED`).
+    pub(super) fn has_required(&self, type_name: &str) -> bool {
+        self.any_reachable(type_name, &mut Vec::new(), &|_, m| {
+            m.is_some_and(|m| m.field.iter().any(is_required))
+        })
+    }
+
     /// Whether a value of message type `from` can contain a `target`: `from` is `target` or
     /// has a message field (map values included) of a type that can.
     pub(super) fn reaches(&self, from: &str, target: &str) -> bool {
@@ -236,6 +244,13 @@ impl Scope<'_> {
             rust_path: self.path.join(to_upper_camel(name)),
         }
     }
+}
+
+/// A proto2 `required` field, or one whose own features say `LEGACY_REQUIRED` (a file can't).
+pub(super) fn is_required(f: &crate::descriptor::FieldDescriptorProto) -> bool {
+    f.label() == PbLabel::Required
+        || overrides(f.options.as_ref().and_then(|o| o.features.as_ref())).field_presence
+            == Some(super::features::FieldPresence::LegacyRequired)
 }
 
 fn unresolved(type_name: &str) -> TypeRef {

@@ -228,6 +228,12 @@ pub struct Field {
     /// proto2's `[default = ..]`, parsed; for a `required` enum without one, its first value
     /// (as prost's `Default` sets it). `None` for the type's zero.
     pub default: Option<DefaultValue>,
+    /// `mode=standalone`: a required field (stored with presence), which a decoded message
+    /// must have.
+    pub required: bool,
+    /// `mode=standalone`: a message value that can miss a required field, checked after
+    /// decoding.
+    pub check_nested: bool,
     /// An implicit-presence `float` or `double` is written unless its bits are all zero, so
     /// `-0.0` is written, as C++ and upb do (`mode=standalone`); prost compares with `0.0`.
     pub zero_by_bits: bool,

@@ -44,6 +44,7 @@ fn message_impl(m: &Message) -> TokenStream {
     let deprecated = m.all_fields().any(|(_, f)| f.deprecated);
     let allow = deprecated.then(|| quote!(#[allow(deprecated)]));
     let cheap = m.size_walk_is_cheap.then(|| size_walk_is_cheap_fn(m));
+    let check = check_initialized_fn(m);
     quote! {
         #allow
         impl ::vtproto::Message for #path {
@@ -53,7 +54,64 @@ fn message_impl(m: &Message) -> TokenStream {
             #encode
             #merge
             #replace
+            #check
             #names
+        }
+    }
+}
+
+/// `check_initialized` (`mode=standalone`): each required field is set, and each message value
+/// that can miss one is checked in turn. Nothing for messages that can't miss one.
+fn check_initialized_fn(m: &Message) -> TokenStream {
+    if !m.all_fields().any(|(_, f)| f.required || f.check_nested) {
+        return TokenStream::new();
+    }
+    let check = quote!(::vtproto::Message::check_initialized(v)?;);
+    let fields = m.fields.iter().map(|f| {
+        let ident = &f.ident;
+        let name = &f.name;
+        let missing = f.required.then(|| {
+            quote! {
+                if self.#ident.is_none() {
+                    return ::core::result::Result::Err(::vtproto::__private::missing_required(
+                        <Self as ::vtproto::Message>::NAME, #name,
+                    ));
+                }
+            }
+        });
+        let nested = f.check_nested.then(|| match &f.label {
+            Label::Repeated { .. } => quote!(for v in &self.#ident { #check }),
+            Label::Map(_) => quote!(for v in self.#ident.values() { #check }),
+            Label::Implicit | Label::Required => quote!({ let v = &self.#ident; #check }),
+            Label::Optional => {
+                quote!(if let ::core::option::Option::Some(v) = &self.#ident { #check })
+            }
+        });
+        quote!(#missing #nested)
+    });
+    let oneofs = m
+        .oneofs
+        .iter()
+        .filter(|o| o.fields.iter().any(|f| f.check_nested))
+        .map(|o| {
+            let ident = &o.ident;
+            let path = o.enum_path.tokens();
+            let arms = o.fields.iter().filter(|f| f.check_nested).map(|f| {
+                let variant = &f.ident;
+                quote!(::core::option::Option::Some(#path::#variant(v)) => { #check })
+            });
+            quote! {
+                match &self.#ident {
+                    #(#arms)*
+                    _ => {}
+                }
+            }
+        });
+    quote! {
+        fn check_initialized(&self) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+            #(#fields)*
+            #(#oneofs)*
+            ::core::result::Result::Ok(())
         }
     }
 }

@@ -807,6 +807,25 @@ impl ::vtproto::Message for FieldOverrides {
         self.delimited_list.truncate(count_7);
         ::core::result::Result::Ok(())
     }
+    fn check_initialized(&self) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        if self.required.is_none() {
+            return ::core::result::Result::Err(
+                ::vtproto::__private::missing_required(
+                    <Self as ::vtproto::Message>::NAME,
+                    "required",
+                ),
+            );
+        }
+        if self.required_leaf.is_none() {
+            return ::core::result::Result::Err(
+                ::vtproto::__private::missing_required(
+                    <Self as ::vtproto::Message>::NAME,
+                    "required_leaf",
+                ),
+            );
+        }
+        ::core::result::Result::Ok(())
+    }
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "explicit_int",
