@@ -134,8 +134,9 @@ fn suite(
 }
 
 /// Runs rust-vt in `mode=standalone` on `files` into `OUT_DIR/<name>-standalone/`, with an
-/// include file `_includes.rs` and `_registry.rs`: `pairs! { "full.Name" => path::Type, ... }`,
-/// the same path naming the prost-mode type in `<name>` and ours in `<name>-standalone`.
+/// include file `_includes.rs` and `_registry.rs`: `pairs! { "full.Name" => path::Type,
+/// path::TypeView, ... }`, the same path naming the prost-mode type in `<name>` and ours in
+/// `<name>-standalone`.
 fn standalone_suite(
     out: &Path,
     name: &str,
@@ -150,6 +151,7 @@ fn standalone_suite(
     config
         .mode(vtproto_build::Mode::Standalone)
         .out_dir(&dir)
+        .views(["."])
         .protoc(protoc)
         .include_file("_includes.rs");
     configure(&mut config);
@@ -170,7 +172,20 @@ fn standalone_suite(
                 .chain(&m.rust_path.segments)
                 .map(String::as_str)
                 .collect();
-            registry.push_str(&format!("    {:?} => {},\n", m.full_name, path.join("::")));
+            let view = vtproto_codegen::view_path(&m.rust_path);
+            let view: Vec<&str> = p
+                .module
+                .segments
+                .iter()
+                .chain(&view.segments)
+                .map(String::as_str)
+                .collect();
+            registry.push_str(&format!(
+                "    {:?} => {}, {},\n",
+                m.full_name,
+                path.join("::"),
+                view.join("::")
+            ));
         }
     }
     registry.push_str("}\n");

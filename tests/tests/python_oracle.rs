@@ -35,7 +35,7 @@ fn reencode<S: Message>(bytes: &[u8]) -> Result<Vec<u8>, vtproto::DecodeError> {
 }
 
 macro_rules! pairs {
-    ($($name:literal => $($seg:ident)::+,)*) => {
+    ($($name:literal => $($seg:ident)::+, $($view:ident)::+,)*) => {
         pub fn all() -> Vec<(&'static str, super::Reencode)> {
             vec![$(($name, super::reencode::<Standalone::$($seg)::+> as super::Reencode)),*]
         }

@@ -1,4 +1,5 @@
-//! `mode=standalone` against `mode=prost` (itself checked against prost in `differential.rs`):
+//! `mode=standalone` against `mode=prost` (itself checked against prost in `differential.rs`),
+//! views of our structs included:
 //! our own structs and prost-build's, generated from the same protos, on the same random
 //! inputs (known and unknown fields, packed and unpacked, out of order, repeated, corrupted).
 //!
@@ -19,7 +20,10 @@ use vtproto::{DecodeErrorKind, Message};
 
 type Check = fn(&Schema, &str, u64);
 
-fn check<P, S>(schema: &Schema, name: &str, seed: u64)
+/// Decodes as the type's view and encodes its owned message (views skip unknown fields).
+type ViewReencode = fn(&[u8]) -> Result<Vec<u8>, vtproto::DecodeError>;
+
+fn check<P, S>(schema: &Schema, name: &str, seed: u64, view: ViewReencode)
 where
     P: Message + PartialEq + Debug,
     S: Message + PartialEq + Debug,
@@ -54,6 +58,15 @@ where
             "{name} seed {seed}: values differ\n{back:?}\n{p_again:?}"
         );
     }
+
+    // The view reads what prost mode reads (it skips unknown fields and keeps any enum number).
+    let from_view = view(&bytes)
+        .unwrap_or_else(|e| panic!("{name} seed {seed}: the view rejects a valid input: {e}"));
+    let p_view = P::decode(&from_view).expect("prost mode decodes the view's owned message");
+    assert!(
+        p_view == p || same_but_nan(&p_view, &p),
+        "{name} seed {seed}: the view's owned message differs"
+    );
 
     let mut reused = S::default();
     for i in 0..8 {
@@ -115,11 +128,23 @@ fn verdict<T, E: Debug>(r: &Result<T, E>) -> String {
 }
 
 macro_rules! pairs {
-    ($($name:literal => $($seg:ident)::+,)*) => {
+    ($($name:literal => $($seg:ident)::+, $($view:ident)::+,)*) => {
         pub fn all() -> Vec<(&'static str, super::Check)> {
             vec![$((
                 $name,
-                super::check::<Prost::$($seg)::+, Standalone::$($seg)::+> as super::Check,
+                (|schema: &super::Schema, name: &str, seed: u64| {
+                    super::check::<Prost::$($seg)::+, Standalone::$($seg)::+>(
+                        schema,
+                        name,
+                        seed,
+                        |bytes| {
+                            let view: Standalone::$($view)::+ =
+                                vtproto::MessageView::decode_view(bytes)?;
+                            let owned = vtproto::MessageView::to_owned_message(&view);
+                            Ok(vtproto::Message::encode_to_vec(&owned))
+                        },
+                    )
+                }) as super::Check,
             )),*]
         }
     };

@@ -23,11 +23,17 @@ pub(super) fn to_owned_fn(m: &Message, view: &Message) -> TokenStream {
         });
         quote!(#ident: self.#ident.as_ref().map(|o| match o { #(#arms)* }),)
     });
+    // Views skip unknown fields: the owned message gets none.
+    let unknown = m
+        .unknown_fields
+        .as_ref()
+        .map(|u| quote!(#u: ::vtproto::UnknownFields::new(),));
     quote! {
         fn to_owned_message(&self) -> #owned {
             #owned {
                 #(#fields)*
                 #(#oneofs)*
+                #unknown
             }
         }
     }
