@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `buf generate` end to end: installs buf (npm @bufbuild/buf) and protoc-gen-prost (crates.io)
-# into target/tools, runs buf.gen.yaml with the local plugins into a temporary directory, and
-# compiles and runs a small crate that includes the result.
+# into target/tools, runs buf.gen.yaml (protoc-gen-prost and ours, mode=prost) and
+# buf.gen.standalone.yaml (ours alone, mode=standalone) with the local plugins into a temporary
+# directory, and compiles and runs a small crate that includes both results.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -21,6 +22,9 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 PATH="$root/target/debug:$tools/bin:$PATH" "$buf" generate --template buf.gen.yaml -o "$out"
 ls "$out/gen"
+mkdir -p "$out/standalone"
+PATH="$root/target/debug:$PATH" "$buf" generate --template buf.gen.standalone.yaml -o "$out/standalone"
+ls "$out/standalone/gen"
 
 # A crate that compiles the generated tree and round-trips a message through both libraries.
 check=$out/check
@@ -56,8 +60,19 @@ mod gen {
         }
     }
 }
+/// mode=standalone: our own structs, every package through the generated mod.rs.
+mod standalone {
+    include!("$out/standalone/gen/mod.rs");
+}
 use gen::vt::candidates::{Candidate, CandidatesResponse};
 fn main() {
+    // Our own structs read what prost's wrote, and keep what they don't know.
+    let mut item = standalone::vt::editions::e2024::Item { id: Some(7), ..Default::default() };
+    item.set_kind(standalone::vt::editions::e2024::Kind::B);
+    let bytes = vtproto::Message::encode_to_vec(&item);
+    assert_eq!(<standalone::vt::editions::e2024::Item as vtproto::Message>::decode(&bytes).unwrap(), item);
+    let unknown = <standalone::vt::test::common::Money as vtproto::Message>::decode(&bytes).unwrap();
+    assert_eq!(vtproto::Message::encode_to_vec(&unknown), bytes);
     let mut c = Candidate { id: "x".into(), ..Default::default() };
     c.meta_data.insert("rank".into(), "1".into());
     let msg = CandidatesResponse { candidates: vec![c] };

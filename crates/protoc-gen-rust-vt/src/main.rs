@@ -1,7 +1,9 @@
 //! `protoc-gen-rust-vt`: a protoc / buf plugin.
 //!
 //! Reads a `CodeGeneratorRequest` from stdin and writes a `CodeGeneratorResponse` to stdout with
-//! one `<package>.vt.rs` per proto package. Problems with the input are reported in the
+//! one `<package>.vt.rs` per proto package (`mode=prost`, beside prost's structs), or one
+//! `<package>.rs` with our own structs (`mode=standalone`, with `include_file=mod.rs` for the
+//! module tree). Problems with the input are reported in the
 //! response's `error` field (protoc prints it and fails), never as a panic.
 //!
 //! ```sh
@@ -42,6 +44,13 @@ fn respond(request: &CodeGeneratorRequest) -> CodeGeneratorResponse {
     };
     match vtproto_codegen::generate(&request.proto_file, &request.file_to_generate, &options) {
         Ok(files) => {
+            if let Some(name) = &options.include_file {
+                response.file.push(File {
+                    name: Some(name.clone()),
+                    content: Some(vtproto_codegen::include_file(&files)),
+                    ..Default::default()
+                });
+            }
             for f in files {
                 if options.insert_include {
                     response.file.push(File {

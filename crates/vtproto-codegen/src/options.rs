@@ -50,6 +50,9 @@ pub struct Options {
     /// directory, `flat_output_dir`, prost's plugin run first), so including prost's file brings
     /// in ours.
     pub insert_include: bool,
+    /// Plugin only, `mode=standalone`: also write this file, declaring a module per package
+    /// that includes its file ([`include_file`](crate::include_file)).
+    pub include_file: Option<String>,
 }
 
 impl Options {
@@ -58,8 +61,8 @@ impl Options {
     /// Keys: `mode` (`prost`, `standalone`), `features` (`a+b`, names of
     /// [`feature_names`](crate::feature_names)), `views`, `btree_map`, `bytes` (proto paths,
     /// repeatable),
-    /// `extern_path=.proto.path=::rust::path` (repeatable), and the flags
-    /// `compile_well_known_types` and `insert_include`.
+    /// `extern_path=.proto.path=::rust::path` (repeatable), `include_file=<name>`
+    /// (`mode=standalone`), and the flags `compile_well_known_types` and `insert_include`.
     pub fn parse(parameter: &str) -> Result<Options, Error> {
         let mut opts = Options::default();
         for item in parameter
@@ -101,6 +104,7 @@ impl Options {
                 }
                 "compile_well_known_types" => opts.compile_well_known_types = true,
                 "insert_include" => opts.insert_include = true,
+                "include_file" if !value.is_empty() => opts.include_file = Some(value.to_string()),
                 other => return Err(Error::option(format!("unknown option `{other}`"))),
             }
         }
