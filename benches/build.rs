@@ -1,6 +1,6 @@
 //! Generates the three workloads' types for every library in the benchmark, from the same
-//! protos: prost + rust-vt (vtproto-build), buffa (buffa-build) and rust-protobuf
-//! (protobuf-codegen).
+//! protos: prost + rust-vt (vtproto-build), rust-vt's own structs (`mode=standalone`), buffa
+//! (buffa-build) and rust-protobuf (protobuf-codegen).
 
 use std::path::PathBuf;
 
@@ -22,6 +22,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut vt = vtproto_build::Config::new();
     vt.views(["."]).prost_config().include_file("_prost.rs");
     vt.compile_protos(&protos, &includes)?;
+    let standalone = out.join("standalone");
+    std::fs::create_dir_all(&standalone)?;
+    vtproto_build::Config::new()
+        .mode(vtproto_build::Mode::Standalone)
+        .out_dir(&standalone)
+        .include_file("_standalone.rs")
+        .compile_protos(&protos, &includes)?;
 
     let fds_path = out.join("bench.fds");
     let status = std::process::Command::new(&protoc)

@@ -12,58 +12,9 @@
 //! `_fresh64` encode 64 different messages in turn instead of one message over and over.
 
 use std::hint::black_box;
-use std::time::Instant;
 
+use vt_benches::interleave::{cycle, row};
 use vt_benches::{candidates, deep, event_batch, pb, Rng};
-
-const ROUNDS: usize = 41;
-
-/// Mean time of one call of `f` over `k` calls, in seconds.
-fn batch(k: usize, f: &mut impl FnMut()) -> f64 {
-    let t = Instant::now();
-    for _ in 0..k {
-        f();
-    }
-    t.elapsed().as_secs_f64() / k as f64
-}
-
-/// Prints `name`: the median (and quartiles) of rust-vt's time over prost's.
-fn row(filter: &str, name: &str, mut prost: impl FnMut(), mut vt: impl FnMut()) {
-    if !name.contains(filter) {
-        return;
-    }
-    let once = batch(1, &mut prost).max(batch(1, &mut vt)).max(1e-9);
-    let k = ((2e-3 / once) as usize).clamp(1, 1_000_000);
-    let (mut ratios, mut times) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        let p = batch(k, &mut prost);
-        let v = batch(k, &mut vt);
-        ratios.push(v / p);
-        times.push(p);
-    }
-    ratios.sort_by(f64::total_cmp);
-    times.sort_by(f64::total_cmp);
-    let q = |p: usize| ratios[(ROUNDS - 1) * p / 4];
-    println!(
-        "{name:<32} prost {:>11.1} ns   rust-vt/prost {:.3}  (quartiles {:.3} {:.3})",
-        times[ROUNDS / 2] * 1e9,
-        q(2),
-        q(1),
-        q(3)
-    );
-}
-
-/// Takes the messages of `all` in turn, forever.
-fn cycle<'a, T>(all: &'a [T]) -> impl FnMut() -> &'a T {
-    let mut i = 0;
-    move || {
-        i += 1;
-        if i == all.len() {
-            i = 0;
-        }
-        &all[i]
-    }
-}
 
 /// An encode row: `encode_to_vec` by each library, of the messages of `msgs` in turn.
 ///

@@ -8,6 +8,13 @@ pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/_prost.rs"));
 }
 
+/// Our own structs (`mode=standalone`) for the same protos.
+pub mod sa {
+    include!(concat!(env!("OUT_DIR"), "/standalone/_standalone.rs"));
+}
+
+pub mod interleave;
+
 /// buffa's owned and view types.
 pub mod bf {
     include!(concat!(env!("OUT_DIR"), "/buffa/_buffa.rs"));

@@ -148,9 +148,16 @@ impl UnknownFields {
     /// Writes the records so that they end at the writer's cursor.
     #[inline(always)]
     pub fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {
+        // Empty is the common case: one test inline, the copy out of line.
         if !self.bytes.is_empty() {
-            w.put_slice(&self.bytes);
+            self.write(w);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn write(&self, w: &mut ReverseWriter<'_>) {
+        w.put_slice(&self.bytes);
     }
 }
 

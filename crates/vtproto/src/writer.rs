@@ -291,8 +291,20 @@ impl<'a> ReverseWriter<'a> {
     /// empty key or value is left out, as prost does) behind one bounds check.
     #[inline(always)]
     pub fn put_bytes_map_entry(&mut self, field_key: &[u8], k: &[u8], v: &[u8]) {
+        self.bytes_map_entry::<false>(field_key, k, v);
+    }
+
+    /// [`put_bytes_map_entry`](Self::put_bytes_map_entry) with the key and value always
+    /// written, empty or not, as C++ and upb write map entries (`mode=standalone`).
+    #[inline(always)]
+    pub fn put_full_bytes_map_entry(&mut self, field_key: &[u8], k: &[u8], v: &[u8]) {
+        self.bytes_map_entry::<true>(field_key, k, v);
+    }
+
+    #[inline(always)]
+    fn bytes_map_entry<const FULL: bool>(&mut self, field_key: &[u8], k: &[u8], v: &[u8]) {
         let part = |b: &[u8]| {
-            if b.is_empty() {
+            if b.is_empty() && !FULL {
                 0
             } else {
                 1 + wire::len_delimited(b.len())
@@ -306,7 +318,7 @@ impl<'a> ReverseWriter<'a> {
             copy_bytes(field_key, p);
             p = forward_varint(p.add(field_key.len()), body as u64);
             for (tag, b) in [(0x0a, k), (0x12, v)] {
-                if !b.is_empty() {
+                if FULL || !b.is_empty() {
                     *p = tag;
                     p = forward_varint(p.add(1), b.len() as u64);
                     copy_bytes(b, p);
@@ -517,6 +529,21 @@ mod tests {
             w.put_slice(&[0x92, 0x01]);
             assert_eq!(n, w.written());
             assert_eq!(&a[300 - n..], &b[300 - n..], "{k:?} {v:?}");
+
+            // Full entries: both parts always.
+            let (mut a, mut b) = ([0u8; 300], [0u8; 300]);
+            let mut fused = ReverseWriter::new(&mut a);
+            fused.put_full_bytes_map_entry(&[0x92, 0x01], k.as_bytes(), v.as_bytes());
+            let n = fused.written();
+            let mut w = ReverseWriter::new(&mut b);
+            w.put_string(v);
+            w.put_u8(0x12);
+            w.put_string(k);
+            w.put_u8(0x0a);
+            w.put_len(0);
+            w.put_slice(&[0x92, 0x01]);
+            assert_eq!(n, w.written());
+            assert_eq!(&a[300 - n..], &b[300 - n..], "full {k:?} {v:?}");
         }
     }
 

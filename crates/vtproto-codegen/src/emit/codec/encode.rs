@@ -211,8 +211,8 @@ fn map_write(f: &Field, map: &MapField) -> TokenStream {
             }
         }
     };
-    if let (Scalar::String, Some(vs @ (Scalar::String | Scalar::Bytes)), false) =
-        (map.key, map.value.scalar(), map.full_entries)
+    if let (Scalar::String, Some(vs @ (Scalar::String | Scalar::Bytes))) =
+        (map.key, map.value.scalar())
     {
         let field_key = key_array(f.number, LEN);
         let v = if vs == Scalar::String {
@@ -220,7 +220,12 @@ fn map_write(f: &Field, map: &MapField) -> TokenStream {
         } else {
             quote!(&v[..])
         };
-        return each(quote!(w.put_bytes_map_entry(#field_key, k.as_bytes(), #v);));
+        let put = if map.full_entries {
+            quote!(put_full_bytes_map_entry)
+        } else {
+            quote!(put_bytes_map_entry)
+        };
+        return each(quote!(w.#put(#field_key, k.as_bytes(), #v);));
     }
     let k = walk::map_key(map);
     let k_cond = nonzero(map.key, &k);
