@@ -267,3 +267,46 @@ fn views_and_decode_into_share_the_limits() {
     reused.decode_into(&nested(3)).unwrap();
     assert_eq!(reused, <Node as Message>::decode(&nested(3)).unwrap());
 }
+
+/// `mode=standalone` keeps unknown fields, so it reads what the owned decode above skips: the
+/// same limits hold (recursion through unknown groups, lengths past the end, truncation), the
+/// kept records never outgrow the input, and a closed enum's undeclared number costs no more.
+#[test]
+fn standalone_keeps_the_limits() {
+    use vt_tests::own_standalone::vt::deep::Node as SNode;
+    use vt_tests::own_standalone::vt::test::proto3::Scalars as SScalars;
+    // 100,000 nested unknown groups: a typed error at the recursion limit.
+    let mut groups = vec![0x5b; 100_000];
+    groups.extend(vec![0x5c; 100_000]);
+    assert_eq!(
+        *reject::<SNode>(&groups).kind(),
+        DecodeErrorKind::RecursionLimit
+    );
+    // An unknown field claiming more bytes than there are.
+    for len in [u64::MAX, 1 << 30] {
+        let mut v = vec![0xfa, 0x7f];
+        rust_vt_support_varint(len, &mut v);
+        v.extend_from_slice(b"abc");
+        assert_eq!(
+            *reject::<SScalars>(&v).kind(),
+            DecodeErrorKind::LengthOutOfBounds(len)
+        );
+    }
+    // Truncated anywhere: the same verdict as mode=prost (known fields) or a typed error, and
+    // what is kept is never larger than the input.
+    let mut full = rich_scalars().encode_to_vec();
+    full.extend_from_slice(&[
+        0xfa, 0x7f, 0x03, 1, 2, 3, 0x83, 0x08, 0x08, 0x01, 0x84, 0x08,
+    ]);
+    for cut in 0..full.len() {
+        let part = &full[..cut];
+        let (result, stats) = alloc_stats::measure(|| SScalars::decode(part));
+        assert!(stats.largest <= 8 * part.len() + 4096);
+        if let Ok(s) = result {
+            assert!(s.unknown_fields.encoded_len() <= part.len());
+        }
+    }
+    let whole = SScalars::decode(&full).unwrap();
+    assert_eq!(whole.unknown_fields.iter().count(), 2);
+    assert_eq!(whole.encode_to_vec().len(), full.len());
+}
