@@ -8,7 +8,11 @@ fn main() -> std::io::Result<()> {
     let protos = ["../../proto/search.proto"];
     let includes = ["../../proto"];
     vtproto_build::Config::new()
-        .views([".vt.search.SearchRequest"])
+        .views([
+            ".vt.search.SearchRequest",
+            ".vt.search.IngestRequest",
+            ".vt.candidates",
+        ])
         .compile_protos(&protos, &includes)?;
 
     // tonic-prost-build reads descriptors; hand it ours so no protoc is needed.
@@ -37,6 +41,10 @@ fn main() -> std::io::Result<()> {
         .extern_path(
             ".vt.search.SearchRequest",
             "crate::pb::vt::search::SearchRequestOwnedView",
+        )
+        .extern_path(
+            ".vt.search.IngestRequest",
+            "crate::pb::vt::search::IngestRequestOwnedView",
         )
         .compile_fds(fds)?;
     Ok(())

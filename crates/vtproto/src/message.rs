@@ -259,7 +259,7 @@ std::thread_local! {
 /// copying the finished bytes once; for flat messages ([`Message::size_walk_is_cheap`]) it
 /// does not, and the scratch buffer is not used.
 #[inline]
-fn with_scratch<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+pub(crate) fn with_scratch<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
     if msg.size_walk_is_cheap() {
         return None;
     }
@@ -290,7 +290,7 @@ fn scratch_encode<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<
 /// The exact strategy's size walk; also tells this thread's scratch buffer whether messages
 /// of this size fit it.
 #[inline]
-fn exact_size<M: Message>(msg: &M) -> usize {
+pub(crate) fn exact_size<M: Message>(msg: &M) -> usize {
     let n = msg.size();
     if !msg.size_walk_is_cheap() {
         let _ = SCRATCH.try_with(|cell| {
@@ -339,7 +339,7 @@ fn write_exact<M: Message>(msg: &M, n: usize, dst: &mut [MaybeUninit<u8>]) -> us
 }
 
 #[inline]
-fn encode_into_buf_mut<M: Message>(msg: &M, n: usize, buf: &mut impl BufMut) {
+pub(crate) fn encode_into_buf_mut<M: Message>(msg: &M, n: usize, buf: &mut impl BufMut) {
     let chunk: &mut UninitSlice = buf.chunk_mut();
     if chunk.len() >= n {
         let chunk = &mut chunk[..n];

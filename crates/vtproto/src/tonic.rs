@@ -1,9 +1,10 @@
 //! A tonic codec for rust-vt messages (feature `tonic`, tonic 0.14).
 //!
-//! Drop-in for `tonic_prost::ProstCodec`: the bytes on the wire are the same. Encoding reserves
-//! `size()` bytes in tonic's buffer and writes the message backward straight into it (no
-//! intermediate `Vec`); decoding reads tonic's buffer in place, and `bytes::Bytes` fields share
-//! it. With `tonic-prost-build`, point the generated stubs at it:
+//! Drop-in for `tonic_prost::ProstCodec`: the bytes on the wire are the same. Encoding takes
+//! `encode_to_vec`'s strategy into tonic's buffer: a message with repeated or map fields is
+//! written backward into the per-thread scratch buffer, with no `size` walk, and copied in
+//! once; a flat one is sized once and written backward straight into it. Decoding reads
+//! tonic's buffer in place, and `bytes::Bytes` fields share it. With `tonic-prost-build`, point the generated stubs at it:
 //!
 //! ```ignore
 //! tonic_prost_build::configure()
@@ -87,9 +88,20 @@ impl<T: Message> Encoder for VtEncoder<T> {
     type Error = Status;
 
     fn encode(&mut self, item: T, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        buf.reserve(item.size());
-        item.encode(buf)
-            .map_err(|e| Status::internal(format!("encoding {}: {e}", T::NAME)))
+        use bytes::BufMut;
+        // As `encode_to_vec` does: a message with collections is written backward into the
+        // per-thread scratch buffer with no size walk and copied once; a flat one is sized once
+        // and written in place.
+        let copied = crate::message::with_scratch(&item, |bytes| {
+            buf.reserve(bytes.len());
+            buf.put_slice(bytes);
+        });
+        if copied.is_none() {
+            let n = crate::message::exact_size(&item);
+            buf.reserve(n);
+            crate::message::encode_into_buf_mut(&item, n, buf);
+        }
+        Ok(())
     }
 }
 

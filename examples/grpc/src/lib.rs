@@ -6,6 +6,9 @@ pub mod pb {
         pub mod candidates {
             include!(concat!(env!("OUT_DIR"), "/vt.candidates.rs"));
         }
+        pub mod event {
+            include!(concat!(env!("OUT_DIR"), "/vt.event.rs"));
+        }
         pub mod search {
             include!(concat!(env!("OUT_DIR"), "/vt.search.rs"));
         }
@@ -17,8 +20,9 @@ pub mod vt_codec {
     include!(concat!(env!("OUT_DIR"), "/vt/vt.search.rs"));
 }
 
-/// Server stubs using `vtproto::tonic::VtCodec` whose handlers receive the request as a
-/// `SearchRequestOwnedView`: its `query` borrows tonic's buffer, no copy.
+/// Server stubs using `vtproto::tonic::VtCodec` whose handlers receive the request as an owned
+/// view (`SearchRequestOwnedView`, `IngestRequestOwnedView`): its strings borrow tonic's
+/// buffer, no copy.
 pub mod vt_view {
     include!(concat!(env!("OUT_DIR"), "/vt_view/vt.search.rs"));
 }
@@ -29,7 +33,8 @@ pub mod prost_codec {
 }
 
 use pb::vt::candidates::{Candidate, CandidatesResponse};
-use pb::vt::search::SearchRequest;
+use pb::vt::event::Event;
+use pb::vt::search::{Ack, IngestRequest, SearchRequest};
 
 /// The deterministic answer to a request: `count` candidates matching `query`.
 pub fn answer(request: &SearchRequest) -> CandidatesResponse {
@@ -53,6 +58,26 @@ pub fn answer(request: &SearchRequest) -> CandidatesResponse {
         })
         .collect();
     CandidatesResponse { candidates }
+}
+
+/// What the server answers to an ingest: the candidates and metadata entries it read.
+pub fn ingest_ack(request: &IngestRequest) -> Ack {
+    Ack {
+        count: request.candidates.len() as u32,
+        entries: request
+            .candidates
+            .iter()
+            .map(|c| c.meta_data.len() as u32)
+            .sum(),
+    }
+}
+
+/// What the server answers to an event: the attributes it read.
+pub fn record_ack(event: &Event) -> Ack {
+    Ack {
+        count: event.attrs.len() as u32,
+        entries: event.readings.len() as u32,
+    }
 }
 
 /// The service, implemented once and served with either codec.
@@ -93,6 +118,20 @@ macro_rules! impl_service {
                 let items = answer(request.get_ref()).candidates.into_iter().map(Ok);
                 Ok(tonic::Response::new(Box::pin(tokio_stream::iter(items))))
             }
+
+            async fn ingest(
+                &self,
+                request: tonic::Request<IngestRequest>,
+            ) -> Result<tonic::Response<Ack>, tonic::Status> {
+                Ok(tonic::Response::new(ingest_ack(request.get_ref())))
+            }
+
+            async fn record(
+                &self,
+                request: tonic::Request<Event>,
+            ) -> Result<tonic::Response<Ack>, tonic::Status> {
+                Ok(tonic::Response::new(record_ack(request.get_ref())))
+            }
         }
     };
 }
@@ -132,5 +171,28 @@ impl vt_view::search_server::Search for ViewSearchService {
         check(&owned)?;
         let items = answer(&owned).candidates.into_iter().map(Ok);
         Ok(tonic::Response::new(Box::pin(tokio_stream::iter(items))))
+    }
+
+    async fn ingest(
+        &self,
+        request: tonic::Request<pb::vt::search::IngestRequestOwnedView>,
+    ) -> Result<tonic::Response<Ack>, tonic::Status> {
+        // Reads every candidate in tonic's buffer: the ids and metadata are borrowed.
+        let view = request.get_ref().get();
+        Ok(tonic::Response::new(Ack {
+            count: view.candidates.len() as u32,
+            entries: view
+                .candidates
+                .iter()
+                .map(|c| c.meta_data.len() as u32)
+                .sum(),
+        }))
+    }
+
+    async fn record(
+        &self,
+        request: tonic::Request<Event>,
+    ) -> Result<tonic::Response<Ack>, tonic::Status> {
+        Ok(tonic::Response::new(record_ack(request.get_ref())))
     }
 }

@@ -214,3 +214,58 @@ async fn a_handler_receives_an_owned_view() {
         .unwrap_err();
     assert_eq!(status.code(), Code::InvalidArgument);
 }
+
+/// The load benchmark's other two calls, in every pairing, the owned-view server included: a
+/// large request the server reads (ingest) and one small event (record).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ingest_and_record_in_every_pairing() {
+    use vt_grpc_example::pb::vt::event::Event;
+    use vt_grpc_example::pb::vt::search::IngestRequest;
+    use vt_grpc_example::{ingest_ack, record_ack};
+
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let view_addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        Server::builder()
+            .add_service(vt_view::search_server::SearchServer::new(ViewSearchService))
+            .serve_with_incoming(TcpListenerStream::new(listener))
+            .await
+            .unwrap();
+    });
+    let ingest = IngestRequest {
+        candidates: answer(&SearchRequest {
+            query: "in".into(),
+            count: 500,
+        })
+        .candidates,
+    };
+    let mut event = Event {
+        id: "e".into(),
+        readings: vec![1.0, 2.0],
+        ..Default::default()
+    };
+    event.attrs.insert("k".into(), "v".into());
+    let (want_ingest, want_record) = (ingest_ack(&ingest), record_ack(&event));
+    assert_eq!((want_ingest.count, want_ingest.entries), (500, 1500));
+    for addr in [serve(true).await, serve(false).await, view_addr] {
+        let channel = channel(addr).await;
+        let mut vt = vt_codec::search_client::SearchClient::new(channel.clone());
+        let mut prost = prost_codec::search_client::SearchClient::new(channel);
+        assert_eq!(
+            vt.ingest(ingest.clone()).await.unwrap().into_inner(),
+            want_ingest
+        );
+        assert_eq!(
+            prost.ingest(ingest.clone()).await.unwrap().into_inner(),
+            want_ingest
+        );
+        assert_eq!(
+            vt.record(event.clone()).await.unwrap().into_inner(),
+            want_record
+        );
+        assert_eq!(
+            prost.record(event.clone()).await.unwrap().into_inner(),
+            want_record
+        );
+    }
+}
