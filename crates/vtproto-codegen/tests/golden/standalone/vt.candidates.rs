@@ -41,13 +41,7 @@ impl ::vtproto::Message for Candidate {
             &self.meta_data,
             w,
             |w, k, v| {
-                let mark = w.written();
-                w.put_string(v);
-                w.put_u8(18);
-                w.put_string(k);
-                w.put_u8(10);
-                w.put_len(mark);
-                w.put_u8(18);
+                w.put_full_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
             },
         );
         if !self.id.is_empty() {
