@@ -1,5 +1,8 @@
 //! Error types. Decoding errors carry the path of message and field names where they happened.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use core::fmt;
 
 /// What went wrong while decoding.
@@ -137,7 +140,7 @@ impl fmt::Debug for DecodeError {
     }
 }
 
-impl std::error::Error for DecodeError {}
+impl core::error::Error for DecodeError {}
 
 impl From<DecodeErrorKind> for DecodeError {
     fn from(kind: DecodeErrorKind) -> Self {
@@ -164,7 +167,7 @@ impl fmt::Display for EncodeError {
     }
 }
 
-impl std::error::Error for EncodeError {}
+impl core::error::Error for EncodeError {}
 
 /// A number that a generated enum does not declare (from its `TryFrom<i32>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,4 +179,4 @@ impl fmt::Display for UnknownEnumValue {
     }
 }
 
-impl std::error::Error for UnknownEnumValue {}
+impl core::error::Error for UnknownEnumValue {}

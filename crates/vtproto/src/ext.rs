@@ -35,6 +35,9 @@
 //! assert_eq!(decoded.extension(&WEIGHT).unwrap(), Some(7));
 //! ```
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use core::marker::PhantomData;
 
 use crate::error::{DecodeError, DecodeErrorKind};

@@ -4,6 +4,9 @@
 //! and so on, while keeping their message encoding (the value is field 1). Those impls live here
 //! because generated code can't implement a trait it doesn't own for a type it doesn't own.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use crate::error::DecodeError;
 use crate::reader::{wire_type_mismatch, Reader};
 use crate::wire;

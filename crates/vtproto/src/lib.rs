@@ -19,6 +19,18 @@
 //! assert_eq!(f64::decode(&bytes).unwrap(), 1.5);
 //! ```
 #![warn(missing_docs)]
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+/// What `alloc` provides that `std`'s prelude would: the crate builds without `std`.
+#[allow(unused_imports)]
+mod prelude {
+    pub use alloc::boxed::Box;
+    pub use alloc::string::{String, ToString};
+    pub use alloc::vec::Vec;
+    pub use alloc::{format, vec};
+}
 
 mod error;
 pub mod ext;
@@ -69,6 +81,7 @@ pub mod __private {
     /// Runs `f` on each entry of a hash map to write it: in the map's order, or, when the
     /// writer is deterministic, in descending key order (written backward, they read
     /// ascending).
+    #[cfg(feature = "std")]
     #[inline(always)]
     pub fn for_each_entry<K: Ord, V, S>(
         map: &std::collections::HashMap<K, V, S>,
@@ -76,7 +89,7 @@ pub mod __private {
         mut f: impl FnMut(&mut crate::ReverseWriter<'_>, &K, &V),
     ) {
         if w.is_deterministic() {
-            let mut entries: Vec<(&K, &V)> = map.iter().collect();
+            let mut entries: crate::prelude::Vec<(&K, &V)> = map.iter().collect();
             entries.sort_unstable_by(|a, b| b.0.cmp(a.0));
             for (k, v) in entries {
                 f(w, k, v);

@@ -1,5 +1,8 @@
 //! The [`Message`] trait: what generated code implements and what users call.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use core::mem::MaybeUninit;
 
 use bytes::buf::UninitSlice;
@@ -238,14 +241,17 @@ pub trait Message: Default {
 /// Messages up to this size encode with one allocation (the result); a thread that just encoded
 /// a larger one sizes its next encode exactly instead, since regrowing a dropped scratch would
 /// cost more than the `size` walk.
+#[cfg(feature = "std")]
 const SCRATCH_LIMIT: usize = 4 << 20;
 
 /// A thread's scratch buffer, and whether the last message it encoded was too large for it.
+#[cfg(feature = "std")]
 struct Scratch {
     buf: Vec<u8>,
     last_was_large: bool,
 }
 
+#[cfg(feature = "std")]
 std::thread_local! {
     static SCRATCH: core::cell::RefCell<Scratch> = const {
         core::cell::RefCell::new(Scratch { buf: Vec::new(), last_was_large: false })
@@ -269,6 +275,7 @@ pub(crate) fn with_scratch<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -
 /// [`with_scratch`] once the message is known to need it: out of line, so that the exact path
 /// of a flat message stays small enough to inline.
 #[inline(never)]
+#[cfg(feature = "std")]
 fn scratch_encode<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
     SCRATCH
         .try_with(|cell| {
@@ -287,11 +294,18 @@ fn scratch_encode<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<
         .flatten()
 }
 
+/// Without `std` there is no per-thread buffer: every message is sized exactly.
+#[cfg(not(feature = "std"))]
+fn scratch_encode<M: Message, R>(_msg: &M, _f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    None
+}
+
 /// The exact strategy's size walk; also tells this thread's scratch buffer whether messages
 /// of this size fit it.
 #[inline]
 pub(crate) fn exact_size<M: Message>(msg: &M) -> usize {
     let n = msg.size();
+    #[cfg(feature = "std")]
     if !msg.size_walk_is_cheap() {
         let _ = SCRATCH.try_with(|cell| {
             if let Ok(mut s) = cell.try_borrow_mut() {

@@ -4,6 +4,9 @@
 //! Every read checks the bytes are there before it touches them, and nothing is allocated
 //! before the bytes it describes have been seen, so a hostile length prefix costs nothing.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use bytes::Bytes;
 
 use crate::error::{DecodeError, DecodeErrorKind};

@@ -1,6 +1,9 @@
 //! What `decode_into` needs to overwrite a map in place: which of its entries the new input
 //! named (by the address of their values, which stay put while nothing is inserted).
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 /// The state of one string-keyed map field during a `merge_replace`.
 ///
 /// The map starts in place: each entry whose key the map has overwrites that value, and the

@@ -1,6 +1,9 @@
 //! [`UnknownFields`]: the fields a message's schema does not declare, kept as their encoded
 //! records so that re-encoding the message gives them back, in the order they came.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use core::fmt;
 
 use crate::error::DecodeError;

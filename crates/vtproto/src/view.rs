@@ -5,6 +5,9 @@
 //! `Vec`s for repeated fields and `Vec<(K, V)>` for maps. A message that has no view of its
 //! own (a well-known type, an extern type) is held owned, in [`Owned`].
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use core::mem::MaybeUninit;
 
 use bytes::Bytes;

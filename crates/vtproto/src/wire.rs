@@ -2,6 +2,9 @@
 //!
 //! Everything here is a pure function of its arguments; nothing reads or writes a buffer.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 /// The wire type of a field, the low three bits of its key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]

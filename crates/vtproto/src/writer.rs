@@ -7,6 +7,9 @@
 //! and panics; over a `Vec` ([`ReverseWriter::growable`]) it moves what it wrote to the end of
 //! a buffer twice as large and goes on.
 
+#[allow(unused_imports)]
+use crate::prelude::*;
+
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
