@@ -13,7 +13,8 @@
 # 4. runs the runtime's unit tests under Miri when a nightly Miri is installed (scripts/miri.sh),
 #    and the official conformance suite on both modes (scripts/conformance.sh);
 # 5. runs `buf generate` with the local plugins and compiles the result (scripts/buf-check.sh);
-# 6. builds the benchmarks and examples without running them.
+# 6. builds the runtime without std (thumbv7em-none-eabihf), packages the published crates
+#    with verification, and builds the benchmarks and examples without running them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -48,6 +49,18 @@ bash scripts/conformance.sh 2>&1 | tee -a "$log"
 
 step "buf generate"
 bash scripts/buf-check.sh
+
+step "no_std"
+if rustup target add thumbv7em-none-eabihf >/dev/null 2>&1; then
+    RUSTFLAGS="-D warnings" cargo build --quiet -p vtproto --no-default-features --target thumbv7em-none-eabihf
+    echo "vtproto builds without std for thumbv7em-none-eabihf"
+else
+    echo "skipped: rustup could not install the thumbv7em-none-eabihf target here"
+fi
+
+step "publishable crates"
+cargo package --quiet -p vtproto -p vtproto-codegen -p vtproto-build -p protoc-gen-rust-vt
+echo "cargo package (with verification) passes for the four published crates"
 
 step "benches and examples build"
 VT_REQUIRE_CORPORA=1 cargo build --workspace --examples --benches
