@@ -2,6 +2,8 @@
 //! cross-crate tests in `tests/tests/`. Not published.
 #![allow(clippy::all, missing_docs)]
 
+pub mod checks;
+
 /// The project's protos: workloads and all-field-kinds test protos.
 pub mod own {
     include!(concat!(env!("OUT_DIR"), "/own/_includes.rs"));

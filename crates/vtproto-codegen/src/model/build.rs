@@ -28,6 +28,7 @@ pub fn build(
     to_generate: &[String],
     options: &Options,
 ) -> Result<Vec<Package>, Error> {
+    super::validate::validate(files)?;
     // Files outside `to_generate` only lend their types; an edition they can't state falls
     // back to proto2's rules for them.
     let index = TypeIndex::new(files, |f| {

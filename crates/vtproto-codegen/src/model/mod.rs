@@ -12,6 +12,7 @@ pub mod features;
 mod index;
 #[cfg(test)]
 mod tests;
+mod validate;
 
 use std::fmt;
 

@@ -1,0 +1,109 @@
+//! The fuzz targets' properties (`vt_tests::checks`, run by `fuzz/` under libFuzzer) on stable
+//! Rust: replays the checked-in corpora (`fuzz/corpus/<target>/`, minimized) and every input
+//! that once failed (`fuzz/regressions/<target>/`), then a few thousand random and corrupted
+//! inputs from the differential test's generator.
+//!
+//! `VT_FUZZ_SEEDS=<dir>` also writes the generated inputs there, as seeds for a campaign
+//! (`scripts/fuzz.sh` does).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use support::{mutate, Rng, Schema};
+
+fn inputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Replays `target`'s corpus and regressions through `check`; returns how many inputs ran.
+fn replay(target: &str, check: fn(&[u8])) -> usize {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
+    let mut n = 0;
+    for dir in [
+        root.join("corpus").join(target),
+        root.join("regressions").join(target),
+    ] {
+        for (path, bytes) in inputs(&dir) {
+            let result = std::panic::catch_unwind(|| check(&bytes));
+            assert!(result.is_ok(), "{} fails", path.display());
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Random valid inputs of the types `check` dispatches on (by first byte), and corruptions of
+/// them, through `check`; written to `VT_FUZZ_SEEDS/<target>` when set.
+fn generated(target: &str, schema: &Schema, types: &[&str], check: fn(&[u8])) {
+    let seeds = std::env::var_os("VT_FUZZ_SEEDS").map(|d| PathBuf::from(d).join(target));
+    if let Some(dir) = &seeds {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let mut rng = Rng::new(0xF022);
+    for i in 0..300u32 {
+        for (which, name) in types.iter().enumerate() {
+            let mut input = vec![which as u8];
+            input.extend(schema.random_message(name, &mut rng));
+            check(&input);
+            let bad = mutate(&input[1..], &mut rng);
+            let mut corrupted = vec![which as u8];
+            corrupted.extend(bad);
+            check(&corrupted);
+            if let Some(dir) = &seeds {
+                if i % 10 == 0 {
+                    std::fs::write(dir.join(format!("gen-{which}-{i}")), &input).unwrap();
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn workloads_corpus_and_generated_inputs() {
+    let replayed = replay("decode_workloads", vt_tests::checks::workloads);
+    let schema = Schema::new(vt_tests::OWN_DESCRIPTORS);
+    generated(
+        "decode_workloads",
+        &schema,
+        &[
+            "vt.candidates.CandidatesResponse",
+            "vt.event.EventBatch",
+            "vt.deep.Node",
+            "vt.test.proto3.Maps",
+            "vt.test.proto2.Groups",
+            "vt.test.proto3.Repeateds",
+        ],
+        vt_tests::checks::workloads,
+    );
+    eprintln!("replayed {replayed} corpus inputs");
+}
+
+#[cfg(vt_conformance)]
+#[test]
+fn conformance_corpus_and_generated_inputs() {
+    let replayed = replay("decode_conformance", vt_tests::checks::conformance);
+    let schema = Schema::new(vt_tests::CONFORMANCE_DESCRIPTORS);
+    generated(
+        "decode_conformance",
+        &schema,
+        &[
+            "protobuf_test_messages.proto3.TestAllTypesProto3",
+            "protobuf_test_messages.proto2.TestAllTypesProto2",
+        ],
+        vt_tests::checks::conformance,
+    );
+    eprintln!("replayed {replayed} corpus inputs");
+}
