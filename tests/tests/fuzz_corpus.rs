@@ -107,3 +107,15 @@ fn conformance_corpus_and_generated_inputs() {
     );
     eprintln!("replayed {replayed} corpus inputs");
 }
+
+#[test]
+fn codegen_corpus() {
+    let replayed = replay("codegen", vt_tests::checks::codegen);
+    // And some arbitrary requests of our own.
+    let mut rng = Rng::new(0xC0DE);
+    for len in 0..400usize {
+        let data: Vec<u8> = (0..len % 200).map(|_| rng.u64() as u8).collect();
+        vt_tests::checks::codegen(&data);
+    }
+    eprintln!("replayed {replayed} corpus inputs");
+}

@@ -57,7 +57,7 @@ mod editions {
     ));
 }
 
-/// The upb oracle process, over `scripts/python-oracle.py`.
+/// A Python protobuf process (upb or pure Python), over `scripts/python-oracle.py`.
 struct Oracle {
     child: std::process::Child,
     input: std::process::ChildStdin,
@@ -65,11 +65,9 @@ struct Oracle {
 }
 
 impl Oracle {
+    /// The project's protos, for `implementation` (`upb` or `python`).
     fn start(python: &str, implementation: &str) -> Oracle {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        let out =
-            std::env::temp_dir().join(format!("vt-py-{}-{implementation}", std::process::id()));
-        std::fs::create_dir_all(&out).unwrap();
         let protos = [
             "test/editions/e2023.proto",
             "test/editions/e2024.proto",
@@ -81,9 +79,36 @@ impl Oracle {
             "event.proto",
             "deep.proto",
         ];
+        // Packages, not namespace packages: Python's own `test` package would win otherwise.
+        Oracle::for_protos(
+            python,
+            implementation,
+            &root.join("proto"),
+            &protos,
+            &["test", "test/editions"],
+        )
+    }
+
+    /// An oracle over `protos` (relative to `include`), generated with `protoc --python_out`;
+    /// `packages` are the folders to mark as Python packages.
+    fn for_protos(
+        python: &str,
+        implementation: &str,
+        include: &std::path::Path,
+        protos: &[&str],
+        packages: &[&str],
+    ) -> Oracle {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let out = std::env::temp_dir().join(format!(
+            "vt-py-{}-{implementation}-{call}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&out).unwrap();
         let status = Command::new(protoc_bin_vendored::protoc_bin_path().unwrap())
             .arg("-I")
-            .arg(root.join("proto"))
+            .arg(include)
             .arg("-I")
             .arg(protoc_bin_vendored::include_path().unwrap())
             .arg(format!("--python_out={}", out.display()))
@@ -91,8 +116,7 @@ impl Oracle {
             .status()
             .unwrap();
         assert!(status.success(), "protoc --python_out failed");
-        // Packages, not namespace packages: Python's own `test` package would win otherwise.
-        for dir in ["test", "test/editions"] {
+        for dir in packages {
             std::fs::write(out.join(dir).join("__init__.py"), "").unwrap();
         }
         let mut child = Command::new(python)
@@ -250,5 +274,81 @@ fn standalone_encodings_equal_upbs() {
     assert!(
         n > 2000 && m > 2000,
         "compared {n} editions and {m} proto2/proto3 messages"
+    );
+}
+
+/// The second oracle of the conformance types (`mode=standalone`, TestAllTypesProto3 and
+/// Proto2): on random messages and corruptions of them, what upb refuses (truncation, bad
+/// lengths, overlong varints, invalid UTF-8 in proto3) we refuse too, and what both accept
+/// reads to the same value (upb re-serializes our encoding to what it makes of the input).
+/// The one allowed difference: proto2 strings that are not UTF-8, which upb keeps and a Rust
+/// `String` can't hold.
+#[cfg(vt_conformance)]
+#[test]
+fn conformance_types_accept_and_reject_as_upb_does() {
+    use vt_tests::conformance_standalone::protobuf_test_messages::{proto2, proto3};
+    let Some(python) = python() else { return };
+    let include =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/corpora/conformance/include");
+    let mut upb = Oracle::for_protos(
+        &python,
+        "upb",
+        &include,
+        &[
+            "google/protobuf/test_messages_proto2.proto",
+            "google/protobuf/test_messages_proto3.proto",
+        ],
+        &[],
+    );
+    let schema = Schema::new(vt_tests::CONFORMANCE_DESCRIPTORS);
+    let types: [(&str, Reencode, bool); 2] = [
+        (
+            "protobuf_test_messages.proto3.TestAllTypesProto3",
+            reencode::<proto3::TestAllTypesProto3>,
+            false,
+        ),
+        (
+            "protobuf_test_messages.proto2.TestAllTypesProto2",
+            reencode::<proto2::TestAllTypesProto2>,
+            true,
+        ),
+    ];
+    let (mut accepted, mut rejected) = (0, 0);
+    let mut rng = Rng::new(0x0DDBA11);
+    for seed in 0..1500u64 {
+        for (name, reencode, proto2) in &types {
+            let valid = schema.random_message(name, &mut rng);
+            let input = if seed % 2 == 0 {
+                valid
+            } else {
+                support::mutate(&valid, &mut rng)
+            };
+            let theirs = upb.reencode(name, &input);
+            match (reencode(&input), theirs) {
+                (Ok(ours), Some(theirs)) => {
+                    let same = upb.reencode(name, &ours);
+                    assert_eq!(
+                        same.as_deref(),
+                        Some(&theirs[..]),
+                        "{name} seed {seed}: upb reads another value from our encoding of {input:02x?}"
+                    );
+                    accepted += 1;
+                }
+                (Err(_), None) => rejected += 1,
+                (Ok(_), None) => {
+                    panic!("{name} seed {seed}: upb refuses what we accept: {input:02x?}")
+                }
+                (Err(e), Some(_)) => {
+                    assert!(
+                        *proto2 && matches!(e.kind(), vtproto::DecodeErrorKind::InvalidUtf8),
+                        "{name} seed {seed}: we refuse what upb accepts ({e}): {input:02x?}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        accepted > 1500 && rejected > 300,
+        "{accepted} accepted, {rejected} rejected"
     );
 }
