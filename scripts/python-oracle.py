@@ -22,9 +22,18 @@ def main():
     import importlib
     import pathlib
 
+    import importlib.util
+
     for path in sorted(pathlib.Path(root).rglob("*_pb2.py")):
         module = ".".join(path.relative_to(root).with_suffix("").parts)
-        importlib.import_module(module)
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            # A module under `google/protobuf/` (the conformance protos): the installed
+            # package owns that name, so load the file by path.
+            spec = importlib.util.spec_from_file_location(module, path)
+            loaded = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(loaded)
     pool = descriptor_pool.Default()
     classes = {}
     out = sys.stdout

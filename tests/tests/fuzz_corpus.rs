@@ -1,7 +1,8 @@
 //! The fuzz targets' properties (`vt_tests::checks`, run by `fuzz/` under libFuzzer) on stable
-//! Rust: replays the checked-in corpora (`fuzz/corpus/<target>/`, minimized) and every input
-//! that once failed (`fuzz/regressions/<target>/`), then a few thousand random and corrupted
-//! inputs from the differential test's generator.
+//! Rust: replays the checked-in corpora (`fuzz/corpus/<target>.corpus`, minimized, each input
+//! a little-endian `u32` length then its bytes) and every input that once failed
+//! (`fuzz/regressions/<target>/`), then a few thousand random and corrupted inputs from the
+//! differential test's generator.
 //!
 //! `VT_FUZZ_SEEDS=<dir>` also writes the generated inputs there, as seeds for a campaign
 //! (`scripts/fuzz.sh` does).
@@ -28,21 +29,33 @@ fn inputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// The inputs of a packed corpus file.
+fn unpack(path: &Path) -> Vec<Vec<u8>> {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let mut rest = &bytes[..];
+    let mut out = Vec::new();
+    while let Some((len, tail)) = rest.split_first_chunk::<4>() {
+        let len = u32::from_le_bytes(*len) as usize;
+        out.push(tail[..len].to_vec());
+        rest = &tail[len..];
+    }
+    out
+}
+
 /// Replays `target`'s corpus and regressions through `check`; returns how many inputs ran.
 fn replay(target: &str, check: fn(&[u8])) -> usize {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
-    let mut n = 0;
-    for dir in [
-        root.join("corpus").join(target),
-        root.join("regressions").join(target),
-    ] {
-        for (path, bytes) in inputs(&dir) {
-            let result = std::panic::catch_unwind(|| check(&bytes));
-            assert!(result.is_ok(), "{} fails", path.display());
-            n += 1;
-        }
+    let corpus = unpack(&root.join("corpus").join(format!("{target}.corpus")));
+    for (i, bytes) in corpus.iter().enumerate() {
+        let result = std::panic::catch_unwind(|| check(bytes));
+        assert!(result.is_ok(), "input {i} of the {target} corpus fails");
     }
-    n
+    let regressions = inputs(&root.join("regressions").join(target));
+    for (path, bytes) in &regressions {
+        let result = std::panic::catch_unwind(|| check(bytes));
+        assert!(result.is_ok(), "{} fails", path.display());
+    }
+    corpus.len() + regressions.len()
 }
 
 /// Random valid inputs of the types `check` dispatches on (by first byte), and corruptions of
@@ -74,6 +87,7 @@ fn generated(target: &str, schema: &Schema, types: &[&str], check: fn(&[u8])) {
 #[test]
 fn workloads_corpus_and_generated_inputs() {
     let replayed = replay("decode_workloads", vt_tests::checks::workloads);
+    assert!(replayed > 1000, "the corpus is missing: {replayed} inputs");
     let schema = Schema::new(vt_tests::OWN_DESCRIPTORS);
     generated(
         "decode_workloads",
@@ -95,6 +109,7 @@ fn workloads_corpus_and_generated_inputs() {
 #[test]
 fn conformance_corpus_and_generated_inputs() {
     let replayed = replay("decode_conformance", vt_tests::checks::conformance);
+    assert!(replayed > 1000, "the corpus is missing: {replayed} inputs");
     let schema = Schema::new(vt_tests::CONFORMANCE_DESCRIPTORS);
     generated(
         "decode_conformance",
@@ -111,6 +126,7 @@ fn conformance_corpus_and_generated_inputs() {
 #[test]
 fn codegen_corpus() {
     let replayed = replay("codegen", vt_tests::checks::codegen);
+    assert!(replayed > 500, "the corpus is missing: {replayed} inputs");
     // And some arbitrary requests of our own.
     let mut rng = Rng::new(0xC0DE);
     for len in 0..400usize {

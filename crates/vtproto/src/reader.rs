@@ -580,8 +580,40 @@ impl<'a> Reader<'a> {
     ///
     /// `key` and `value` start as the defaults and are overwritten by the fields present;
     /// `key_key`/`value_key` are the full keys (with wire type) expected for fields 1 and 2.
+    ///
+    /// A key or value with another wire type is an error, as in prost
+    /// ([`merge_map_entry_as_spec`](Reader::merge_map_entry_as_spec) skips it).
     #[inline]
     pub fn merge_map_entry<K, V>(
+        &mut self,
+        key: &mut K,
+        value: &mut V,
+        key_key: u32,
+        value_key: u32,
+        merge_key: impl FnMut(&mut Reader<'a>, &mut K) -> Result<(), DecodeError>,
+        merge_value: impl FnMut(&mut Reader<'a>, &mut V) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        self.map_entry::<true, K, V>(key, value, key_key, value_key, merge_key, merge_value)
+    }
+
+    /// [`merge_map_entry`](Reader::merge_map_entry) as the spec reads an entry, a message of
+    /// its own: a key or value with another wire type is an unknown field of the entry, skipped
+    /// (`mode=standalone`, as C++ and upb).
+    #[inline]
+    pub fn merge_map_entry_as_spec<K, V>(
+        &mut self,
+        key: &mut K,
+        value: &mut V,
+        key_key: u32,
+        value_key: u32,
+        merge_key: impl FnMut(&mut Reader<'a>, &mut K) -> Result<(), DecodeError>,
+        merge_value: impl FnMut(&mut Reader<'a>, &mut V) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        self.map_entry::<false, K, V>(key, value, key_key, value_key, merge_key, merge_value)
+    }
+
+    #[inline(always)]
+    fn map_entry<const STRICT: bool, K, V>(
         &mut self,
         key: &mut K,
         value: &mut V,
@@ -598,7 +630,7 @@ impl<'a> Reader<'a> {
                     merge_key(r, key)?;
                 } else if k == value_key {
                     merge_value(r, value)?;
-                } else if k >> 3 == 1 || k >> 3 == 2 {
+                } else if STRICT && (k >> 3 == 1 || k >> 3 == 2) {
                     return Err(wire_type_mismatch(k));
                 } else {
                     r.skip_field(k)?;

@@ -1400,7 +1400,7 @@ impl ::vtproto::Message for Struct {
             10 => {
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v = ::core::default::Default::default();
-                r.merge_map_entry(
+                r.merge_map_entry_as_spec(
                     &mut k,
                     &mut v,
                     10,
@@ -1422,99 +1422,11 @@ impl ::vtproto::Message for Struct {
         r: &mut ::vtproto::Reader<'_>,
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        let mut map_1 = ::vtproto::__private::MapReuse::default();
+        self.fields.clear();
         while !r.is_empty() {
             let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if map_1.in_place(self.fields.len()) {
-                            let (k, entry) = r.read_map_entry_str_key(10)?;
-                            let overwritten = match self.fields.get_mut(k) {
-                                ::core::option::Option::Some(v) => {
-                                    let named = map_1
-                                        .name(::vtproto::__private::addr::<_>(&*v));
-                                    if named {
-                                        let mut first = true;
-                                        let found = entry
-                                            .merge_map_value(
-                                                10,
-                                                18,
-                                                v,
-                                                |r, v| {
-                                                    if first {
-                                                        first = false;
-                                                        r.replace_message(v)
-                                                    } else {
-                                                        r.merge_message(v)
-                                                    }
-                                                },
-                                            )?;
-                                        if !found {
-                                            *v = ::core::default::Default::default();
-                                        }
-                                    }
-                                    named
-                                }
-                                ::core::option::Option::None => false,
-                            };
-                            if !overwritten {
-                                map_1.turn_fresh();
-                                let unnamed: ::std::vec::Vec<::std::string::String> = self
-                                    .fields
-                                    .iter()
-                                    .filter(|(_, v)| {
-                                        !map_1.keeps(::vtproto::__private::addr::<_>(*v))
-                                    })
-                                    .map(|(k, _)| k.clone())
-                                    .collect();
-                                for k in unnamed {
-                                    self.fields.remove(&k);
-                                }
-                                let v = self
-                                    .fields
-                                    .entry(::std::string::String::from(k))
-                                    .or_default();
-                                let mut first = true;
-                                let found = entry
-                                    .merge_map_value(
-                                        10,
-                                        18,
-                                        v,
-                                        |r, v| {
-                                            if first {
-                                                first = false;
-                                                r.replace_message(v)
-                                            } else {
-                                                r.merge_message(v)
-                                            }
-                                        },
-                                    )?;
-                                if !found {
-                                    *v = ::core::default::Default::default();
-                                }
-                            }
-                        } else {
-                            let mut k: ::std::string::String = ::core::default::Default::default();
-                            let mut v = ::core::default::Default::default();
-                            r.merge_map_entry(
-                                &mut k,
-                                &mut v,
-                                10,
-                                18,
-                                |r, k: &mut ::std::string::String| {
-                                    r.merge_string(k)?;
-                                    ::core::result::Result::Ok(())
-                                },
-                                |r, v| r.merge_message(v),
-                            )?;
-                            self.fields.insert(k, v);
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
-                }
-                ::core::result::Result::Ok(())
-            })();
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
             if let ::core::result::Result::Err(e) = step {
                 return ::core::result::Result::Err(
                     e
@@ -1523,19 +1435,6 @@ impl ::vtproto::Message for Struct {
                             <Self as ::vtproto::Message>::field_name(key >> 3),
                         ),
                 );
-            }
-        }
-        if map_1.absent() {
-            self.fields.clear();
-        } else if map_1.has_stale(self.fields.len()) {
-            let unnamed: ::std::vec::Vec<::std::string::String> = self
-                .fields
-                .iter()
-                .filter(|(_, v)| !map_1.keeps(::vtproto::__private::addr::<_>(*v)))
-                .map(|(k, _)| k.clone())
-                .collect();
-            for k in unnamed {
-                self.fields.remove(&k);
             }
         }
         ::core::result::Result::Ok(())

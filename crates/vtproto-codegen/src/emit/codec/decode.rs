@@ -374,6 +374,12 @@ fn map_entry_read(f: &Field, map: &MapField) -> TokenStream {
             quote!(|r, v| r.merge_message(v)),
         ),
     };
+    // Our own structs read an entry as the spec does; prost's as prost does.
+    let entry = if map.full_entries {
+        quote!(merge_map_entry_as_spec)
+    } else {
+        quote!(merge_map_entry)
+    };
     // BTreeMap has no capacity to reserve.
     let reserve = if map.btree {
         quote!()
@@ -384,7 +390,7 @@ fn map_entry_read(f: &Field, map: &MapField) -> TokenStream {
         #reserve
         let mut k: #key_ty = ::core::default::Default::default();
         #value_init
-        r.merge_map_entry(&mut k, &mut v, #key_key, #value_key,
+        r.#entry(&mut k, &mut v, #key_key, #value_key,
             |r, k: &mut #key_ty| { #merge_key ::core::result::Result::Ok(()) },
             #merge_value)?;
     }

@@ -216,8 +216,9 @@ fn repeated(f: &Field, scalar: Option<Scalar>, plan: &mut Plan) {
 fn map_field(f: &Field, map: &MapField, plan: &mut Plan) {
     let ident = &f.ident;
     // A closed enum value decides between the map and the unknown fields: `merge_field` does.
+    // So does mode=standalone, whose entries are read as the spec reads them.
     let closed = matches!(&map.value, ValueType::Enum(e) if e.closed);
-    if map.key != Scalar::String || closed {
+    if map.key != Scalar::String || closed || map.full_entries {
         plan.before.push(quote!(self.#ident.clear();));
         return;
     }

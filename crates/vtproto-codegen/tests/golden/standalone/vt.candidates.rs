@@ -65,7 +65,7 @@ impl ::vtproto::Message for Candidate {
                 }
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v: ::std::string::String = ::core::default::Default::default();
-                r.merge_map_entry(
+                r.merge_map_entry_as_spec(
                     &mut k,
                     &mut v,
                     10,
@@ -91,93 +91,11 @@ impl ::vtproto::Message for Candidate {
     ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.id.clear();
-        let mut map_2 = ::vtproto::__private::MapReuse::default();
+        self.meta_data.clear();
         while !r.is_empty() {
             let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        if map_2.in_place(self.meta_data.len()) {
-                            let (k, entry) = r.read_map_entry_str_key(10)?;
-                            let overwritten = match self.meta_data.get_mut(k) {
-                                ::core::option::Option::Some(v) => {
-                                    let named = map_2
-                                        .name(::vtproto::__private::addr::<_>(&*v));
-                                    if named {
-                                        v.clear();
-                                        let found = entry
-                                            .merge_map_value(
-                                                10,
-                                                18,
-                                                v,
-                                                |r, v| {
-                                                    r.merge_string(v)?;
-                                                    ::core::result::Result::Ok(())
-                                                },
-                                            )?;
-                                        let _ = found;
-                                    }
-                                    named
-                                }
-                                ::core::option::Option::None => false,
-                            };
-                            if !overwritten {
-                                map_2.turn_fresh();
-                                let unnamed: ::std::vec::Vec<::std::string::String> = self
-                                    .meta_data
-                                    .iter()
-                                    .filter(|(_, v)| {
-                                        !map_2.keeps(::vtproto::__private::addr::<_>(*v))
-                                    })
-                                    .map(|(k, _)| k.clone())
-                                    .collect();
-                                for k in unnamed {
-                                    self.meta_data.remove(&k);
-                                }
-                                let v = self
-                                    .meta_data
-                                    .entry(::std::string::String::from(k))
-                                    .or_default();
-                                v.clear();
-                                let found = entry
-                                    .merge_map_value(
-                                        10,
-                                        18,
-                                        v,
-                                        |r, v| {
-                                            r.merge_string(v)?;
-                                            ::core::result::Result::Ok(())
-                                        },
-                                    )?;
-                                let _ = found;
-                            }
-                        } else {
-                            if self.meta_data.is_empty() {
-                                self.meta_data.reserve(r.count_ahead(18, 256));
-                            }
-                            let mut k: ::std::string::String = ::core::default::Default::default();
-                            let mut v: ::std::string::String = ::core::default::Default::default();
-                            r.merge_map_entry(
-                                &mut k,
-                                &mut v,
-                                10,
-                                18,
-                                |r, k: &mut ::std::string::String| {
-                                    r.merge_string(k)?;
-                                    ::core::result::Result::Ok(())
-                                },
-                                |r, v: &mut ::std::string::String| {
-                                    r.merge_string(v)?;
-                                    ::core::result::Result::Ok(())
-                                },
-                            )?;
-                            self.meta_data.insert(k, v);
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
-                }
-                ::core::result::Result::Ok(())
-            })();
+            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
+                .merge_field(key, r);
             if let ::core::result::Result::Err(e) = step {
                 return ::core::result::Result::Err(
                     e
@@ -186,19 +104,6 @@ impl ::vtproto::Message for Candidate {
                             <Self as ::vtproto::Message>::field_name(key >> 3),
                         ),
                 );
-            }
-        }
-        if map_2.absent() {
-            self.meta_data.clear();
-        } else if map_2.has_stale(self.meta_data.len()) {
-            let unnamed: ::std::vec::Vec<::std::string::String> = self
-                .meta_data
-                .iter()
-                .filter(|(_, v)| !map_2.keeps(::vtproto::__private::addr::<_>(*v)))
-                .map(|(k, _)| k.clone())
-                .collect();
-            for k in unnamed {
-                self.meta_data.remove(&k);
             }
         }
         ::core::result::Result::Ok(())

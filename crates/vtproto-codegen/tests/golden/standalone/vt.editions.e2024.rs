@@ -362,7 +362,7 @@ impl ::vtproto::Message for Item {
                 }
                 let mut k: i32 = ::core::default::Default::default();
                 let mut v = ::core::default::Default::default();
-                r.merge_map_entry(
+                r.merge_map_entry_as_spec(
                     &mut k,
                     &mut v,
                     8,
@@ -382,7 +382,7 @@ impl ::vtproto::Message for Item {
                 }
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v: i32 = 0;
-                r.merge_map_entry(
+                r.merge_map_entry_as_spec(
                     &mut k,
                     &mut v,
                     10,
