@@ -310,3 +310,72 @@ fn standalone_keeps_the_limits() {
     assert_eq!(whole.unknown_fields.iter().count(), 2);
     assert_eq!(whole.encode_to_vec().len(), full.len());
 }
+
+/// Decoding `n` bytes allocates `O(n)`: for hostile shapes (every record an empty message of
+/// a repeated field, map entries without key or value, unknown fields), the bytes allocated
+/// grow linearly with the input, with a constant bounded by the size of the structs one
+/// record can create, in both modes.
+#[test]
+fn allocation_grows_linearly_with_the_input() {
+    use vt_tests::own::vt::test::proto3::Maps;
+    use vt_tests::own_standalone::vt::test::proto3::Repeateds as SRepeateds;
+    fn bytes_for<M: Message>(record: &[u8], n: usize) -> usize {
+        let input = record.repeat(n);
+        let (result, stats) = alloc_stats::measure(|| M::decode(&input));
+        drop(result.expect("valid input"));
+        stats.bytes
+    }
+    // The allocation per input byte may not grow with the input.
+    fn linear<M: Message>(record: &[u8], per_byte: usize) {
+        let (small, large) = (
+            bytes_for::<M>(record, 1_000),
+            bytes_for::<M>(record, 16_000),
+        );
+        let input = record.len() * 16_000;
+        assert!(
+            large <= per_byte * input + 4096,
+            "{} bytes for {input} input bytes",
+            large
+        );
+        assert!(
+            large <= 20 * small + 4096,
+            "{small} bytes for 1k records, {large} for 16k"
+        );
+    }
+    let message = std::mem::size_of::<Scalars>();
+    // Field 17: an empty message each 3 bytes (one struct each, in a doubling Vec).
+    linear::<Repeateds>(&[0x8a, 0x01, 0x00], 2 * message);
+    linear::<SRepeateds>(
+        &[0x8a, 0x01, 0x00],
+        2 * std::mem::size_of::<vt_tests::own_standalone::vt::test::proto3::Scalars>(),
+    );
+    // Map entries with neither key nor value, and with only a value: one entry at most.
+    linear::<Maps>(&[0x62, 0x00], 64);
+    linear::<Maps>(&[0x8a, 0x01, 0x02, 0x12, 0x00], 64);
+    // Unknown fields kept by mode=standalone: at most what they take on the wire, doubled.
+    linear::<SRepeateds>(&[0xf8, 0x7f, 0x01], 4);
+}
+
+/// Encoding and decoding a value nested to the recursion limit fit in a 2 MiB stack, the
+/// default of a tokio worker or a spawned thread.
+#[test]
+fn the_recursion_limit_fits_a_2_mib_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let bytes = nested(100);
+            let node = <Node as Message>::decode(&bytes).unwrap();
+            assert_eq!(node.encode_to_vec(), bytes);
+            assert_eq!(node.size(), bytes.len());
+            let standalone =
+                <vt_tests::own_standalone::vt::deep::Node as Message>::decode(&bytes).unwrap();
+            assert_eq!(standalone.encode_to_vec(), bytes);
+            let mut reused = Node::default();
+            reused.decode_into(&bytes).unwrap();
+            assert_eq!(reused, node);
+        })
+        .unwrap();
+    handle
+        .join()
+        .expect("no stack overflow at the recursion limit");
+}

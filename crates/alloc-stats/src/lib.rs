@@ -19,6 +19,7 @@ static MEASURING: AtomicUsize = AtomicUsize::new(0);
 thread_local! {
     static COUNT: Cell<usize> = const { Cell::new(0) };
     static LARGEST: Cell<usize> = const { Cell::new(0) };
+    static BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
 fn note(size: usize) {
@@ -27,6 +28,7 @@ fn note(size: usize) {
     }
     let _ = COUNT.try_with(|c| c.set(c.get() + 1));
     let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
+    let _ = BYTES.try_with(|b| b.set(b.get() + size));
 }
 
 // SAFETY: every call is forwarded unchanged to the system allocator; the bookkeeping allocates
@@ -55,6 +57,8 @@ pub struct Stats {
     pub count: usize,
     /// The largest single request.
     pub largest: usize,
+    /// Bytes requested in all (a reallocation counts its new size).
+    pub bytes: usize,
 }
 
 /// Runs `f` and reports this thread's allocations during it (only counted while
@@ -62,11 +66,13 @@ pub struct Stats {
 pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Stats) {
     MEASURING.fetch_add(1, Relaxed);
     let before = COUNT.with(Cell::get);
+    let bytes_before = BYTES.with(Cell::get);
     let outer_largest = LARGEST.with(|l| l.replace(0));
     let out = f();
     let stats = Stats {
         count: COUNT.with(Cell::get) - before,
         largest: LARGEST.with(|l| l.replace(outer_largest.max(l.get()))),
+        bytes: BYTES.with(Cell::get) - bytes_before,
     };
     MEASURING.fetch_sub(1, Relaxed);
     (out, stats)
