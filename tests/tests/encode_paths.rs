@@ -150,3 +150,49 @@ fn one_allocation_per_encode_to_vec_and_none_into_reused_buffers() {
     assert_eq!(allocations(|| msg.encode_to_bytes_mut(&mut tonic_like)), 0);
     assert_eq!(&tonic_like[..], &expected[..]);
 }
+
+/// The per-thread scratch buffers are bounded together, not only per thread: 40 threads that
+/// each encode a 3 MiB message keep at most 64 MiB between them (each would keep 4 MiB), and
+/// give it back when they end.
+#[test]
+fn scratch_buffers_are_bounded_across_threads() {
+    use std::sync::{Arc, Barrier};
+    let msg = Arc::new(response(3_000, 1_000));
+    let size = msg.encode_to_vec().len();
+    assert!(size > 2 << 20 && size < 4 << 20, "{size}");
+    let threads = 40;
+    let (encoded, check) = (
+        Arc::new(Barrier::new(threads + 1)),
+        Arc::new(Barrier::new(threads + 1)),
+    );
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let (msg, encoded, check) = (msg.clone(), encoded.clone(), check.clone());
+            std::thread::spawn(move || {
+                let bytes = msg.encode_to_vec();
+                encoded.wait();
+                check.wait();
+                bytes.len()
+            })
+        })
+        .collect();
+    encoded.wait();
+    let retained = vtproto::scratch_bytes_retained();
+    assert!(
+        retained <= 64 << 20,
+        "{} MiB kept by {threads} threads",
+        retained >> 20
+    );
+    assert!(
+        retained >= 4 << 20,
+        "the buffers are kept at all: {retained}"
+    );
+    check.wait();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), size);
+    }
+    assert!(
+        vtproto::scratch_bytes_retained() < 4 << 20,
+        "threads that ended gave theirs back"
+    );
+}

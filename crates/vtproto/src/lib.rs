@@ -58,6 +58,8 @@ extern crate self as vtproto;
 pub use bytes;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownEnumValue};
 pub use ext::{Extendable, Extension};
+#[cfg(feature = "std")]
+pub use message::scratch_bytes_retained;
 pub use message::Message;
 pub use reader::{Mark, Reader, DEFAULT_RECURSION_LIMIT};
 pub use unknown::{UnknownField, UnknownFields};

@@ -244,17 +244,67 @@ pub trait Message: Default {
 #[cfg(feature = "std")]
 const SCRATCH_LIMIT: usize = 4 << 20;
 
-/// A thread's scratch buffer, and whether the last message it encoded was too large for it.
+/// Most bytes all threads' scratch buffers keep together: a process with many threads that
+/// encode large messages (a runtime's blocking pool, say) does not keep `SCRATCH_LIMIT` per
+/// thread. A thread whose buffer would take the total past it frees its buffer after use.
+#[cfg(feature = "std")]
+const SCRATCH_TOTAL_LIMIT: usize = 64 << 20;
+
+/// Bytes kept by all threads' scratch buffers (their capacities).
+#[cfg(feature = "std")]
+static SCRATCH_RETAINED: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+/// The bytes all threads' scratch buffers keep now (at most 64 MiB).
+#[cfg(feature = "std")]
+pub fn scratch_bytes_retained() -> usize {
+    SCRATCH_RETAINED.load(core::sync::atomic::Ordering::Relaxed)
+}
+
+/// A thread's scratch buffer, whether the last message it encoded was too large for it, and
+/// the capacity counted in [`SCRATCH_RETAINED`] for it.
 #[cfg(feature = "std")]
 struct Scratch {
     buf: Vec<u8>,
     last_was_large: bool,
+    counted: usize,
+}
+
+#[cfg(feature = "std")]
+impl Scratch {
+    /// Accounts for the buffer's capacity after a use, freeing it if this thread's share would
+    /// take all threads past [`SCRATCH_TOTAL_LIMIT`].
+    #[inline]
+    fn account(&mut self) {
+        use core::sync::atomic::Ordering::Relaxed;
+        let cap = self.buf.capacity();
+        if cap == self.counted {
+            return;
+        }
+        let total = if cap > self.counted {
+            SCRATCH_RETAINED.fetch_add(cap - self.counted, Relaxed) + (cap - self.counted)
+        } else {
+            SCRATCH_RETAINED.fetch_sub(self.counted - cap, Relaxed) - (self.counted - cap)
+        };
+        self.counted = cap;
+        if total > SCRATCH_TOTAL_LIMIT {
+            SCRATCH_RETAINED.fetch_sub(cap, Relaxed);
+            self.buf = Vec::new();
+            self.counted = 0;
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        SCRATCH_RETAINED.fetch_sub(self.counted, core::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 #[cfg(feature = "std")]
 std::thread_local! {
     static SCRATCH: core::cell::RefCell<Scratch> = const {
-        core::cell::RefCell::new(Scratch { buf: Vec::new(), last_was_large: false })
+        core::cell::RefCell::new(Scratch { buf: Vec::new(), last_was_large: false, counted: 0 })
     };
 }
 
@@ -288,6 +338,7 @@ fn scratch_encode<M: Message, R>(msg: &M, f: impl FnOnce(&[u8]) -> R) -> Option<
                 scratch.buf = Vec::new();
                 scratch.last_was_large = large;
             }
+            scratch.account();
             Some(result)
         })
         .ok()
