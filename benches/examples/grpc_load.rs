@@ -4,6 +4,7 @@
 //! cargo run --release -p vt-benches --example grpc_load              # every call, ~1 minute
 //! cargo run --release -p vt-benches --example grpc_load -- find      # calls whose name contains it
 //! cargo run --release -p vt-benches --example grpc_load -- profile prost 10  # one server, for perf
+//! cargo run --release -p vt-benches --example grpc_load -- memory vt          # RSS under mixed load
 //! ```
 //!
 //! The `examples/grpc` service runs on a multi-threaded tokio runtime (2 workers) with its
@@ -385,6 +386,61 @@ async fn run(filter: &str) {
     }
 }
 
+/// The process's resident memory now and at its peak, in MiB (`/proc/self/status`).
+fn rss_mib() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// One server (`prost` or `vt`) under mixed load for `seconds`: of every 10 calls from the 64
+/// concurrent clients, 9 ask for 20 candidates (2 KB) and one for 40,000 (3 MB); the clients
+/// skip decoding. Prints the process's peak resident memory, and what it settles to one
+/// second after the load stops (the scratch buffers kept by the server's threads included).
+async fn memory(vt: bool, seconds: u64) {
+    let addr = serve(vt).await;
+    let channels = channels(addr).await;
+    let large = raw_call(
+        &channels,
+        "/vt.search.Search/Find",
+        Bytes::from(prost::Message::encode_to_vec(&SearchRequest {
+            query: "big".into(),
+            count: 40_000,
+        })),
+    );
+    let small_request = Bytes::from(prost::Message::encode_to_vec(&SearchRequest {
+        query: "small".into(),
+        count: 20,
+    }));
+    let small = raw_call(&channels, "/vt.search.Search/Find", small_request);
+    let mixed: Call = Arc::new(move |task| {
+        // One call in ten is large.
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if (n + task) % 10 == 0 {
+            large(task)
+        } else {
+            small(task)
+        }
+    });
+    let (before, _) = rss_mib();
+    let (calls, _) = drive(&mixed, Duration::from_secs(seconds)).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let (settled, peak) = rss_mib();
+    println!(
+        "{} server: {calls} calls, RSS {before:.0} MiB before, peak {peak:.0} MiB, settled {settled:.0} MiB; scratch buffers keep {:.1} MiB",
+        if vt { "vt" } else { "prost" },
+        vtproto::scratch_bytes_retained() as f64 / (1 << 20) as f64
+    );
+}
+
 /// One server (`prost` or `vt`) answering `find` to raw clients for `seconds`, nothing else:
 /// a clean process for `perf record`.
 async fn profile(vt: bool, seconds: u64) {
@@ -404,6 +460,11 @@ fn main() {
         .build()
         .unwrap();
     match args.first().map(String::as_str) {
+        Some("memory") => {
+            let vt = args.get(1).is_some_and(|s| s == "vt");
+            let seconds = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
+            runtime.block_on(memory(vt, seconds));
+        }
         Some("profile") => {
             let vt = args.get(1).is_some_and(|s| s == "vt");
             let seconds = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);

@@ -88,9 +88,9 @@ type CandidateStream =
     std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<Candidate, tonic::Status>> + Send>>;
 
 fn check(request: &SearchRequest) -> Result<(), tonic::Status> {
-    if request.count > 10_000 {
+    if request.count > 100_000 {
         return Err(tonic::Status::invalid_argument(
-            "count must be at most 10000",
+            "count must be at most 100000",
         ));
     }
     Ok(())

@@ -172,7 +172,7 @@ async fn malformed_requests_get_a_status_and_the_server_keeps_serving() {
     let status = client
         .find(SearchRequest {
             query: "big".into(),
-            count: 20_000,
+            count: 200_000,
         })
         .await
         .unwrap_err();
@@ -208,7 +208,7 @@ async fn a_handler_receives_an_owned_view() {
     let status = client
         .find(SearchRequest {
             query: "too many".into(),
-            count: 20_000,
+            count: 200_000,
         })
         .await
         .unwrap_err();
