@@ -424,7 +424,7 @@ async fn memory(vt: bool, seconds: u64) {
         // One call in ten is large.
         static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if (n + task) % 10 == 0 {
+        if (n + task).is_multiple_of(10) {
             large(task)
         } else {
             small(task)

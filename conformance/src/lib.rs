@@ -33,3 +33,57 @@ pub fn stub() -> ! {
     );
     std::process::exit(2);
 }
+
+/// A testee's `testee::respond` (request bytes in, response bytes out), over the conformance
+/// protocol's types in module `$pb` (`mode=prost`'s or `mode=standalone`'s): binary requests
+/// for the listed message types are decoded and re-encoded, the round trip every binary test
+/// checks; anything else is answered `skipped`.
+#[macro_export]
+macro_rules! testee {
+    ($pb:path, { $($name:literal => $ty:ty),* $(,)? }) => {
+        mod testee {
+            use $pb as pb;
+            use pb::conformance::{
+                conformance_request::Payload, conformance_response::Result as Outcome,
+                ConformanceRequest, ConformanceResponse, FailureSet, WireFormat,
+            };
+            use vtproto::Message;
+
+            fn round_trip<M: Message>(payload: &[u8]) -> Outcome {
+                match M::decode(payload) {
+                    Ok(msg) => Outcome::ProtobufPayload(msg.encode_to_vec()),
+                    Err(e) => Outcome::ParseError(e.to_string()),
+                }
+            }
+
+            pub fn respond(request: &[u8]) -> Vec<u8> {
+                let outcome = match ConformanceRequest::decode(request) {
+                    Err(e) => Outcome::RuntimeError(format!("bad ConformanceRequest: {e}")),
+                    Ok(req) => outcome(&req),
+                };
+                #[allow(clippy::needless_update)]
+                let response = ConformanceResponse {
+                    result: Some(outcome),
+                    ..Default::default()
+                };
+                response.encode_to_vec()
+            }
+
+            fn outcome(req: &ConformanceRequest) -> Outcome {
+                if req.message_type == "conformance.FailureSet" {
+                    return Outcome::ProtobufPayload(FailureSet::default().encode_to_vec());
+                }
+                let Some(Payload::ProtobufPayload(payload)) = &req.payload else {
+                    return Outcome::Skipped("only the binary wire format is supported".into());
+                };
+                if req.requested_output_format != WireFormat::Protobuf as i32 {
+                    return Outcome::Skipped("only the binary wire format is supported".into());
+                }
+                match req.message_type.as_str() {
+                    $($name => round_trip::<$ty>(payload),)*
+                    other => Outcome::Skipped(format!("message type {other} is not supported")),
+                }
+            }
+        }
+    };
+}

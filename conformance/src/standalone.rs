@@ -16,64 +16,18 @@ mod pb {
 }
 
 #[cfg(vt_conformance)]
-mod testee {
-    use crate::pb::conformance::{
-        conformance_request::Payload, conformance_response::Result as Outcome, ConformanceRequest,
-        ConformanceResponse, FailureSet, WireFormat,
-    };
-    use crate::pb::protobuf_test_messages::{editions, proto2, proto3};
-    use vtproto::Message;
-
-    /// Decodes with `M`, then re-encodes: the round trip every binary test checks.
-    fn round_trip<M: Message>(payload: &[u8]) -> Outcome {
-        match M::decode(payload) {
-            Ok(msg) => Outcome::ProtobufPayload(msg.encode_to_vec()),
-            Err(e) => Outcome::ParseError(e.to_string()),
-        }
-    }
-
-    pub fn respond(request: &[u8]) -> Vec<u8> {
-        let outcome = match ConformanceRequest::decode(request) {
-            Err(e) => Outcome::RuntimeError(format!("bad ConformanceRequest: {e}")),
-            Ok(req) => outcome(&req),
-        };
-        ConformanceResponse {
-            result: Some(outcome),
-            ..Default::default()
-        }
-        .encode_to_vec()
-    }
-
-    fn outcome(req: &ConformanceRequest) -> Outcome {
-        if req.message_type == "conformance.FailureSet" {
-            return Outcome::ProtobufPayload(FailureSet::default().encode_to_vec());
-        }
-        let Some(Payload::ProtobufPayload(payload)) = &req.payload else {
-            return Outcome::Skipped("only the binary wire format is supported".into());
-        };
-        if req.requested_output_format() != WireFormat::Protobuf {
-            return Outcome::Skipped("only the binary wire format is supported".into());
-        }
-        match req.message_type.as_str() {
-            "protobuf_test_messages.proto3.TestAllTypesProto3" => {
-                round_trip::<proto3::TestAllTypesProto3>(payload)
-            }
-            "protobuf_test_messages.proto2.TestAllTypesProto2" => {
-                round_trip::<proto2::TestAllTypesProto2>(payload)
-            }
-            "protobuf_test_messages.editions.TestAllTypesEdition2023" => {
-                round_trip::<editions::TestAllTypesEdition2023>(payload)
-            }
-            "protobuf_test_messages.editions.proto2.TestAllTypesProto2" => {
-                round_trip::<editions::proto2::TestAllTypesProto2>(payload)
-            }
-            "protobuf_test_messages.editions.proto3.TestAllTypesProto3" => {
-                round_trip::<editions::proto3::TestAllTypesProto3>(payload)
-            }
-            other => Outcome::RuntimeError(format!("message type {other} is not supported")),
-        }
-    }
-}
+vt_conformance::testee!(crate::pb, {
+    "protobuf_test_messages.proto3.TestAllTypesProto3" =>
+        crate::pb::protobuf_test_messages::proto3::TestAllTypesProto3,
+    "protobuf_test_messages.proto2.TestAllTypesProto2" =>
+        crate::pb::protobuf_test_messages::proto2::TestAllTypesProto2,
+    "protobuf_test_messages.editions.TestAllTypesEdition2023" =>
+        crate::pb::protobuf_test_messages::editions::TestAllTypesEdition2023,
+    "protobuf_test_messages.editions.proto2.TestAllTypesProto2" =>
+        crate::pb::protobuf_test_messages::editions::proto2::TestAllTypesProto2,
+    "protobuf_test_messages.editions.proto3.TestAllTypesProto3" =>
+        crate::pb::protobuf_test_messages::editions::proto3::TestAllTypesProto3,
+});
 
 #[cfg(not(vt_conformance))]
 fn main() {

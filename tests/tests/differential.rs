@@ -13,7 +13,7 @@ mod support;
 use std::fmt::Debug;
 
 use proptest::prelude::*;
-use support::{mutate, Rng, Schema};
+use support::{mutate, same_but_nan, verdict, Rng, Schema};
 
 trait Both: prost::Message + vtproto::Message + PartialEq + Debug + Default {
     /// Decodes `bytes` as this type's view: its owned value, its encoding and its `size()`.
@@ -148,20 +148,6 @@ fn check_view<T: Both>(name: &str, seed: u64, bytes: &[u8], owned: &T, has_map: 
             vtproto::Message::encode_to_vec(&from_view),
             "{name} seed {seed}: the view's encoding differs from the owned value's"
         );
-    }
-}
-
-/// A corrupted double may be NaN, which never equals itself; maps print in random order, but
-/// the same entries print to the same length.
-fn same_but_nan<T: Debug>(a: &T, b: &T) -> bool {
-    let (a, b) = (format!("{a:?}"), format!("{b:?}"));
-    a.contains("NaN") && a.len() == b.len()
-}
-
-fn verdict<T, E: Debug>(r: &Result<T, E>) -> String {
-    match r {
-        Ok(_) => "accepts".into(),
-        Err(e) => format!("rejects ({e:?})"),
     }
 }
 

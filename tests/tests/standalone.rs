@@ -15,7 +15,7 @@ mod support;
 use std::fmt::Debug;
 
 use proptest::prelude::*;
-use support::{mutate, Rng, Schema};
+use support::{mutate, same_but_nan, verdict, Rng, Schema};
 use vtproto::{DecodeErrorKind, Message};
 
 type Check = fn(&Schema, &str, u64);
@@ -113,18 +113,6 @@ fn missing_required(e: &vtproto::DecodeError) -> bool {
 /// Whether the error is a known field number with another wire type (somewhere inside).
 fn mismatch(e: &vtproto::DecodeError) -> bool {
     matches!(e.kind(), DecodeErrorKind::WireTypeMismatch { .. })
-}
-
-fn same_but_nan<T: Debug>(a: &T, b: &T) -> bool {
-    let (a, b) = (format!("{a:?}"), format!("{b:?}"));
-    a.contains("NaN") && a.len() == b.len()
-}
-
-fn verdict<T, E: Debug>(r: &Result<T, E>) -> String {
-    match r {
-        Ok(_) => "accepts".into(),
-        Err(e) => format!("rejects ({e:?})"),
-    }
 }
 
 macro_rules! pairs {

@@ -450,40 +450,30 @@ impl<T: RepeatedScalar> ExtensionType for Packed<T> {
     }
 }
 
-/// A repeated message extension.
-pub struct RepeatedMessage<M>(PhantomData<fn() -> M>);
+/// A repeated extension of messages or groups: each record holds one value of `T`.
+pub struct Each<T>(PhantomData<fn() -> T>);
 
-impl<M: Message> ExtensionType for RepeatedMessage<M> {
-    type Value = Vec<M>;
-    fn read(records: &[(WireType, &[u8])], number: u32) -> Result<Option<Vec<M>>, DecodeError> {
-        let mut out = Vec::new();
-        for record in records {
-            out.extend(MessageOf::<M>::read(core::slice::from_ref(record), number)?);
-        }
-        Ok((!out.is_empty()).then_some(out))
-    }
-    fn write(values: &Vec<M>, number: u32, out: &mut UnknownFields) {
-        for v in values {
-            MessageOf::<M>::write(v, number, out);
-        }
-    }
-}
+/// A repeated message extension.
+pub type RepeatedMessage<M> = Each<MessageOf<M>>;
 
 /// A repeated group extension.
-pub struct RepeatedGroup<M>(PhantomData<fn() -> M>);
+pub type RepeatedGroup<M> = Each<GroupOf<M>>;
 
-impl<M: Message> ExtensionType for RepeatedGroup<M> {
-    type Value = Vec<M>;
-    fn read(records: &[(WireType, &[u8])], number: u32) -> Result<Option<Vec<M>>, DecodeError> {
+impl<T: ExtensionType> ExtensionType for Each<T> {
+    type Value = Vec<T::Value>;
+    fn read(
+        records: &[(WireType, &[u8])],
+        number: u32,
+    ) -> Result<Option<Vec<T::Value>>, DecodeError> {
         let mut out = Vec::new();
         for record in records {
-            out.extend(GroupOf::<M>::read(core::slice::from_ref(record), number)?);
+            out.extend(T::read(core::slice::from_ref(record), number)?);
         }
         Ok((!out.is_empty()).then_some(out))
     }
-    fn write(values: &Vec<M>, number: u32, out: &mut UnknownFields) {
+    fn write(values: &Vec<T::Value>, number: u32, out: &mut UnknownFields) {
         for v in values {
-            GroupOf::<M>::write(v, number, out);
+            T::write(v, number, out);
         }
     }
 }

@@ -415,3 +415,18 @@ pub fn mutate(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
     }
     b
 }
+
+/// A corrupted double may be NaN, which never equals itself; maps print in random order, but
+/// the same entries print to the same length.
+pub fn same_but_nan<T: std::fmt::Debug>(a: &T, b: &T) -> bool {
+    let (a, b) = (format!("{a:?}"), format!("{b:?}"));
+    a.contains("NaN") && a.len() == b.len()
+}
+
+/// "accepts", or "rejects (the error)".
+pub fn verdict<T, E: std::fmt::Debug>(r: &Result<T, E>) -> String {
+    match r {
+        Ok(_) => "accepts".into(),
+        Err(e) => format!("rejects ({e:?})"),
+    }
+}
