@@ -24,7 +24,8 @@ pub enum DecodeErrorKind {
         /// Wire type found on the wire.
         found: u8,
     },
-    /// A length prefix pointed past the end of its enclosing message.
+    /// A length prefix pointed past the end of its enclosing message, or past 2 GiB
+    /// ([`MAX_MESSAGE_SIZE`](crate::wire::MAX_MESSAGE_SIZE)).
     LengthOutOfBounds(u64),
     /// Messages were nested deeper than the recursion limit.
     RecursionLimit,
@@ -148,22 +149,42 @@ impl From<DecodeErrorKind> for DecodeError {
     }
 }
 
-/// Encoding into a caller's buffer failed because it had too little room.
+/// Encoding failed: the caller's buffer had too little room, or the message is larger than
+/// protobuf allows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EncodeError {
-    /// Bytes the message needs.
-    pub required: usize,
-    /// Bytes the buffer had left.
-    pub remaining: usize,
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The buffer had too little room.
+    BufferTooSmall {
+        /// Bytes the message needs.
+        required: usize,
+        /// Bytes the buffer had left.
+        remaining: usize,
+    },
+    /// The message is larger than [`MAX_MESSAGE_SIZE`](crate::wire::MAX_MESSAGE_SIZE), the
+    /// 2 GiB that protobuf's length prefixes and other implementations allow.
+    TooLarge {
+        /// Its encoded size.
+        size: usize,
+    },
 }
 
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "insufficient buffer capacity (required: {}, remaining: {})",
-            self.required, self.remaining
-        )
+        match self {
+            EncodeError::BufferTooSmall {
+                required,
+                remaining,
+            } => write!(
+                f,
+                "insufficient buffer capacity (required: {required}, remaining: {remaining})"
+            ),
+            EncodeError::TooLarge { size } => write!(
+                f,
+                "message of {size} bytes exceeds protobuf's limit of {} bytes",
+                crate::wire::MAX_MESSAGE_SIZE
+            ),
+        }
     }
 }
 

@@ -223,17 +223,33 @@ pub trait Message: Default {
 
     /// Encodes into `buf`. When `buf`'s next chunk holds [`size`](Message::size) bytes (reserve
     /// first for that), the message is written straight into it; otherwise through one copy.
+    ///
+    /// Refuses messages over [`MAX_MESSAGE_SIZE`](wire::MAX_MESSAGE_SIZE) (2 GiB).
     #[inline]
     fn encode(&self, buf: &mut impl BufMut) -> Result<(), EncodeError> {
         let n = self.size();
+        if n > wire::MAX_MESSAGE_SIZE {
+            return Err(EncodeError::TooLarge { size: n });
+        }
         if buf.remaining_mut() < n {
-            return Err(EncodeError {
+            return Err(EncodeError::BufferTooSmall {
                 required: n,
                 remaining: buf.remaining_mut(),
             });
         }
         encode_into_buf_mut(self, n, buf);
         Ok(())
+    }
+
+    /// [`encode_to_vec`](Message::encode_to_vec), refusing messages over
+    /// [`MAX_MESSAGE_SIZE`](wire::MAX_MESSAGE_SIZE) (2 GiB), which other implementations would
+    /// not read (`encode_to_vec` checks nothing, as prost's does not).
+    fn try_encode_to_vec(&self) -> Result<Vec<u8>, EncodeError> {
+        let n = self.size();
+        if n > wire::MAX_MESSAGE_SIZE {
+            return Err(EncodeError::TooLarge { size: n });
+        }
+        Ok(exact_vec(self, n))
     }
 }
 

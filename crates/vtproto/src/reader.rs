@@ -258,7 +258,8 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     pub fn read_len_delimited(&mut self) -> Result<&'a [u8], DecodeError> {
         let len = self.read_varint()?;
-        if len > self.buf.len() as u64 {
+        // Past the input, or past 2 GiB (protobuf's limit) whatever the input's size.
+        if len > self.buf.len().min(wire::MAX_MESSAGE_SIZE) as u64 {
             return err(DecodeErrorKind::LengthOutOfBounds(len));
         }
         self.take(len as usize)

@@ -39,6 +39,10 @@ impl WireType {
     }
 }
 
+/// Largest encoded message, and largest length prefix a decoder accepts: 2 GiB - 1, as in
+/// the C++ and Java runtimes (a length is a signed 32-bit number there).
+pub const MAX_MESSAGE_SIZE: usize = i32::MAX as usize;
+
 /// Smallest field number.
 pub const MIN_FIELD_NUMBER: u32 = 1;
 /// Largest field number (2^29 - 1).
