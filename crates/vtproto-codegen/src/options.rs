@@ -116,6 +116,12 @@ impl Options {
     /// (as the build crate does): every feature name is known, and the features selected can
     /// work together.
     pub fn validate(&self) -> Result<(), Error> {
+        if self.include_file.is_some() && self.mode == Mode::Prost {
+            return Err(Error::option(
+                "include_file is for mode=standalone (with mode=prost, protoc-gen-prost's \
+                 include_file declares the modules)",
+            ));
+        }
         crate::emit::check_dependencies(self)
     }
 
@@ -190,6 +196,8 @@ mod tests {
         assert_eq!(o.extern_path, [(".x".to_string(), "::x".to_string())]);
         assert!(Options::parse("mode=nope").is_err());
         assert!(Options::parse("frobnicate=1").is_err());
+        assert!(Options::parse("include_file=mod.rs").is_err());
+        assert!(Options::parse("mode=standalone,include_file=mod.rs").is_ok());
         assert!(Options::parse("extern_path=x").is_err());
     }
 

@@ -250,8 +250,8 @@ macro_rules! scalar {
                 Ok(value)
             }
             fn write(value: &$ty, number: u32, out: &mut UnknownFields) {
-                let mut buf = vec![0u8; scalar_room(value)];
-                let mut w = ReverseWriter::new(&mut buf);
+                let mut buf = Vec::new();
+                let mut w = ReverseWriter::growable(&mut buf);
                 let $v = value;
                 w.$put($arg);
                 out.push_raw(wire::key(number, WireType::$wire), w.written_bytes());
@@ -269,34 +269,6 @@ macro_rules! scalar {
             }
         }
     };
-}
-
-/// Room for writing one scalar value: 10 bytes, or a string's or bytes' length plus prefix.
-fn scalar_room<T: ScalarRoom + ?Sized>(value: &T) -> usize {
-    value.room()
-}
-
-trait ScalarRoom {
-    fn room(&self) -> usize {
-        10
-    }
-}
-impl ScalarRoom for i32 {}
-impl ScalarRoom for i64 {}
-impl ScalarRoom for u32 {}
-impl ScalarRoom for u64 {}
-impl ScalarRoom for f32 {}
-impl ScalarRoom for f64 {}
-impl ScalarRoom for bool {}
-impl ScalarRoom for String {
-    fn room(&self) -> usize {
-        self.len() + 10
-    }
-}
-impl ScalarRoom for Vec<u8> {
-    fn room(&self) -> usize {
-        self.len() + 10
-    }
 }
 
 /// A scalar marker usable in [`Repeated`] and [`Packed`].
@@ -436,8 +408,8 @@ impl<T: RepeatedScalar> ExtensionType for Packed<T> {
         if values.is_empty() {
             return;
         }
-        let mut buf = vec![0u8; 10 * values.len() + 10];
-        let mut w = ReverseWriter::new(&mut buf);
+        let mut buf = Vec::new();
+        let mut w = ReverseWriter::growable(&mut buf);
         for v in values.iter().rev() {
             T::put_one(v, &mut w);
         }
