@@ -27,49 +27,92 @@ fn protoc_gen_prost_file(package: &str) -> String {
     }
 }
 
-fn respond(request: &CodeGeneratorRequest) -> CodeGeneratorResponse {
-    let mut response = CodeGeneratorResponse {
+/// Writes the response to `out` as it is generated: the header fields, then each file as soon
+/// as it is written (a response's fields may come in any order, and a repeated field's elements
+/// are appended), so that the plugin holds one package's code at a time. Problems with the
+/// request are found before any file and answered in the `error` field.
+fn respond(request: CodeGeneratorRequest, out: &mut impl Write) -> io::Result<()> {
+    let header = CodeGeneratorResponse {
         supported_features: Some(Feature::Proto3Optional as u64 | Feature::SupportsEditions as u64),
         // Editions files are generated in mode=standalone; mode=prost refuses them by name.
         minimum_edition: Some(Edition::Proto2 as i32),
         maximum_edition: Some(Edition::Edition2024 as i32),
         ..Default::default()
     };
+    out.write_all(&header.encode_to_vec())?;
+    let fail = |out: &mut dyn Write, e: &dyn std::fmt::Display| {
+        let error = CodeGeneratorResponse {
+            error: Some(format!("protoc-gen-rust-vt: {e}")),
+            ..Default::default()
+        };
+        out.write_all(&error.encode_to_vec())
+    };
     let options = match vtproto_codegen::Options::parse(request.parameter()) {
         Ok(o) => o,
-        Err(e) => {
-            response.error = Some(format!("protoc-gen-rust-vt: {e}"));
-            return response;
-        }
+        Err(e) => return fail(out, &e),
     };
-    match vtproto_codegen::generate(&request.proto_file, &request.file_to_generate, &options) {
-        Ok(files) => {
-            if let Some(name) = &options.include_file {
-                response.file.push(File {
-                    name: Some(name.clone()),
-                    content: Some(vtproto_codegen::include_file(&files)),
-                    ..Default::default()
-                });
-            }
-            for f in files {
-                if options.insert_include {
-                    response.file.push(File {
+    let mut written = Vec::new();
+    let mut result = Ok(());
+    let generated = vtproto_codegen::generate_each(
+        &request.proto_file,
+        &request.file_to_generate,
+        &options,
+        |f| {
+            if options.insert_include {
+                push(
+                    &mut result,
+                    out,
+                    File {
                         name: Some(protoc_gen_prost_file(&f.package)),
                         insertion_point: Some("module".into()),
                         content: Some(format!("include!(\"{}\");\n", f.name)),
                         ..Default::default()
-                    });
-                }
-                response.file.push(File {
+                    },
+                );
+            }
+            let name = f.name.clone();
+            push(
+                &mut result,
+                out,
+                File {
                     name: Some(f.name),
                     content: Some(f.content),
                     ..Default::default()
-                });
-            }
-        }
-        Err(e) => response.error = Some(format!("protoc-gen-rust-vt: {e}")),
+                },
+            );
+            written.push(vtproto_codegen::GeneratedFile {
+                name,
+                package: f.package,
+                content: String::new(),
+            });
+        },
+    );
+    if let Err(e) = generated {
+        return fail(out, &e);
     }
-    response
+    if let Some(name) = &options.include_file {
+        push(
+            &mut result,
+            out,
+            File {
+                name: Some(name.clone()),
+                content: Some(vtproto_codegen::include_file(&written)),
+                ..Default::default()
+            },
+        );
+    }
+    result
+}
+
+/// Appends `file` to the response unless an earlier write failed.
+fn push(result: &mut io::Result<()>, out: &mut impl Write, file: File) {
+    if result.is_ok() {
+        let one = CodeGeneratorResponse {
+            file: vec![file],
+            ..Default::default()
+        };
+        *result = out.write_all(&one.encode_to_vec());
+    }
 }
 
 fn main() -> ExitCode {
@@ -78,8 +121,8 @@ fn main() -> ExitCode {
         eprintln!("protoc-gen-rust-vt: reading the request from stdin: {e}");
         return ExitCode::FAILURE;
     }
-    let response = match CodeGeneratorRequest::decode(&input[..]) {
-        Ok(request) => respond(&request),
+    let request = match CodeGeneratorRequest::decode(&input[..]) {
+        Ok(request) => request,
         Err(e) => {
             eprintln!(
                 "protoc-gen-rust-vt: stdin is not a CodeGeneratorRequest ({e}); \
@@ -88,11 +131,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut out = io::stdout().lock();
-    if let Err(e) = out
-        .write_all(&response.encode_to_vec())
-        .and_then(|()| out.flush())
-    {
+    drop(input);
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    if let Err(e) = respond(request, &mut out).and_then(|()| out.flush()) {
         eprintln!("protoc-gen-rust-vt: writing the response: {e}");
         return ExitCode::FAILURE;
     }

@@ -27,13 +27,6 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
-    /// A generator bug: the code written for a package does not parse.
-    Internal {
-        /// The proto package.
-        package: String,
-        /// The parser's complaint.
-        reason: String,
-    },
 }
 
 impl Error {
@@ -77,9 +70,6 @@ impl fmt::Display for Error {
                 element: None,
                 reason,
             } => write!(f, "{file}: {reason}"),
-            Error::Internal { package, reason } => {
-                write!(f, "package `{package}`: internal error: {reason}")
-            }
         }
     }
 }

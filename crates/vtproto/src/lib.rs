@@ -70,7 +70,7 @@ pub use writer::ReverseWriter;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::reader::wire_type_mismatch;
-    pub use crate::reuse::{addr, MapReuse};
+    pub use crate::reuse::{finish_str_map, replace_loop, replace_str_map_entry, MapReuse, StrMap};
 
     /// `m.size()`, never inlined. Generated code calls a recursive message field through it,
     /// so a self-referencing message's own `size` is not recursive and inlines into callers

@@ -3,6 +3,8 @@
 
 #[allow(unused_imports)]
 use crate::prelude::*;
+use crate::{DecodeError, Message, Reader};
+use alloc::collections::BTreeMap;
 
 /// The state of one string-keyed map field during a `merge_replace`.
 ///
@@ -86,6 +88,121 @@ impl MapReuse {
 #[inline(always)]
 pub fn addr<T>(value: &T) -> usize {
     value as *const T as usize
+}
+
+/// A map with `String` keys, as `merge_replace` overwrites it in place.
+#[allow(clippy::len_without_is_empty)]
+pub trait StrMap<V> {
+    /// Number of entries.
+    fn len(&self) -> usize;
+    /// The value under `key`.
+    fn get_mut(&mut self, key: &str) -> Option<&mut V>;
+    /// The value under `key`, inserted as `V::default()` when missing.
+    fn entry_or_default(&mut self, key: &str) -> &mut V;
+    /// Removes every entry whose value `keep` refuses.
+    fn retain_values(&mut self, keep: impl FnMut(&V) -> bool);
+    /// Removes every entry.
+    fn clear(&mut self);
+}
+
+#[cfg(feature = "std")]
+impl<V: Default, S: core::hash::BuildHasher> StrMap<V> for std::collections::HashMap<String, V, S> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.get_mut(key)
+    }
+    fn entry_or_default(&mut self, key: &str) -> &mut V {
+        self.entry(String::from(key)).or_default()
+    }
+    fn retain_values(&mut self, mut keep: impl FnMut(&V) -> bool) {
+        // A hash map's values stay put while it removes: `retain` may test addresses.
+        self.retain(|_, v| keep(v));
+    }
+    fn clear(&mut self) {
+        self.clear();
+    }
+}
+
+impl<V: Default> StrMap<V> for BTreeMap<String, V> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.get_mut(key)
+    }
+    fn entry_or_default(&mut self, key: &str) -> &mut V {
+        self.entry(String::from(key)).or_default()
+    }
+    fn retain_values(&mut self, mut keep: impl FnMut(&V) -> bool) {
+        // Removing from a B-tree moves its other entries: find the keys first.
+        let gone: Vec<String> = self
+            .iter()
+            .filter(|(_, v)| !keep(v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in gone {
+            self.remove(&k);
+        }
+    }
+    fn clear(&mut self) {
+        self.clear();
+    }
+}
+
+/// One entry of a string-keyed map field in `merge_replace`, the entry's key already read:
+/// overwrites the value in place while [`MapReuse`] allows (`fill` reads the value from the
+/// entry into the existing one); `Ok(false)` without reading anything when the map is not
+/// overwritten in place, for the caller to insert the entry as `merge_field` does.
+#[inline]
+pub fn replace_str_map_entry<'a, M: StrMap<V>, V>(
+    map: &mut M,
+    state: &mut MapReuse,
+    r: &mut Reader<'a>,
+    key_key: u32,
+    mut fill: impl FnMut(&Reader<'a>, &mut V) -> Result<(), DecodeError>,
+) -> Result<bool, DecodeError> {
+    if !state.in_place(map.len()) {
+        return Ok(false);
+    }
+    let (k, entry) = r.read_map_entry_str_key(key_key)?;
+    if let Some(v) = map.get_mut(k) {
+        if state.name(addr(&*v)) {
+            fill(&entry, v)?;
+            return Ok(true);
+        }
+    }
+    state.turn_fresh();
+    map.retain_values(|v| state.keeps(addr(v)));
+    fill(&entry, map.entry_or_default(k))?;
+    Ok(true)
+}
+
+/// After `merge_replace`'s input: clears a map field the input lacked, removes from one
+/// overwritten in place the entries the input did not name.
+#[inline]
+pub fn finish_str_map<M: StrMap<V>, V>(map: &mut M, state: &MapReuse) {
+    if state.absent() {
+        map.clear();
+    } else if state.has_stale(map.len()) {
+        map.retain_values(|v| state.keeps(addr(v)));
+    }
+}
+
+/// `merge_replace`'s loop: each key in `r` to `step`, an error located in message `M`.
+#[inline(always)]
+pub fn replace_loop<'a, M: Message>(
+    r: &mut Reader<'a>,
+    mut step: impl FnMut(u32, &mut Reader<'a>) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    while !r.is_empty() {
+        let key = r.read_key()?;
+        if let Err(e) = step(key, r) {
+            return Err(e.push(M::NAME, M::field_name(key >> 3)));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

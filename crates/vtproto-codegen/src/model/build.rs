@@ -13,11 +13,11 @@ use super::features::{
 use super::index::TypeIndex;
 use super::{
     BytesRepr, DefaultValue, Enum, EnumValue, Extension, Field, Label, MapField, Member, Message,
-    Oneof, Package, RustPath, Scalar, ValueType,
+    Oneof, Package, RustIdent, RustPath, Scalar, ValueType,
 };
 use crate::descriptor::feature_set;
 use crate::descriptor::FeatureSet;
-use crate::ident::{ident, sanitize, to_snake, to_upper_camel};
+use crate::ident::{sanitize, to_snake, to_upper_camel};
 use crate::options::{Mode, Options};
 use crate::Error;
 use heck::ToShoutySnakeCase;
@@ -233,7 +233,7 @@ impl FileCx<'_> {
             let taken = |name: &str| {
                 fields.iter().any(|f| f.ident == name) || oneofs.iter().any(|o| o.ident == name)
             };
-            ident(if taken("unknown_fields") {
+            RustIdent::new(if taken("unknown_fields") {
                 "unknown_fields_"
             } else {
                 "unknown_fields"
@@ -316,7 +316,7 @@ impl FileCx<'_> {
                 }
                 Some(Oneof {
                     name: o.name().to_string(),
-                    ident: ident(&to_snake(o.name())),
+                    ident: RustIdent::new(to_snake(o.name())),
                     enum_path: inner.modules.join(type_name),
                     fields: Vec::new(),
                 })
@@ -368,7 +368,7 @@ impl FileCx<'_> {
             name: f.name().to_string(),
             json_name: f.json_name.clone().unwrap_or_else(|| json_name(f.name())),
             number,
-            ident: ident(&if in_oneof {
+            ident: RustIdent::new(if in_oneof {
                 to_upper_camel(f.name())
             } else {
                 to_snake(f.name())

@@ -17,12 +17,47 @@ mod validate;
 use std::fmt;
 
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use quote::{quote, ToTokens};
 
 pub use build::build;
 pub use features::Features;
 
 use crate::ident::ident;
+
+/// A Rust identifier (`r#type` for a keyword), kept as text so that the model can be shared
+/// between the threads generating packages; written as an identifier token.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RustIdent(String);
+
+impl RustIdent {
+    /// The identifier `name` (`r#`-prefixed when raw).
+    pub fn new(name: impl Into<String>) -> Self {
+        RustIdent(name.into())
+    }
+
+    /// The identifier as tokens.
+    pub fn ident(&self) -> Ident {
+        ident(&self.0)
+    }
+}
+
+impl ToTokens for RustIdent {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        self.ident().to_tokens(tokens);
+    }
+}
+
+impl fmt::Display for RustIdent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<&str> for RustIdent {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
 
 /// A Rust path as identifier segments (`["outer", "Inner"]`, raw identifiers as `r#type`),
 /// kept structured until emission.
@@ -216,7 +251,7 @@ pub struct Field {
     /// Field number.
     pub number: u32,
     /// Rust field (or, in a oneof, variant) identifier.
-    pub ident: Ident,
+    pub ident: RustIdent,
     /// Type of each value.
     pub value: ValueType,
     /// Cardinality and presence.
@@ -272,7 +307,7 @@ pub struct Oneof {
     /// The proto oneof name.
     pub name: String,
     /// Rust field identifier in the message struct.
-    pub ident: Ident,
+    pub ident: RustIdent,
     /// Path of the oneof enum, relative to the package module.
     pub enum_path: RustPath,
     /// Members; their `ident` is the enum variant.
@@ -317,7 +352,7 @@ pub struct Message {
     pub size_walk_is_cheap: bool,
     /// The struct field keeping unknown fields (`mode=standalone`); `None` when they are
     /// skipped (prost's structs have nowhere to keep them).
-    pub unknown_fields: Option<Ident>,
+    pub unknown_fields: Option<RustIdent>,
     /// Declares extension ranges: its extensions live among its unknown fields.
     pub extendable: bool,
     /// Uses the MessageSet wire format (`message_set_wire_format`).

@@ -25,8 +25,7 @@ pub struct Api {
 impl Api {
     /// `syntax` as the enum, or its default if the number is unknown.
     pub fn syntax(&self) -> Syntax {
-        <Syntax as ::core::convert::TryFrom<i32>>::try_from(self.syntax)
-            .unwrap_or(Syntax::Proto2)
+        <Syntax as ::core::convert::TryFrom<i32>>::try_from(self.syntax).unwrap_or(Syntax::Proto2)
     }
     /// Sets the field to the enum value.
     pub fn set_syntax(&mut self, value: Syntax) {
@@ -54,8 +53,7 @@ pub struct Method {
 impl Method {
     /// `syntax` as the enum, or its default if the number is unknown.
     pub fn syntax(&self) -> Syntax {
-        <Syntax as ::core::convert::TryFrom<i32>>::try_from(self.syntax)
-            .unwrap_or(Syntax::Proto2)
+        <Syntax as ::core::convert::TryFrom<i32>>::try_from(self.syntax).unwrap_or(Syntax::Proto2)
     }
     /// Sets the field to the enum value.
     pub fn set_syntax(&mut self, value: Syntax) {
@@ -143,8 +141,7 @@ pub struct Type {
 impl Type {
     /// `syntax` as the enum, or its default if the number is unknown.
     pub fn syntax(&self) -> Syntax {
-        <Syntax as ::core::convert::TryFrom<i32>>::try_from(self.syntax)
-            .unwrap_or(Syntax::Proto2)
+        <Syntax as ::core::convert::TryFrom<i32>>::try_from(self.syntax).unwrap_or(Syntax::Proto2)
     }
     /// Sets the field to the enum value.
     pub fn set_syntax(&mut self, value: Syntax) {
@@ -170,8 +167,7 @@ pub struct Field {
 impl Field {
     /// `kind` as the enum, or its default if the number is unknown.
     pub fn kind(&self) -> field::Kind {
-        <field::Kind as ::core::convert::TryFrom<i32>>::try_from(self.kind)
-            .unwrap_or(field::Kind::TypeUnknown)
+        <field::Kind as ::core::convert::TryFrom<i32>>::try_from(self.kind).unwrap_or(field::Kind::TypeUnknown)
     }
     /// Sets the field to the enum value.
     pub fn set_kind(&mut self, value: field::Kind) {
@@ -179,8 +175,7 @@ impl Field {
     }
     /// `cardinality` as the enum, or its default if the number is unknown.
     pub fn cardinality(&self) -> field::Cardinality {
-        <field::Cardinality as ::core::convert::TryFrom<i32>>::try_from(self.cardinality)
-            .unwrap_or(field::Cardinality::Unknown)
+        <field::Cardinality as ::core::convert::TryFrom<i32>>::try_from(self.cardinality).unwrap_or(field::Cardinality::Unknown)
     }
     /// Sets the field to the enum value.
     pub fn set_cardinality(&mut self, value: field::Cardinality) {
@@ -202,8 +197,7 @@ pub struct Enum {
 impl Enum {
     /// `syntax` as the enum, or its default if the number is unknown.
     pub fn syntax(&self) -> Syntax {
-        <Syntax as ::core::convert::TryFrom<i32>>::try_from(self.syntax)
-            .unwrap_or(Syntax::Proto2)
+        <Syntax as ::core::convert::TryFrom<i32>>::try_from(self.syntax).unwrap_or(Syntax::Proto2)
     }
     /// Sets the field to the enum value.
     pub fn set_syntax(&mut self, value: Syntax) {
@@ -297,13 +291,13 @@ pub enum NullValue {
     NullValue = 0,
 }
 impl NullValue {
-    /// The value's name in the `.proto` file.
+    #[doc = r" The value's name in the `.proto` file."]
     pub fn as_str_name(&self) -> &'static str {
         match self {
             Self::NullValue => "NULL_VALUE",
         }
     }
-    /// The value of a name in the `.proto` file (aliases included).
+    #[doc = r" The value of a name in the `.proto` file (aliases included)."]
     pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
         let number = match value {
             "NULL_VALUE" => 0,
@@ -324,9 +318,7 @@ impl ::core::convert::From<NullValue> for i32 {
 }
 impl ::core::convert::TryFrom<i32> for NullValue {
     type Error = ::vtproto::UnknownEnumValue;
-    fn try_from(
-        value: i32,
-    ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+    fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
         match value {
             0 => ::core::result::Result::Ok(Self::NullValue),
             _ => ::core::result::Result::Err(::vtproto::UnknownEnumValue(value)),
@@ -342,7 +334,7 @@ pub enum Syntax {
     Editions = 2,
 }
 impl Syntax {
-    /// The value's name in the `.proto` file.
+    #[doc = r" The value's name in the `.proto` file."]
     pub fn as_str_name(&self) -> &'static str {
         match self {
             Self::Proto2 => "SYNTAX_PROTO2",
@@ -350,7 +342,7 @@ impl Syntax {
             Self::Editions => "SYNTAX_EDITIONS",
         }
     }
-    /// The value of a name in the `.proto` file (aliases included).
+    #[doc = r" The value of a name in the `.proto` file (aliases included)."]
     pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
         let number = match value {
             "SYNTAX_PROTO2" => 0,
@@ -373,9 +365,7 @@ impl ::core::convert::From<Syntax> for i32 {
 }
 impl ::core::convert::TryFrom<i32> for Syntax {
     type Error = ::vtproto::UnknownEnumValue;
-    fn try_from(
-        value: i32,
-    ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+    fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
         match value {
             0 => ::core::result::Result::Ok(Self::Proto2),
             1 => ::core::result::Result::Ok(Self::Proto3),
@@ -411,7 +401,7 @@ pub mod field {
         TypeSint64 = 18,
     }
     impl Kind {
-        /// The value's name in the `.proto` file.
+        #[doc = r" The value's name in the `.proto` file."]
         pub fn as_str_name(&self) -> &'static str {
             match self {
                 Self::TypeUnknown => "TYPE_UNKNOWN",
@@ -435,7 +425,7 @@ pub mod field {
                 Self::TypeSint64 => "TYPE_SINT64",
             }
         }
-        /// The value of a name in the `.proto` file (aliases included).
+        #[doc = r" The value of a name in the `.proto` file (aliases included)."]
         pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
             let number = match value {
                 "TYPE_UNKNOWN" => 0,
@@ -474,9 +464,7 @@ pub mod field {
     }
     impl ::core::convert::TryFrom<i32> for Kind {
         type Error = ::vtproto::UnknownEnumValue;
-        fn try_from(
-            value: i32,
-        ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+        fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
             match value {
                 0 => ::core::result::Result::Ok(Self::TypeUnknown),
                 1 => ::core::result::Result::Ok(Self::TypeDouble),
@@ -511,7 +499,7 @@ pub mod field {
         Repeated = 3,
     }
     impl Cardinality {
-        /// The value's name in the `.proto` file.
+        #[doc = r" The value's name in the `.proto` file."]
         pub fn as_str_name(&self) -> &'static str {
             match self {
                 Self::Unknown => "CARDINALITY_UNKNOWN",
@@ -520,7 +508,7 @@ pub mod field {
                 Self::Repeated => "CARDINALITY_REPEATED",
             }
         }
-        /// The value of a name in the `.proto` file (aliases included).
+        #[doc = r" The value of a name in the `.proto` file (aliases included)."]
         pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
             let number = match value {
                 "CARDINALITY_UNKNOWN" => 0,
@@ -544,9 +532,7 @@ pub mod field {
     }
     impl ::core::convert::TryFrom<i32> for Cardinality {
         type Error = ::vtproto::UnknownEnumValue;
-        fn try_from(
-            value: i32,
-        ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+        fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
             match value {
                 0 => ::core::result::Result::Ok(Self::Unknown),
                 1 => ::core::result::Result::Ok(Self::Optional),
@@ -601,11 +587,7 @@ impl ::vtproto::Message for Any {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.type_url)?;
@@ -617,28 +599,11 @@ impl ::vtproto::Message for Any {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.type_url.clear();
         self.value.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -728,11 +693,7 @@ impl ::vtproto::Message for Api {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -747,11 +708,7 @@ impl ::vtproto::Message for Api {
                 r.merge_string(&mut self.version)?;
             }
             42 => {
-                r.merge_message(
-                    self
-                        .source_context
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
             }
             50 => {
                 self.mixins.push(r.read_message()?);
@@ -766,10 +723,7 @@ impl ::vtproto::Message for Api {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
         let mut count_2 = 0usize;
@@ -779,63 +733,51 @@ impl ::vtproto::Message for Api {
         let mut count_6 = 0usize;
         self.syntax = ::core::default::Default::default();
         self.edition.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        if count_2 < self.methods.len() {
-                            r.replace_message(&mut self.methods[count_2])?;
-                        } else {
-                            self.methods.push(r.read_message()?);
-                        }
-                        count_2 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    if count_2 < self.methods.len() {
+                        r.replace_message(&mut self.methods[count_2])?;
+                    } else {
+                        self.methods.push(r.read_message()?);
                     }
-                    26 => {
-                        if count_3 < self.options.len() {
-                            r.replace_message(&mut self.options[count_3])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_3 += 1;
-                    }
-                    42 => {
-                        match &mut self.source_context {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_5.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.source_context = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    50 => {
-                        if count_6 < self.mixins.len() {
-                            r.replace_message(&mut self.mixins[count_6])?;
-                        } else {
-                            self.mixins.push(r.read_message()?);
-                        }
-                        count_6 += 1;
-                    }
-                    _ => self.merge_field(key, r)?,
+                    count_2 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                26 => {
+                    if count_3 < self.options.len() {
+                        r.replace_message(&mut self.options[count_3])?;
+                    } else {
+                        self.options.push(r.read_message()?);
+                    }
+                    count_3 += 1;
+                }
+                42 => {
+                    match &mut self.source_context {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_5.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.source_context = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                50 => {
+                    if count_6 < self.mixins.len() {
+                        r.replace_message(&mut self.mixins[count_6])?;
+                    } else {
+                        self.mixins.push(r.read_message()?);
+                    }
+                    count_6 += 1;
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.methods.truncate(count_2);
         self.options.truncate(count_3);
         self.mixins.truncate(count_6);
@@ -928,11 +870,7 @@ impl ::vtproto::Message for Method {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -962,10 +900,7 @@ impl ::vtproto::Message for Method {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
         self.request_type_url.clear();
@@ -975,32 +910,20 @@ impl ::vtproto::Message for Method {
         let mut count_6 = 0usize;
         self.syntax = ::core::default::Default::default();
         self.edition.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    50 => {
-                        if count_6 < self.options.len() {
-                            r.replace_message(&mut self.options[count_6])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_6 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                50 => {
+                    if count_6 < self.options.len() {
+                        r.replace_message(&mut self.options[count_6])?;
+                    } else {
+                        self.options.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_6 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.options.truncate(count_6);
         ::core::result::Result::Ok(())
     }
@@ -1049,11 +972,7 @@ impl ::vtproto::Message for Mixin {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -1065,28 +984,11 @@ impl ::vtproto::Message for Mixin {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
         self.root.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -1127,11 +1029,7 @@ impl ::vtproto::Message for Duration {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.seconds = r.read_int64()?;
@@ -1143,28 +1041,11 @@ impl ::vtproto::Message for Duration {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.seconds = ::core::default::Default::default();
         self.nanos = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -1189,33 +1070,12 @@ impl ::vtproto::Message for Empty {
         self.unknown_fields.encode_reverse(w);
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.merge_field(key, r)
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
 }
 impl ::vtproto::Message for FieldMask {
@@ -1239,11 +1099,7 @@ impl ::vtproto::Message for FieldMask {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.paths.push(r.read_string()?);
@@ -1252,38 +1108,23 @@ impl ::vtproto::Message for FieldMask {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         let mut count_1 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if count_1 < self.paths.len() {
-                            r.merge_string(&mut self.paths[count_1])?;
-                        } else {
-                            self.paths.push(r.read_string()?);
-                        }
-                        count_1 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    if count_1 < self.paths.len() {
+                        r.merge_string(&mut self.paths[count_1])?;
+                    } else {
+                        self.paths.push(r.read_string()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_1 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.paths.truncate(count_1);
         ::core::result::Result::Ok(())
     }
@@ -1318,11 +1159,7 @@ impl ::vtproto::Message for SourceContext {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.file_name)?;
@@ -1331,27 +1168,10 @@ impl ::vtproto::Message for SourceContext {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.file_name.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -1366,10 +1186,7 @@ impl ::vtproto::Message for Struct {
     fn size(&self) -> usize {
         let mut n = 0usize;
         for (k, v) in &self.fields {
-            let entry = 1 + ::vtproto::wire::len_delimited(k.len()) + 1
-                + ::vtproto::wire::len_delimited(
-                    ::vtproto::__private::size_out_of_line(v),
-                );
+            let entry = 1 + ::vtproto::wire::len_delimited(k.len()) + 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         n += self.unknown_fields.encoded_len();
@@ -1391,53 +1208,25 @@ impl ::vtproto::Message for Struct {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v = ::core::default::Default::default();
-                r.merge_map_entry_as_spec(
-                    &mut k,
-                    &mut v,
-                    10,
-                    18,
-                    |r, k: &mut ::std::string::String| {
-                        r.merge_string(k)?;
-                        ::core::result::Result::Ok(())
-                    },
-                    |r, v| r.merge_message(v),
-                )?;
+                r.merge_map_entry_as_spec(&mut k, &mut v, 10, 18, |r, k: &mut ::std::string::String| {
+                    r.merge_string(k)?;
+                    ::core::result::Result::Ok(())
+                }, |r, v| r.merge_message(v))?;
                 self.fields.insert(k, v);
             }
             _ => self.unknown_fields.merge_field(key, r)?,
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.fields.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -1452,27 +1241,14 @@ impl ::vtproto::Message for Value {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(o) = &self.kind {
-            n
-                += match o {
-                    value::Kind::NullValue(v) => 1 + ::vtproto::wire::int32(*v),
-                    value::Kind::NumberValue(_) => 9,
-                    value::Kind::StringValue(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.len())
-                    }
-                    value::Kind::BoolValue(_) => 2,
-                    value::Kind::StructValue(v) => {
-                        1
-                            + ::vtproto::wire::len_delimited(
-                                ::vtproto::__private::size_out_of_line(v),
-                            )
-                    }
-                    value::Kind::ListValue(v) => {
-                        1
-                            + ::vtproto::wire::len_delimited(
-                                ::vtproto::__private::size_out_of_line(v),
-                            )
-                    }
-                };
+            n += match o {
+                value::Kind::NullValue(v) => 1 + ::vtproto::wire::int32(*v),
+                value::Kind::NumberValue(_) => 9,
+                value::Kind::StringValue(v) => 1 + ::vtproto::wire::len_delimited(v.len()),
+                value::Kind::BoolValue(_) => 2,
+                value::Kind::StructValue(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v)),
+                value::Kind::ListValue(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v)),
+            };
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -1514,31 +1290,19 @@ impl ::vtproto::Message for Value {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
-                self.kind = ::core::option::Option::Some(
-                    value::Kind::NullValue(r.read_int32()?),
-                );
+                self.kind = ::core::option::Option::Some(value::Kind::NullValue(r.read_int32()?));
             }
             17 => {
-                self.kind = ::core::option::Option::Some(
-                    value::Kind::NumberValue(r.read_double()?),
-                );
+                self.kind = ::core::option::Option::Some(value::Kind::NumberValue(r.read_double()?));
             }
             26 => {
-                self.kind = ::core::option::Option::Some(
-                    value::Kind::StringValue(r.read_string()?),
-                );
+                self.kind = ::core::option::Option::Some(value::Kind::StringValue(r.read_string()?));
             }
             32 => {
-                self.kind = ::core::option::Option::Some(
-                    value::Kind::BoolValue(r.read_bool()?),
-                );
+                self.kind = ::core::option::Option::Some(value::Kind::BoolValue(r.read_bool()?));
             }
             42 => {
                 match &mut self.kind {
@@ -1551,9 +1315,7 @@ impl ::vtproto::Message for Value {
                             let v = &mut v;
                             r.merge_message(v)?;
                         }
-                        self.kind = ::core::option::Option::Some(
-                            value::Kind::StructValue(v),
-                        );
+                        self.kind = ::core::option::Option::Some(value::Kind::StructValue(v));
                     }
                 }
             }
@@ -1568,9 +1330,7 @@ impl ::vtproto::Message for Value {
                             let v = &mut v;
                             r.merge_message(v)?;
                         }
-                        self.kind = ::core::option::Option::Some(
-                            value::Kind::ListValue(v),
-                        );
+                        self.kind = ::core::option::Option::Some(value::Kind::ListValue(v));
                     }
                 }
             }
@@ -1578,27 +1338,10 @@ impl ::vtproto::Message for Value {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.kind = ::core::option::Option::None;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -1619,10 +1362,7 @@ impl ::vtproto::Message for ListValue {
         let mut n = 0usize;
         n += self.values.len();
         for v in &self.values {
-            n
-                += ::vtproto::wire::len_delimited(
-                    ::vtproto::__private::size_out_of_line(v),
-                );
+            n += ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -1638,11 +1378,7 @@ impl ::vtproto::Message for ListValue {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.values.push(r.read_message()?);
@@ -1651,38 +1387,23 @@ impl ::vtproto::Message for ListValue {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         let mut count_1 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if count_1 < self.values.len() {
-                            r.replace_message(&mut self.values[count_1])?;
-                        } else {
-                            self.values.push(r.read_message()?);
-                        }
-                        count_1 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    if count_1 < self.values.len() {
+                        r.replace_message(&mut self.values[count_1])?;
+                    } else {
+                        self.values.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_1 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.values.truncate(count_1);
         ::core::result::Result::Ok(())
     }
@@ -1724,11 +1445,7 @@ impl ::vtproto::Message for Timestamp {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.seconds = r.read_int64()?;
@@ -1740,28 +1457,11 @@ impl ::vtproto::Message for Timestamp {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.seconds = ::core::default::Default::default();
         self.nanos = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -1842,11 +1542,7 @@ impl ::vtproto::Message for Type {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -1861,11 +1557,7 @@ impl ::vtproto::Message for Type {
                 self.options.push(r.read_message()?);
             }
             42 => {
-                r.merge_message(
-                    self
-                        .source_context
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
             }
             48 => {
                 self.syntax = r.read_int32()?;
@@ -1877,10 +1569,7 @@ impl ::vtproto::Message for Type {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
         let mut count_2 = 0usize;
@@ -1889,63 +1578,51 @@ impl ::vtproto::Message for Type {
         let mut spare_5 = self.source_context.take();
         self.syntax = ::core::default::Default::default();
         self.edition.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        if count_2 < self.fields.len() {
-                            r.replace_message(&mut self.fields[count_2])?;
-                        } else {
-                            self.fields.push(r.read_message()?);
-                        }
-                        count_2 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    if count_2 < self.fields.len() {
+                        r.replace_message(&mut self.fields[count_2])?;
+                    } else {
+                        self.fields.push(r.read_message()?);
                     }
-                    26 => {
-                        if count_3 < self.oneofs.len() {
-                            r.merge_string(&mut self.oneofs[count_3])?;
-                        } else {
-                            self.oneofs.push(r.read_string()?);
-                        }
-                        count_3 += 1;
-                    }
-                    34 => {
-                        if count_4 < self.options.len() {
-                            r.replace_message(&mut self.options[count_4])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_4 += 1;
-                    }
-                    42 => {
-                        match &mut self.source_context {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_5.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.source_context = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
+                    count_2 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                26 => {
+                    if count_3 < self.oneofs.len() {
+                        r.merge_string(&mut self.oneofs[count_3])?;
+                    } else {
+                        self.oneofs.push(r.read_string()?);
+                    }
+                    count_3 += 1;
+                }
+                34 => {
+                    if count_4 < self.options.len() {
+                        r.replace_message(&mut self.options[count_4])?;
+                    } else {
+                        self.options.push(r.read_message()?);
+                    }
+                    count_4 += 1;
+                }
+                42 => {
+                    match &mut self.source_context {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_5.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.source_context = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.fields.truncate(count_2);
         self.oneofs.truncate(count_3);
         self.options.truncate(count_4);
@@ -2050,11 +1727,7 @@ impl ::vtproto::Message for Field {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.kind = r.read_int32()?;
@@ -2090,10 +1763,7 @@ impl ::vtproto::Message for Field {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.kind = ::core::default::Default::default();
         self.cardinality = ::core::default::Default::default();
@@ -2105,32 +1775,20 @@ impl ::vtproto::Message for Field {
         let mut count_9 = 0usize;
         self.json_name.clear();
         self.default_value.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    74 => {
-                        if count_9 < self.options.len() {
-                            r.replace_message(&mut self.options[count_9])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_9 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                74 => {
+                    if count_9 < self.options.len() {
+                        r.replace_message(&mut self.options[count_9])?;
+                    } else {
+                        self.options.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_9 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.options.truncate(count_9);
         ::core::result::Result::Ok(())
     }
@@ -2213,11 +1871,7 @@ impl ::vtproto::Message for Enum {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -2229,11 +1883,7 @@ impl ::vtproto::Message for Enum {
                 self.options.push(r.read_message()?);
             }
             34 => {
-                r.merge_message(
-                    self
-                        .source_context
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
             }
             40 => {
                 self.syntax = r.read_int32()?;
@@ -2245,10 +1895,7 @@ impl ::vtproto::Message for Enum {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
         let mut count_2 = 0usize;
@@ -2256,55 +1903,43 @@ impl ::vtproto::Message for Enum {
         let mut spare_4 = self.source_context.take();
         self.syntax = ::core::default::Default::default();
         self.edition.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        if count_2 < self.enumvalue.len() {
-                            r.replace_message(&mut self.enumvalue[count_2])?;
-                        } else {
-                            self.enumvalue.push(r.read_message()?);
-                        }
-                        count_2 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    if count_2 < self.enumvalue.len() {
+                        r.replace_message(&mut self.enumvalue[count_2])?;
+                    } else {
+                        self.enumvalue.push(r.read_message()?);
                     }
-                    26 => {
-                        if count_3 < self.options.len() {
-                            r.replace_message(&mut self.options[count_3])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_3 += 1;
-                    }
-                    34 => {
-                        match &mut self.source_context {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_4.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.source_context = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
+                    count_2 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                26 => {
+                    if count_3 < self.options.len() {
+                        r.replace_message(&mut self.options[count_3])?;
+                    } else {
+                        self.options.push(r.read_message()?);
+                    }
+                    count_3 += 1;
+                }
+                34 => {
+                    match &mut self.source_context {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_4.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.source_context = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.enumvalue.truncate(count_2);
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
@@ -2358,11 +1993,7 @@ impl ::vtproto::Message for EnumValue {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -2377,40 +2008,25 @@ impl ::vtproto::Message for EnumValue {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
         self.number = ::core::default::Default::default();
         let mut count_3 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    26 => {
-                        if count_3 < self.options.len() {
-                            r.replace_message(&mut self.options[count_3])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_3 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                26 => {
+                    if count_3 < self.options.len() {
+                        r.replace_message(&mut self.options[count_3])?;
+                    } else {
+                        self.options.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_3 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
@@ -2456,64 +2072,43 @@ impl ::vtproto::Message for Option {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
             }
             18 => {
-                r.merge_message(
-                    self.value.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.value.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => self.unknown_fields.merge_field(key, r)?,
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
         let mut spare_2 = self.value.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        match &mut self.value {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    match &mut self.value {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.value = ::core::option::Option::Some(owned);
-                            }
+                            self.value = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -2548,11 +2143,7 @@ impl ::vtproto::Message for DoubleValue {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             9 => {
                 self.value = r.read_double()?;
@@ -2561,27 +2152,10 @@ impl ::vtproto::Message for DoubleValue {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -2614,11 +2188,7 @@ impl ::vtproto::Message for FloatValue {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             13 => {
                 self.value = r.read_float()?;
@@ -2627,27 +2197,10 @@ impl ::vtproto::Message for FloatValue {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -2680,11 +2233,7 @@ impl ::vtproto::Message for Int64Value {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_int64()?;
@@ -2693,27 +2242,10 @@ impl ::vtproto::Message for Int64Value {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -2746,11 +2278,7 @@ impl ::vtproto::Message for UInt64Value {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_uint64()?;
@@ -2759,27 +2287,10 @@ impl ::vtproto::Message for UInt64Value {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -2812,11 +2323,7 @@ impl ::vtproto::Message for Int32Value {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_int32()?;
@@ -2825,27 +2332,10 @@ impl ::vtproto::Message for Int32Value {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -2878,11 +2368,7 @@ impl ::vtproto::Message for UInt32Value {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_uint32()?;
@@ -2891,27 +2377,10 @@ impl ::vtproto::Message for UInt32Value {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -2944,11 +2413,7 @@ impl ::vtproto::Message for BoolValue {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_bool()?;
@@ -2957,27 +2422,10 @@ impl ::vtproto::Message for BoolValue {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -3010,11 +2458,7 @@ impl ::vtproto::Message for StringValue {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.value)?;
@@ -3023,27 +2467,10 @@ impl ::vtproto::Message for StringValue {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -3076,11 +2503,7 @@ impl ::vtproto::Message for BytesValue {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_byte_vec(&mut self.value)?;
@@ -3089,27 +2512,10 @@ impl ::vtproto::Message for BytesValue {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {

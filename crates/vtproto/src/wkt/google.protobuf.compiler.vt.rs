@@ -43,11 +43,7 @@ impl ::vtproto::Message for Version {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.major = ::core::option::Option::Some(r.read_int32()?);
@@ -59,62 +55,43 @@ impl ::vtproto::Message for Version {
                 self.patch = ::core::option::Option::Some(r.read_int32()?);
             }
             34 => {
-                r.merge_string(
-                    self.suffix.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.suffix.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 4) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=4) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.major = ::core::option::Option::None;
         self.minor = ::core::option::Option::None;
         self.patch = ::core::option::Option::None;
         let mut spare_4 = self.suffix.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    34 => {
-                        match &mut self.suffix {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                34 => {
+                    match &mut self.suffix {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_4.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_4.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.suffix = ::core::option::Option::Some(owned);
-                            }
+                            self.suffix = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -172,113 +149,86 @@ impl ::vtproto::Message for CodeGeneratorRequest {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.file_to_generate.push(r.read_string()?);
             }
             18 => {
-                r.merge_string(
-                    self.parameter.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.parameter.get_or_insert_with(::core::default::Default::default))?;
             }
             122 => {
                 self.proto_file.push(r.read_message()?);
             }
             26 => {
-                r.merge_message(
-                    self
-                        .compiler_version
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.compiler_version.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 3 | 15) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=3 | 15) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
         let mut spare_2 = self.parameter.take();
         let mut count_15 = 0usize;
         let mut spare_3 = self.compiler_version.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if count_1 < self.file_to_generate.len() {
-                            r.merge_string(&mut self.file_to_generate[count_1])?;
-                        } else {
-                            self.file_to_generate.push(r.read_string()?);
-                        }
-                        count_1 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    if count_1 < self.file_to_generate.len() {
+                        r.merge_string(&mut self.file_to_generate[count_1])?;
+                    } else {
+                        self.file_to_generate.push(r.read_string()?);
                     }
-                    18 => {
-                        match &mut self.parameter {
-                            ::core::option::Option::Some(v) => {
+                    count_1 += 1;
+                }
+                18 => {
+                    match &mut self.parameter {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.parameter = ::core::option::Option::Some(owned);
-                            }
+                            self.parameter = ::core::option::Option::Some(owned);
                         }
                     }
-                    122 => {
-                        if count_15 < self.proto_file.len() {
-                            r.replace_message(&mut self.proto_file[count_15])?;
-                        } else {
-                            self.proto_file.push(r.read_message()?);
-                        }
-                        count_15 += 1;
-                    }
-                    26 => {
-                        match &mut self.compiler_version {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_3.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.compiler_version = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                122 => {
+                    if count_15 < self.proto_file.len() {
+                        r.replace_message(&mut self.proto_file[count_15])?;
+                    } else {
+                        self.proto_file.push(r.read_message()?);
+                    }
+                    count_15 += 1;
+                }
+                26 => {
+                    match &mut self.compiler_version {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_3.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.compiler_version = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.file_to_generate.truncate(count_1);
         self.proto_file.truncate(count_15);
         ::core::result::Result::Ok(())
@@ -328,16 +278,10 @@ impl ::vtproto::Message for CodeGeneratorResponse {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self.error.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.error.get_or_insert_with(::core::default::Default::default))?;
             }
             16 => {
                 self.supported_features = ::core::option::Option::Some(r.read_uint64()?);
@@ -347,63 +291,46 @@ impl ::vtproto::Message for CodeGeneratorResponse {
             }
             _ => {
                 if matches!(key >> 3, 1 | 2 | 15) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.error.take();
         self.supported_features = ::core::option::Option::None;
         let mut count_15 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.error {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.error {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.error = ::core::option::Option::Some(owned);
-                            }
+                            self.error = ::core::option::Option::Some(owned);
                         }
                     }
-                    122 => {
-                        if count_15 < self.file.len() {
-                            r.replace_message(&mut self.file[count_15])?;
-                        } else {
-                            self.file.push(r.read_message()?);
-                        }
-                        count_15 += 1;
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                122 => {
+                    if count_15 < self.file.len() {
+                        r.replace_message(&mut self.file[count_15])?;
+                    } else {
+                        self.file.push(r.read_message()?);
+                    }
+                    count_15 += 1;
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.file.truncate(count_15);
         ::core::result::Result::Ok(())
     }
@@ -457,135 +384,100 @@ impl ::vtproto::Message for code_generator_response::File {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self.name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
             }
             18 => {
-                r.merge_string(
-                    self
-                        .insertion_point
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.insertion_point.get_or_insert_with(::core::default::Default::default))?;
             }
             122 => {
-                r.merge_string(
-                    self.content.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.content.get_or_insert_with(::core::default::Default::default))?;
             }
             130 => {
-                r.merge_message(
-                    self
-                        .generated_code_info
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.generated_code_info.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
                 if matches!(key >> 3, 1 | 2 | 15 | 16) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut spare_2 = self.insertion_point.take();
         let mut spare_15 = self.content.take();
         let mut spare_16 = self.generated_code_info.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.name {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.name = ::core::option::Option::Some(owned);
-                            }
+                            self.name = ::core::option::Option::Some(owned);
                         }
                     }
-                    18 => {
-                        match &mut self.insertion_point {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.insertion_point = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    122 => {
-                        match &mut self.content {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_15.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.content = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    130 => {
-                        match &mut self.generated_code_info {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_16.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.generated_code_info = ::core::option::Option::Some(
-                                    owned,
-                                );
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                18 => {
+                    match &mut self.insertion_point {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.insertion_point = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                122 => {
+                    match &mut self.content {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_15.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.content = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                130 => {
+                    match &mut self.generated_code_info {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_16.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.generated_code_info = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {

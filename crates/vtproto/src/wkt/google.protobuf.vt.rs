@@ -29,11 +29,7 @@ impl ::vtproto::Message for Any {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.type_url)?;
@@ -43,36 +39,17 @@ impl ::vtproto::Message for Any {
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.type_url.clear();
         self.value.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -153,11 +130,7 @@ impl ::vtproto::Message for Api {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -172,11 +145,7 @@ impl ::vtproto::Message for Api {
                 r.merge_string(&mut self.version)?;
             }
             42 => {
-                r.merge_message(
-                    self
-                        .source_context
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
             }
             50 => {
                 self.mixins.push(r.read_message()?);
@@ -185,20 +154,15 @@ impl ::vtproto::Message for Api {
                 self.syntax = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 7) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=7) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         let mut count_2 = 0usize;
         let mut count_3 = 0usize;
@@ -206,63 +170,51 @@ impl ::vtproto::Message for Api {
         let mut spare_5 = self.source_context.take();
         let mut count_6 = 0usize;
         self.syntax = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        if count_2 < self.methods.len() {
-                            r.replace_message(&mut self.methods[count_2])?;
-                        } else {
-                            self.methods.push(r.read_message()?);
-                        }
-                        count_2 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    if count_2 < self.methods.len() {
+                        r.replace_message(&mut self.methods[count_2])?;
+                    } else {
+                        self.methods.push(r.read_message()?);
                     }
-                    26 => {
-                        if count_3 < self.options.len() {
-                            r.replace_message(&mut self.options[count_3])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_3 += 1;
-                    }
-                    42 => {
-                        match &mut self.source_context {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_5.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.source_context = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    50 => {
-                        if count_6 < self.mixins.len() {
-                            r.replace_message(&mut self.mixins[count_6])?;
-                        } else {
-                            self.mixins.push(r.read_message()?);
-                        }
-                        count_6 += 1;
-                    }
-                    _ => self.merge_field(key, r)?,
+                    count_2 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                26 => {
+                    if count_3 < self.options.len() {
+                        r.replace_message(&mut self.options[count_3])?;
+                    } else {
+                        self.options.push(r.read_message()?);
+                    }
+                    count_3 += 1;
+                }
+                42 => {
+                    match &mut self.source_context {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_5.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.source_context = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                50 => {
+                    if count_6 < self.mixins.len() {
+                        r.replace_message(&mut self.mixins[count_6])?;
+                    } else {
+                        self.mixins.push(r.read_message()?);
+                    }
+                    count_6 += 1;
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.methods.truncate(count_2);
         self.options.truncate(count_3);
         self.mixins.truncate(count_6);
@@ -345,11 +297,7 @@ impl ::vtproto::Message for Method {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -373,20 +321,15 @@ impl ::vtproto::Message for Method {
                 self.syntax = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 7) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=7) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         self.request_type_url.clear();
         self.request_streaming = ::core::default::Default::default();
@@ -394,32 +337,20 @@ impl ::vtproto::Message for Method {
         self.response_streaming = ::core::default::Default::default();
         let mut count_6 = 0usize;
         self.syntax = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    50 => {
-                        if count_6 < self.options.len() {
-                            r.replace_message(&mut self.options[count_6])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_6 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                50 => {
+                    if count_6 < self.options.len() {
+                        r.replace_message(&mut self.options[count_6])?;
+                    } else {
+                        self.options.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_6 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.options.truncate(count_6);
         ::core::result::Result::Ok(())
     }
@@ -465,11 +396,7 @@ impl ::vtproto::Message for Mixin {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -479,36 +406,17 @@ impl ::vtproto::Message for Mixin {
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         self.root.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -539,57 +447,36 @@ impl ::vtproto::Message for FileDescriptorSet {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.file.push(r.read_message()?);
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if count_1 < self.file.len() {
-                            r.replace_message(&mut self.file[count_1])?;
-                        } else {
-                            self.file.push(r.read_message()?);
-                        }
-                        count_1 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    if count_1 < self.file.len() {
+                        r.replace_message(&mut self.file[count_1])?;
+                    } else {
+                        self.file.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_1 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.file.truncate(count_1);
         ::core::result::Result::Ok(())
     }
@@ -714,21 +601,13 @@ impl ::vtproto::Message for FileDescriptorProto {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self.name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
             }
             18 => {
-                r.merge_string(
-                    self.package.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.package.get_or_insert_with(::core::default::Default::default))?;
             }
             26 => {
                 self.dependency.push(r.read_string()?);
@@ -758,37 +637,24 @@ impl ::vtproto::Message for FileDescriptorProto {
                 self.extension.push(r.read_message()?);
             }
             66 => {
-                r.merge_message(
-                    self.options.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
             }
             74 => {
-                r.merge_message(
-                    self
-                        .source_code_info
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.source_code_info.get_or_insert_with(::core::default::Default::default))?;
             }
             98 => {
-                r.merge_string(
-                    self.syntax.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.syntax.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 12) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=12) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut spare_2 = self.package.take();
         let mut count_3 = 0usize;
@@ -801,139 +667,127 @@ impl ::vtproto::Message for FileDescriptorProto {
         let mut spare_8 = self.options.take();
         let mut spare_9 = self.source_code_info.take();
         let mut spare_12 = self.syntax.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.name {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.name = ::core::option::Option::Some(owned);
-                            }
+                            self.name = ::core::option::Option::Some(owned);
                         }
                     }
-                    18 => {
-                        match &mut self.package {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.package = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    26 => {
-                        if count_3 < self.dependency.len() {
-                            r.merge_string(&mut self.dependency[count_3])?;
-                        } else {
-                            self.dependency.push(r.read_string()?);
-                        }
-                        count_3 += 1;
-                    }
-                    34 => {
-                        if count_4 < self.message_type.len() {
-                            r.replace_message(&mut self.message_type[count_4])?;
-                        } else {
-                            self.message_type.push(r.read_message()?);
-                        }
-                        count_4 += 1;
-                    }
-                    42 => {
-                        if count_5 < self.enum_type.len() {
-                            r.replace_message(&mut self.enum_type[count_5])?;
-                        } else {
-                            self.enum_type.push(r.read_message()?);
-                        }
-                        count_5 += 1;
-                    }
-                    50 => {
-                        if count_6 < self.service.len() {
-                            r.replace_message(&mut self.service[count_6])?;
-                        } else {
-                            self.service.push(r.read_message()?);
-                        }
-                        count_6 += 1;
-                    }
-                    58 => {
-                        if count_7 < self.extension.len() {
-                            r.replace_message(&mut self.extension[count_7])?;
-                        } else {
-                            self.extension.push(r.read_message()?);
-                        }
-                        count_7 += 1;
-                    }
-                    66 => {
-                        match &mut self.options {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_8.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.options = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    74 => {
-                        match &mut self.source_code_info {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_9.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.source_code_info = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    98 => {
-                        match &mut self.syntax {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_12.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.syntax = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                18 => {
+                    match &mut self.package {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.package = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                26 => {
+                    if count_3 < self.dependency.len() {
+                        r.merge_string(&mut self.dependency[count_3])?;
+                    } else {
+                        self.dependency.push(r.read_string()?);
+                    }
+                    count_3 += 1;
+                }
+                34 => {
+                    if count_4 < self.message_type.len() {
+                        r.replace_message(&mut self.message_type[count_4])?;
+                    } else {
+                        self.message_type.push(r.read_message()?);
+                    }
+                    count_4 += 1;
+                }
+                42 => {
+                    if count_5 < self.enum_type.len() {
+                        r.replace_message(&mut self.enum_type[count_5])?;
+                    } else {
+                        self.enum_type.push(r.read_message()?);
+                    }
+                    count_5 += 1;
+                }
+                50 => {
+                    if count_6 < self.service.len() {
+                        r.replace_message(&mut self.service[count_6])?;
+                    } else {
+                        self.service.push(r.read_message()?);
+                    }
+                    count_6 += 1;
+                }
+                58 => {
+                    if count_7 < self.extension.len() {
+                        r.replace_message(&mut self.extension[count_7])?;
+                    } else {
+                        self.extension.push(r.read_message()?);
+                    }
+                    count_7 += 1;
+                }
+                66 => {
+                    match &mut self.options {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_8.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.options = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                74 => {
+                    match &mut self.source_code_info {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_9.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.source_code_info = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                98 => {
+                    match &mut self.syntax {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_12.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.syntax = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.dependency.truncate(count_3);
         self.message_type.truncate(count_4);
         self.enum_type.truncate(count_5);
@@ -973,10 +827,7 @@ impl ::vtproto::Message for DescriptorProto {
         }
         n += self.nested_type.len();
         for v in &self.nested_type {
-            n
-                += ::vtproto::wire::len_delimited(
-                    ::vtproto::__private::size_out_of_line(v),
-                );
+            n += ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
         }
         n += self.enum_type.len();
         for v in &self.enum_type {
@@ -1067,16 +918,10 @@ impl ::vtproto::Message for DescriptorProto {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self.name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
             }
             18 => {
                 self.field.push(r.read_message()?);
@@ -1097,9 +942,7 @@ impl ::vtproto::Message for DescriptorProto {
                 self.oneof_decl.push(r.read_message()?);
             }
             58 => {
-                r.merge_message(
-                    self.options.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
             }
             74 => {
                 self.reserved_range.push(r.read_message()?);
@@ -1108,20 +951,15 @@ impl ::vtproto::Message for DescriptorProto {
                 self.reserved_name.push(r.read_string()?);
             }
             _ => {
-                if matches!(key >> 3, 1..= 10) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=10) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut count_2 = 0usize;
         let mut count_6 = 0usize;
@@ -1132,118 +970,106 @@ impl ::vtproto::Message for DescriptorProto {
         let mut spare_7 = self.options.take();
         let mut count_9 = 0usize;
         let mut count_10 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.name {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.name = ::core::option::Option::Some(owned);
-                            }
+                            self.name = ::core::option::Option::Some(owned);
                         }
                     }
-                    18 => {
-                        if count_2 < self.field.len() {
-                            r.replace_message(&mut self.field[count_2])?;
-                        } else {
-                            self.field.push(r.read_message()?);
-                        }
-                        count_2 += 1;
-                    }
-                    50 => {
-                        if count_6 < self.extension.len() {
-                            r.replace_message(&mut self.extension[count_6])?;
-                        } else {
-                            self.extension.push(r.read_message()?);
-                        }
-                        count_6 += 1;
-                    }
-                    26 => {
-                        if count_3 < self.nested_type.len() {
-                            r.replace_message(&mut self.nested_type[count_3])?;
-                        } else {
-                            self.nested_type.push(r.read_message()?);
-                        }
-                        count_3 += 1;
-                    }
-                    34 => {
-                        if count_4 < self.enum_type.len() {
-                            r.replace_message(&mut self.enum_type[count_4])?;
-                        } else {
-                            self.enum_type.push(r.read_message()?);
-                        }
-                        count_4 += 1;
-                    }
-                    42 => {
-                        if count_5 < self.extension_range.len() {
-                            r.replace_message(&mut self.extension_range[count_5])?;
-                        } else {
-                            self.extension_range.push(r.read_message()?);
-                        }
-                        count_5 += 1;
-                    }
-                    66 => {
-                        if count_8 < self.oneof_decl.len() {
-                            r.replace_message(&mut self.oneof_decl[count_8])?;
-                        } else {
-                            self.oneof_decl.push(r.read_message()?);
-                        }
-                        count_8 += 1;
-                    }
-                    58 => {
-                        match &mut self.options {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_7.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.options = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    74 => {
-                        if count_9 < self.reserved_range.len() {
-                            r.replace_message(&mut self.reserved_range[count_9])?;
-                        } else {
-                            self.reserved_range.push(r.read_message()?);
-                        }
-                        count_9 += 1;
-                    }
-                    82 => {
-                        if count_10 < self.reserved_name.len() {
-                            r.merge_string(&mut self.reserved_name[count_10])?;
-                        } else {
-                            self.reserved_name.push(r.read_string()?);
-                        }
-                        count_10 += 1;
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                18 => {
+                    if count_2 < self.field.len() {
+                        r.replace_message(&mut self.field[count_2])?;
+                    } else {
+                        self.field.push(r.read_message()?);
+                    }
+                    count_2 += 1;
+                }
+                50 => {
+                    if count_6 < self.extension.len() {
+                        r.replace_message(&mut self.extension[count_6])?;
+                    } else {
+                        self.extension.push(r.read_message()?);
+                    }
+                    count_6 += 1;
+                }
+                26 => {
+                    if count_3 < self.nested_type.len() {
+                        r.replace_message(&mut self.nested_type[count_3])?;
+                    } else {
+                        self.nested_type.push(r.read_message()?);
+                    }
+                    count_3 += 1;
+                }
+                34 => {
+                    if count_4 < self.enum_type.len() {
+                        r.replace_message(&mut self.enum_type[count_4])?;
+                    } else {
+                        self.enum_type.push(r.read_message()?);
+                    }
+                    count_4 += 1;
+                }
+                42 => {
+                    if count_5 < self.extension_range.len() {
+                        r.replace_message(&mut self.extension_range[count_5])?;
+                    } else {
+                        self.extension_range.push(r.read_message()?);
+                    }
+                    count_5 += 1;
+                }
+                66 => {
+                    if count_8 < self.oneof_decl.len() {
+                        r.replace_message(&mut self.oneof_decl[count_8])?;
+                    } else {
+                        self.oneof_decl.push(r.read_message()?);
+                    }
+                    count_8 += 1;
+                }
+                58 => {
+                    match &mut self.options {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_7.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.options = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                74 => {
+                    if count_9 < self.reserved_range.len() {
+                        r.replace_message(&mut self.reserved_range[count_9])?;
+                    } else {
+                        self.reserved_range.push(r.read_message()?);
+                    }
+                    count_9 += 1;
+                }
+                82 => {
+                    if count_10 < self.reserved_name.len() {
+                        r.merge_string(&mut self.reserved_name[count_10])?;
+                    } else {
+                        self.reserved_name.push(r.read_string()?);
+                    }
+                    count_10 += 1;
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.field.truncate(count_2);
         self.extension.truncate(count_6);
         self.nested_type.truncate(count_3);
@@ -1304,11 +1130,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.start = ::core::option::Option::Some(r.read_int32()?);
@@ -1317,61 +1139,42 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
             }
             26 => {
-                r.merge_message(
-                    self.options.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 3) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=3) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.start = ::core::option::Option::None;
         self.end = ::core::option::Option::None;
         let mut spare_3 = self.options.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    26 => {
-                        match &mut self.options {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                26 => {
+                    match &mut self.options {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_3.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_3.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.options = ::core::option::Option::Some(owned);
-                            }
+                            self.options = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -1412,11 +1215,7 @@ impl ::vtproto::Message for descriptor_proto::ReservedRange {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.start = ::core::option::Option::Some(r.read_int32()?);
@@ -1426,36 +1225,17 @@ impl ::vtproto::Message for descriptor_proto::ReservedRange {
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.start = ::core::option::Option::None;
         self.end = ::core::option::Option::None;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -1486,59 +1266,36 @@ impl ::vtproto::Message for ExtensionRangeOptions {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
                 if matches!(key >> 3, 999) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_999 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    7994 => {
-                        if count_999 < self.uninterpreted_option.len() {
-                            r.replace_message(
-                                &mut self.uninterpreted_option[count_999],
-                            )?;
-                        } else {
-                            self.uninterpreted_option.push(r.read_message()?);
-                        }
-                        count_999 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                7994 => {
+                    if count_999 < self.uninterpreted_option.len() {
+                        r.replace_message(&mut self.uninterpreted_option[count_999])?;
+                    } else {
+                        self.uninterpreted_option.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_999 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
@@ -1639,16 +1396,10 @@ impl ::vtproto::Message for FieldDescriptorProto {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self.name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
             }
             24 => {
                 self.number = ::core::option::Option::Some(r.read_int32()?);
@@ -1660,53 +1411,36 @@ impl ::vtproto::Message for FieldDescriptorProto {
                 self.r#type = ::core::option::Option::Some(r.read_int32()?);
             }
             50 => {
-                r.merge_string(
-                    self.type_name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.type_name.get_or_insert_with(::core::default::Default::default))?;
             }
             18 => {
-                r.merge_string(
-                    self.extendee.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.extendee.get_or_insert_with(::core::default::Default::default))?;
             }
             58 => {
-                r.merge_string(
-                    self
-                        .default_value
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.default_value.get_or_insert_with(::core::default::Default::default))?;
             }
             72 => {
                 self.oneof_index = ::core::option::Option::Some(r.read_int32()?);
             }
             82 => {
-                r.merge_string(
-                    self.json_name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.json_name.get_or_insert_with(::core::default::Default::default))?;
             }
             66 => {
-                r.merge_message(
-                    self.options.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
             }
             136 => {
                 self.proto3_optional = ::core::option::Option::Some(r.read_bool()?);
             }
             _ => {
-                if matches!(key >> 3, 1..= 10 | 17) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=10 | 17) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         self.number = ::core::option::Option::None;
         self.label = ::core::option::Option::None;
@@ -1718,114 +1452,102 @@ impl ::vtproto::Message for FieldDescriptorProto {
         let mut spare_10 = self.json_name.take();
         let mut spare_8 = self.options.take();
         self.proto3_optional = ::core::option::Option::None;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.name {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.name = ::core::option::Option::Some(owned);
-                            }
+                            self.name = ::core::option::Option::Some(owned);
                         }
                     }
-                    50 => {
-                        match &mut self.type_name {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_6.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.type_name = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    18 => {
-                        match &mut self.extendee {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.extendee = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    58 => {
-                        match &mut self.default_value {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_7.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.default_value = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    82 => {
-                        match &mut self.json_name {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_10.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.json_name = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    66 => {
-                        match &mut self.options {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_8.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.options = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                50 => {
+                    match &mut self.type_name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_6.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.type_name = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                18 => {
+                    match &mut self.extendee {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.extendee = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                58 => {
+                    match &mut self.default_value {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_7.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.default_value = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                82 => {
+                    match &mut self.json_name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_10.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.json_name = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                66 => {
+                    match &mut self.options {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_8.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.options = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -1872,87 +1594,62 @@ impl ::vtproto::Message for OneofDescriptorProto {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self.name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
             }
             18 => {
-                r.merge_message(
-                    self.options.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut spare_2 = self.options.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.name {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.name = ::core::option::Option::Some(owned);
-                            }
+                            self.name = ::core::option::Option::Some(owned);
                         }
                     }
-                    18 => {
-                        match &mut self.options {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.options = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                18 => {
+                    match &mut self.options {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.options = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -2018,24 +1715,16 @@ impl ::vtproto::Message for EnumDescriptorProto {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self.name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
             }
             18 => {
                 self.value.push(r.read_message()?);
             }
             26 => {
-                r.merge_message(
-                    self.options.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
             }
             34 => {
                 self.reserved_range.push(r.read_message()?);
@@ -2044,97 +1733,80 @@ impl ::vtproto::Message for EnumDescriptorProto {
                 self.reserved_name.push(r.read_string()?);
             }
             _ => {
-                if matches!(key >> 3, 1..= 5) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=5) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut count_2 = 0usize;
         let mut spare_3 = self.options.take();
         let mut count_4 = 0usize;
         let mut count_5 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.name {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.name = ::core::option::Option::Some(owned);
-                            }
+                            self.name = ::core::option::Option::Some(owned);
                         }
                     }
-                    18 => {
-                        if count_2 < self.value.len() {
-                            r.replace_message(&mut self.value[count_2])?;
-                        } else {
-                            self.value.push(r.read_message()?);
-                        }
-                        count_2 += 1;
-                    }
-                    26 => {
-                        match &mut self.options {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_3.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.options = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    34 => {
-                        if count_4 < self.reserved_range.len() {
-                            r.replace_message(&mut self.reserved_range[count_4])?;
-                        } else {
-                            self.reserved_range.push(r.read_message()?);
-                        }
-                        count_4 += 1;
-                    }
-                    42 => {
-                        if count_5 < self.reserved_name.len() {
-                            r.merge_string(&mut self.reserved_name[count_5])?;
-                        } else {
-                            self.reserved_name.push(r.read_string()?);
-                        }
-                        count_5 += 1;
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                18 => {
+                    if count_2 < self.value.len() {
+                        r.replace_message(&mut self.value[count_2])?;
+                    } else {
+                        self.value.push(r.read_message()?);
+                    }
+                    count_2 += 1;
+                }
+                26 => {
+                    match &mut self.options {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_3.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.options = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                34 => {
+                    if count_4 < self.reserved_range.len() {
+                        r.replace_message(&mut self.reserved_range[count_4])?;
+                    } else {
+                        self.reserved_range.push(r.read_message()?);
+                    }
+                    count_4 += 1;
+                }
+                42 => {
+                    if count_5 < self.reserved_name.len() {
+                        r.merge_string(&mut self.reserved_name[count_5])?;
+                    } else {
+                        self.reserved_name.push(r.read_string()?);
+                    }
+                    count_5 += 1;
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.value.truncate(count_2);
         self.reserved_range.truncate(count_4);
         self.reserved_name.truncate(count_5);
@@ -2180,11 +1852,7 @@ impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.start = ::core::option::Option::Some(r.read_int32()?);
@@ -2194,36 +1862,17 @@ impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.start = ::core::option::Option::None;
         self.end = ::core::option::Option::None;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -2267,91 +1916,66 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self.name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
             }
             16 => {
                 self.number = ::core::option::Option::Some(r.read_int32()?);
             }
             26 => {
-                r.merge_message(
-                    self.options.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 3) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=3) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         self.number = ::core::option::Option::None;
         let mut spare_3 = self.options.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.name {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.name = ::core::option::Option::Some(owned);
-                            }
+                            self.name = ::core::option::Option::Some(owned);
                         }
                     }
-                    26 => {
-                        match &mut self.options {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_3.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.options = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                26 => {
+                    match &mut self.options {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_3.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.options = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -2400,99 +2024,74 @@ impl ::vtproto::Message for ServiceDescriptorProto {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self.name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
             }
             18 => {
                 self.method.push(r.read_message()?);
             }
             26 => {
-                r.merge_message(
-                    self.options.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 3) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=3) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut count_2 = 0usize;
         let mut spare_3 = self.options.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.name {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.name = ::core::option::Option::Some(owned);
-                            }
+                            self.name = ::core::option::Option::Some(owned);
                         }
                     }
-                    18 => {
-                        if count_2 < self.method.len() {
-                            r.replace_message(&mut self.method[count_2])?;
-                        } else {
-                            self.method.push(r.read_message()?);
-                        }
-                        count_2 += 1;
-                    }
-                    26 => {
-                        match &mut self.options {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_3.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.options = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                18 => {
+                    if count_2 < self.method.len() {
+                        r.replace_message(&mut self.method[count_2])?;
+                    } else {
+                        self.method.push(r.read_message()?);
+                    }
+                    count_2 += 1;
+                }
+                26 => {
+                    match &mut self.options {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_3.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.options = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.method.truncate(count_2);
         ::core::result::Result::Ok(())
     }
@@ -2560,33 +2159,19 @@ impl ::vtproto::Message for MethodDescriptorProto {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self.name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
             }
             18 => {
-                r.merge_string(
-                    self.input_type.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.input_type.get_or_insert_with(::core::default::Default::default))?;
             }
             26 => {
-                r.merge_string(
-                    self
-                        .output_type
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.output_type.get_or_insert_with(::core::default::Default::default))?;
             }
             34 => {
-                r.merge_message(
-                    self.options.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
             }
             40 => {
                 self.client_streaming = ::core::option::Option::Some(r.read_bool()?);
@@ -2595,104 +2180,87 @@ impl ::vtproto::Message for MethodDescriptorProto {
                 self.server_streaming = ::core::option::Option::Some(r.read_bool()?);
             }
             _ => {
-                if matches!(key >> 3, 1..= 6) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=6) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut spare_2 = self.input_type.take();
         let mut spare_3 = self.output_type.take();
         let mut spare_4 = self.options.take();
         self.client_streaming = ::core::option::Option::None;
         self.server_streaming = ::core::option::Option::None;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.name {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.name = ::core::option::Option::Some(owned);
-                            }
+                            self.name = ::core::option::Option::Some(owned);
                         }
                     }
-                    18 => {
-                        match &mut self.input_type {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.input_type = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    26 => {
-                        match &mut self.output_type {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_3.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.output_type = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    34 => {
-                        match &mut self.options {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_4.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.options = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                18 => {
+                    match &mut self.input_type {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.input_type = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                26 => {
+                    match &mut self.output_type {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_3.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.output_type = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                34 => {
+                    match &mut self.options {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_4.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.options = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -2862,54 +2430,34 @@ impl ::vtproto::Message for FileOptions {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_string(
-                    self
-                        .java_package
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.java_package.get_or_insert_with(::core::default::Default::default))?;
             }
             66 => {
-                r.merge_string(
-                    self
-                        .java_outer_classname
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.java_outer_classname.get_or_insert_with(::core::default::Default::default))?;
             }
             80 => {
                 self.java_multiple_files = ::core::option::Option::Some(r.read_bool()?);
             }
             160 => {
-                self.java_generate_equals_and_hash = ::core::option::Option::Some(
-                    r.read_bool()?,
-                );
+                self.java_generate_equals_and_hash = ::core::option::Option::Some(r.read_bool()?);
             }
             216 => {
-                self.java_string_check_utf8 = ::core::option::Option::Some(
-                    r.read_bool()?,
-                );
+                self.java_string_check_utf8 = ::core::option::Option::Some(r.read_bool()?);
             }
             72 => {
                 self.optimize_for = ::core::option::Option::Some(r.read_int32()?);
             }
             90 => {
-                r.merge_string(
-                    self.go_package.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.go_package.get_or_insert_with(::core::default::Default::default))?;
             }
             128 => {
                 self.cc_generic_services = ::core::option::Option::Some(r.read_bool()?);
             }
             136 => {
-                self.java_generic_services = ::core::option::Option::Some(
-                    r.read_bool()?,
-                );
+                self.java_generic_services = ::core::option::Option::Some(r.read_bool()?);
             }
             144 => {
                 self.py_generic_services = ::core::option::Option::Some(r.read_bool()?);
@@ -2921,75 +2469,39 @@ impl ::vtproto::Message for FileOptions {
                 self.cc_enable_arenas = ::core::option::Option::Some(r.read_bool()?);
             }
             290 => {
-                r.merge_string(
-                    self
-                        .objc_class_prefix
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.objc_class_prefix.get_or_insert_with(::core::default::Default::default))?;
             }
             298 => {
-                r.merge_string(
-                    self
-                        .csharp_namespace
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.csharp_namespace.get_or_insert_with(::core::default::Default::default))?;
             }
             314 => {
-                r.merge_string(
-                    self
-                        .swift_prefix
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.swift_prefix.get_or_insert_with(::core::default::Default::default))?;
             }
             322 => {
-                r.merge_string(
-                    self
-                        .php_class_prefix
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.php_class_prefix.get_or_insert_with(::core::default::Default::default))?;
             }
             330 => {
-                r.merge_string(
-                    self
-                        .php_namespace
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.php_namespace.get_or_insert_with(::core::default::Default::default))?;
             }
             354 => {
-                r.merge_string(
-                    self
-                        .php_metadata_namespace
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.php_metadata_namespace.get_or_insert_with(::core::default::Default::default))?;
             }
             362 => {
-                r.merge_string(
-                    self
-                        .ruby_package
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.ruby_package.get_or_insert_with(::core::default::Default::default))?;
             }
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
-                if matches!(
-                    key >> 3, 1 | 8..= 11 | 16..= 18 | 20 | 23 | 27 | 31 | 36 | 37 | 39
-                    ..= 41 | 44 | 45 | 999
-                ) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1 | 8..=11 | 16..=18 | 20 | 23 | 27 | 31 | 36 | 37 | 39..=41 | 44 | 45 | 999) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.java_package.take();
         let mut spare_8 = self.java_outer_classname.take();
         self.java_multiple_files = ::core::option::Option::None;
@@ -3010,190 +2522,170 @@ impl ::vtproto::Message for FileOptions {
         let mut spare_44 = self.php_metadata_namespace.take();
         let mut spare_45 = self.ruby_package.take();
         let mut count_999 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.java_package {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.java_package {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.java_package = ::core::option::Option::Some(owned);
-                            }
+                            self.java_package = ::core::option::Option::Some(owned);
                         }
                     }
-                    66 => {
-                        match &mut self.java_outer_classname {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_8.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.java_outer_classname = ::core::option::Option::Some(
-                                    owned,
-                                );
-                            }
-                        }
-                    }
-                    90 => {
-                        match &mut self.go_package {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_11.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.go_package = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    290 => {
-                        match &mut self.objc_class_prefix {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_36.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.objc_class_prefix = ::core::option::Option::Some(
-                                    owned,
-                                );
-                            }
-                        }
-                    }
-                    298 => {
-                        match &mut self.csharp_namespace {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_37.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.csharp_namespace = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    314 => {
-                        match &mut self.swift_prefix {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_39.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.swift_prefix = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    322 => {
-                        match &mut self.php_class_prefix {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_40.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.php_class_prefix = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    330 => {
-                        match &mut self.php_namespace {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_41.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.php_namespace = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    354 => {
-                        match &mut self.php_metadata_namespace {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_44.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.php_metadata_namespace = ::core::option::Option::Some(
-                                    owned,
-                                );
-                            }
-                        }
-                    }
-                    362 => {
-                        match &mut self.ruby_package {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_45.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.ruby_package = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    7994 => {
-                        if count_999 < self.uninterpreted_option.len() {
-                            r.replace_message(
-                                &mut self.uninterpreted_option[count_999],
-                            )?;
-                        } else {
-                            self.uninterpreted_option.push(r.read_message()?);
-                        }
-                        count_999 += 1;
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                66 => {
+                    match &mut self.java_outer_classname {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_8.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.java_outer_classname = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                90 => {
+                    match &mut self.go_package {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_11.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.go_package = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                290 => {
+                    match &mut self.objc_class_prefix {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_36.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.objc_class_prefix = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                298 => {
+                    match &mut self.csharp_namespace {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_37.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.csharp_namespace = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                314 => {
+                    match &mut self.swift_prefix {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_39.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.swift_prefix = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                322 => {
+                    match &mut self.php_class_prefix {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_40.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.php_class_prefix = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                330 => {
+                    match &mut self.php_namespace {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_41.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.php_namespace = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                354 => {
+                    match &mut self.php_metadata_namespace {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_44.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.php_metadata_namespace = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                362 => {
+                    match &mut self.ruby_package {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_45.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.ruby_package = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                7994 => {
+                    if count_999 < self.uninterpreted_option.len() {
+                        r.replace_message(&mut self.uninterpreted_option[count_999])?;
+                    } else {
+                        self.uninterpreted_option.push(r.read_message()?);
+                    }
+                    count_999 += 1;
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
@@ -3272,21 +2764,13 @@ impl ::vtproto::Message for MessageOptions {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
-                self.message_set_wire_format = ::core::option::Option::Some(
-                    r.read_bool()?,
-                );
+                self.message_set_wire_format = ::core::option::Option::Some(r.read_bool()?);
             }
             16 => {
-                self.no_standard_descriptor_accessor = ::core::option::Option::Some(
-                    r.read_bool()?,
-                );
+                self.no_standard_descriptor_accessor = ::core::option::Option::Some(r.read_bool()?);
             }
             24 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
@@ -3298,53 +2782,34 @@ impl ::vtproto::Message for MessageOptions {
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
-                if matches!(key >> 3, 1..= 3 | 7 | 999) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=3 | 7 | 999) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.message_set_wire_format = ::core::option::Option::None;
         self.no_standard_descriptor_accessor = ::core::option::Option::None;
         self.deprecated = ::core::option::Option::None;
         self.map_entry = ::core::option::Option::None;
         let mut count_999 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    7994 => {
-                        if count_999 < self.uninterpreted_option.len() {
-                            r.replace_message(
-                                &mut self.uninterpreted_option[count_999],
-                            )?;
-                        } else {
-                            self.uninterpreted_option.push(r.read_message()?);
-                        }
-                        count_999 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                7994 => {
+                    if count_999 < self.uninterpreted_option.len() {
+                        r.replace_message(&mut self.uninterpreted_option[count_999])?;
+                    } else {
+                        self.uninterpreted_option.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_999 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
@@ -3423,11 +2888,7 @@ impl ::vtproto::Message for FieldOptions {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.ctype = ::core::option::Option::Some(r.read_int32()?);
@@ -3451,20 +2912,15 @@ impl ::vtproto::Message for FieldOptions {
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
-                if matches!(key >> 3, 1..= 3 | 5 | 6 | 10 | 999) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=3 | 5 | 6 | 10 | 999) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.ctype = ::core::option::Option::None;
         self.packed = ::core::option::Option::None;
         self.jstype = ::core::option::Option::None;
@@ -3472,34 +2928,20 @@ impl ::vtproto::Message for FieldOptions {
         self.deprecated = ::core::option::Option::None;
         self.weak = ::core::option::Option::None;
         let mut count_999 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    7994 => {
-                        if count_999 < self.uninterpreted_option.len() {
-                            r.replace_message(
-                                &mut self.uninterpreted_option[count_999],
-                            )?;
-                        } else {
-                            self.uninterpreted_option.push(r.read_message()?);
-                        }
-                        count_999 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                7994 => {
+                    if count_999 < self.uninterpreted_option.len() {
+                        r.replace_message(&mut self.uninterpreted_option[count_999])?;
+                    } else {
+                        self.uninterpreted_option.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_999 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
@@ -3537,59 +2979,36 @@ impl ::vtproto::Message for OneofOptions {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
             }
             _ => {
                 if matches!(key >> 3, 999) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_999 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    7994 => {
-                        if count_999 < self.uninterpreted_option.len() {
-                            r.replace_message(
-                                &mut self.uninterpreted_option[count_999],
-                            )?;
-                        } else {
-                            self.uninterpreted_option.push(r.read_message()?);
-                        }
-                        count_999 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                7994 => {
+                    if count_999 < self.uninterpreted_option.len() {
+                        r.replace_message(&mut self.uninterpreted_option[count_999])?;
+                    } else {
+                        self.uninterpreted_option.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_999 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
@@ -3635,11 +3054,7 @@ impl ::vtproto::Message for EnumOptions {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             16 => {
                 self.allow_alias = ::core::option::Option::Some(r.read_bool()?);
@@ -3652,50 +3067,31 @@ impl ::vtproto::Message for EnumOptions {
             }
             _ => {
                 if matches!(key >> 3, 2 | 3 | 999) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.allow_alias = ::core::option::Option::None;
         self.deprecated = ::core::option::Option::None;
         let mut count_999 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    7994 => {
-                        if count_999 < self.uninterpreted_option.len() {
-                            r.replace_message(
-                                &mut self.uninterpreted_option[count_999],
-                            )?;
-                        } else {
-                            self.uninterpreted_option.push(r.read_message()?);
-                        }
-                        count_999 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                7994 => {
+                    if count_999 < self.uninterpreted_option.len() {
+                        r.replace_message(&mut self.uninterpreted_option[count_999])?;
+                    } else {
+                        self.uninterpreted_option.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_999 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
@@ -3736,11 +3132,7 @@ impl ::vtproto::Message for EnumValueOptions {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
@@ -3750,49 +3142,30 @@ impl ::vtproto::Message for EnumValueOptions {
             }
             _ => {
                 if matches!(key >> 3, 1 | 999) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.deprecated = ::core::option::Option::None;
         let mut count_999 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    7994 => {
-                        if count_999 < self.uninterpreted_option.len() {
-                            r.replace_message(
-                                &mut self.uninterpreted_option[count_999],
-                            )?;
-                        } else {
-                            self.uninterpreted_option.push(r.read_message()?);
-                        }
-                        count_999 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                7994 => {
+                    if count_999 < self.uninterpreted_option.len() {
+                        r.replace_message(&mut self.uninterpreted_option[count_999])?;
+                    } else {
+                        self.uninterpreted_option.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_999 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
@@ -3832,11 +3205,7 @@ impl ::vtproto::Message for ServiceOptions {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             264 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
@@ -3846,49 +3215,30 @@ impl ::vtproto::Message for ServiceOptions {
             }
             _ => {
                 if matches!(key >> 3, 33 | 999) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.deprecated = ::core::option::Option::None;
         let mut count_999 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    7994 => {
-                        if count_999 < self.uninterpreted_option.len() {
-                            r.replace_message(
-                                &mut self.uninterpreted_option[count_999],
-                            )?;
-                        } else {
-                            self.uninterpreted_option.push(r.read_message()?);
-                        }
-                        count_999 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                7994 => {
+                    if count_999 < self.uninterpreted_option.len() {
+                        r.replace_message(&mut self.uninterpreted_option[count_999])?;
+                    } else {
+                        self.uninterpreted_option.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_999 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
@@ -3935,11 +3285,7 @@ impl ::vtproto::Message for MethodOptions {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             264 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
@@ -3952,50 +3298,31 @@ impl ::vtproto::Message for MethodOptions {
             }
             _ => {
                 if matches!(key >> 3, 33 | 34 | 999) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.deprecated = ::core::option::Option::None;
         self.idempotency_level = ::core::option::Option::None;
         let mut count_999 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    7994 => {
-                        if count_999 < self.uninterpreted_option.len() {
-                            r.replace_message(
-                                &mut self.uninterpreted_option[count_999],
-                            )?;
-                        } else {
-                            self.uninterpreted_option.push(r.read_message()?);
-                        }
-                        count_999 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                7994 => {
+                    if count_999 < self.uninterpreted_option.len() {
+                        r.replace_message(&mut self.uninterpreted_option[count_999])?;
+                    } else {
+                        self.uninterpreted_option.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_999 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
@@ -4071,21 +3398,13 @@ impl ::vtproto::Message for UninterpretedOption {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             18 => {
                 self.name.push(r.read_message()?);
             }
             26 => {
-                r.merge_string(
-                    self
-                        .identifier_value
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.identifier_value.get_or_insert_with(::core::default::Default::default))?;
             }
             32 => {
                 self.positive_int_value = ::core::option::Option::Some(r.read_uint64()?);
@@ -4097,34 +3416,21 @@ impl ::vtproto::Message for UninterpretedOption {
                 self.double_value = ::core::option::Option::Some(r.read_double()?);
             }
             58 => {
-                r.merge_byte_vec(
-                    self
-                        .string_value
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_byte_vec(self.string_value.get_or_insert_with(::core::default::Default::default))?;
             }
             66 => {
-                r.merge_string(
-                    self
-                        .aggregate_value
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.aggregate_value.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
-                if matches!(key >> 3, 2..= 8) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 2..=8) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_2 = 0usize;
         let mut spare_3 = self.identifier_value.take();
         self.positive_int_value = ::core::option::Option::None;
@@ -4132,77 +3438,65 @@ impl ::vtproto::Message for UninterpretedOption {
         self.double_value = ::core::option::Option::None;
         let mut spare_7 = self.string_value.take();
         let mut spare_8 = self.aggregate_value.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        if count_2 < self.name.len() {
-                            r.replace_message(&mut self.name[count_2])?;
-                        } else {
-                            self.name.push(r.read_message()?);
-                        }
-                        count_2 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    if count_2 < self.name.len() {
+                        r.replace_message(&mut self.name[count_2])?;
+                    } else {
+                        self.name.push(r.read_message()?);
                     }
-                    26 => {
-                        match &mut self.identifier_value {
-                            ::core::option::Option::Some(v) => {
+                    count_2 += 1;
+                }
+                26 => {
+                    match &mut self.identifier_value {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_3.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_3.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.identifier_value = ::core::option::Option::Some(owned);
-                            }
+                            self.identifier_value = ::core::option::Option::Some(owned);
                         }
                     }
-                    58 => {
-                        match &mut self.string_value {
-                            ::core::option::Option::Some(v) => {
+                }
+                58 => {
+                    match &mut self.string_value {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_byte_vec(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_7.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_byte_vec(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_7.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_byte_vec(v)?;
-                                }
-                                self.string_value = ::core::option::Option::Some(owned);
-                            }
+                            self.string_value = ::core::option::Option::Some(owned);
                         }
                     }
-                    66 => {
-                        match &mut self.aggregate_value {
-                            ::core::option::Option::Some(v) => {
+                }
+                66 => {
+                    match &mut self.aggregate_value {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_8.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_8.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.aggregate_value = ::core::option::Option::Some(owned);
-                            }
+                            self.aggregate_value = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.name.truncate(count_2);
         ::core::result::Result::Ok(())
     }
@@ -4240,11 +3534,7 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
         w.put_u8(10);
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name_part)?;
@@ -4254,36 +3544,17 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name_part.clear();
         self.is_extension = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -4314,57 +3585,36 @@ impl ::vtproto::Message for SourceCodeInfo {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.location.push(r.read_message()?);
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if count_1 < self.location.len() {
-                            r.replace_message(&mut self.location[count_1])?;
-                        } else {
-                            self.location.push(r.read_message()?);
-                        }
-                        count_1 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    if count_1 < self.location.len() {
+                        r.replace_message(&mut self.location[count_1])?;
+                    } else {
+                        self.location.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_1 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.location.truncate(count_1);
         ::core::result::Result::Ok(())
     }
@@ -4438,11 +3688,7 @@ impl ::vtproto::Message for source_code_info::Location {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.path.push(r.read_int32()?);
@@ -4457,102 +3703,73 @@ impl ::vtproto::Message for source_code_info::Location {
                 r.merge_packed(&mut self.span, 0, |r| r.read_int32())?;
             }
             26 => {
-                r.merge_string(
-                    self
-                        .leading_comments
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.leading_comments.get_or_insert_with(::core::default::Default::default))?;
             }
             34 => {
-                r.merge_string(
-                    self
-                        .trailing_comments
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.trailing_comments.get_or_insert_with(::core::default::Default::default))?;
             }
             50 => {
                 self.leading_detached_comments.push(r.read_string()?);
             }
             _ => {
-                if matches!(key >> 3, 1..= 4 | 6) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=4 | 6) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.path.clear();
         self.span.clear();
         let mut spare_3 = self.leading_comments.take();
         let mut spare_4 = self.trailing_comments.take();
         let mut count_6 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    26 => {
-                        match &mut self.leading_comments {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                26 => {
+                    match &mut self.leading_comments {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_3.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_3.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.leading_comments = ::core::option::Option::Some(owned);
-                            }
+                            self.leading_comments = ::core::option::Option::Some(owned);
                         }
                     }
-                    34 => {
-                        match &mut self.trailing_comments {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_string(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_4.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.trailing_comments = ::core::option::Option::Some(
-                                    owned,
-                                );
-                            }
-                        }
-                    }
-                    50 => {
-                        if count_6 < self.leading_detached_comments.len() {
-                            r.merge_string(
-                                &mut self.leading_detached_comments[count_6],
-                            )?;
-                        } else {
-                            self.leading_detached_comments.push(r.read_string()?);
-                        }
-                        count_6 += 1;
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                34 => {
+                    match &mut self.trailing_comments {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_4.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.merge_string(v)?;
+                            }
+                            self.trailing_comments = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                50 => {
+                    if count_6 < self.leading_detached_comments.len() {
+                        r.merge_string(&mut self.leading_detached_comments[count_6])?;
+                    } else {
+                        self.leading_detached_comments.push(r.read_string()?);
+                    }
+                    count_6 += 1;
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.leading_detached_comments.truncate(count_6);
         ::core::result::Result::Ok(())
     }
@@ -4588,57 +3805,36 @@ impl ::vtproto::Message for GeneratedCodeInfo {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.annotation.push(r.read_message()?);
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if count_1 < self.annotation.len() {
-                            r.replace_message(&mut self.annotation[count_1])?;
-                        } else {
-                            self.annotation.push(r.read_message()?);
-                        }
-                        count_1 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    if count_1 < self.annotation.len() {
+                        r.replace_message(&mut self.annotation[count_1])?;
+                    } else {
+                        self.annotation.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_1 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.annotation.truncate(count_1);
         ::core::result::Result::Ok(())
     }
@@ -4696,11 +3892,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.path.push(r.read_int32()?);
@@ -4709,11 +3901,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
                 r.merge_packed(&mut self.path, 0, |r| r.read_int32())?;
             }
             18 => {
-                r.merge_string(
-                    self
-                        .source_file
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.source_file.get_or_insert_with(::core::default::Default::default))?;
             }
             24 => {
                 self.begin = ::core::option::Option::Some(r.read_int32()?);
@@ -4722,57 +3910,40 @@ impl ::vtproto::Message for generated_code_info::Annotation {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
             }
             _ => {
-                if matches!(key >> 3, 1..= 4) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=4) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.path.clear();
         let mut spare_2 = self.source_file.take();
         self.begin = ::core::option::Option::None;
         self.end = ::core::option::Option::None;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        match &mut self.source_file {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    match &mut self.source_file {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.source_file = ::core::option::Option::Some(owned);
-                            }
+                            self.source_file = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -4814,11 +3985,7 @@ impl ::vtproto::Message for Duration {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.seconds = r.read_int64()?;
@@ -4828,36 +3995,17 @@ impl ::vtproto::Message for Duration {
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.seconds = ::core::default::Default::default();
         self.nanos = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -4886,57 +4034,36 @@ impl ::vtproto::Message for FieldMask {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.paths.push(r.read_string()?);
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if count_1 < self.paths.len() {
-                            r.merge_string(&mut self.paths[count_1])?;
-                        } else {
-                            self.paths.push(r.read_string()?);
-                        }
-                        count_1 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    if count_1 < self.paths.len() {
+                        r.merge_string(&mut self.paths[count_1])?;
+                    } else {
+                        self.paths.push(r.read_string()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_1 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.paths.truncate(count_1);
         ::core::result::Result::Ok(())
     }
@@ -4969,46 +4096,23 @@ impl ::vtproto::Message for SourceContext {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.file_name)?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.file_name.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -5027,11 +4131,14 @@ impl ::vtproto::Message for Struct {
                 1 + ::vtproto::wire::len_delimited(k.len())
             } else {
                 0
-            })
-                + {
-                    let s = ::vtproto::__private::size_out_of_line(v);
-                    if s != 0 { 1 + ::vtproto::wire::len_delimited(s) } else { 0 }
-                };
+            }) + {
+                let s = ::vtproto::__private::size_out_of_line(v);
+                if s != 0 {
+                    1 + ::vtproto::wire::len_delimited(s)
+                } else {
+                    0
+                }
+            };
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         n
@@ -5055,159 +4162,55 @@ impl ::vtproto::Message for Struct {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v = ::core::default::Default::default();
-                r.merge_map_entry(
-                    &mut k,
-                    &mut v,
-                    10,
-                    18,
-                    |r, k: &mut ::std::string::String| {
-                        r.merge_string(k)?;
-                        ::core::result::Result::Ok(())
-                    },
-                    |r, v| r.merge_message(v),
-                )?;
+                r.merge_map_entry(&mut k, &mut v, 10, 18, |r, k: &mut ::std::string::String| {
+                    r.merge_string(k)?;
+                    ::core::result::Result::Ok(())
+                }, |r, v| r.merge_message(v))?;
                 self.fields.insert(k, v);
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut map_1 = ::vtproto::__private::MapReuse::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if map_1.in_place(self.fields.len()) {
-                            let (k, entry) = r.read_map_entry_str_key(10)?;
-                            let overwritten = match self.fields.get_mut(k) {
-                                ::core::option::Option::Some(v) => {
-                                    let named = map_1
-                                        .name(::vtproto::__private::addr::<_>(&*v));
-                                    if named {
-                                        let mut first = true;
-                                        let found = entry
-                                            .merge_map_value(
-                                                10,
-                                                18,
-                                                v,
-                                                |r, v| {
-                                                    if first {
-                                                        first = false;
-                                                        r.replace_message(v)
-                                                    } else {
-                                                        r.merge_message(v)
-                                                    }
-                                                },
-                                            )?;
-                                        if !found {
-                                            *v = ::core::default::Default::default();
-                                        }
-                                    }
-                                    named
-                                }
-                                ::core::option::Option::None => false,
-                            };
-                            if !overwritten {
-                                map_1.turn_fresh();
-                                let unnamed: ::std::vec::Vec<::std::string::String> = self
-                                    .fields
-                                    .iter()
-                                    .filter(|(_, v)| {
-                                        !map_1.keeps(::vtproto::__private::addr::<_>(*v))
-                                    })
-                                    .map(|(k, _)| k.clone())
-                                    .collect();
-                                for k in unnamed {
-                                    self.fields.remove(&k);
-                                }
-                                let v = self
-                                    .fields
-                                    .entry(::std::string::String::from(k))
-                                    .or_default();
-                                let mut first = true;
-                                let found = entry
-                                    .merge_map_value(
-                                        10,
-                                        18,
-                                        v,
-                                        |r, v| {
-                                            if first {
-                                                first = false;
-                                                r.replace_message(v)
-                                            } else {
-                                                r.merge_message(v)
-                                            }
-                                        },
-                                    )?;
-                                if !found {
-                                    *v = ::core::default::Default::default();
-                                }
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    let fill = |entry: &::vtproto::Reader<'_>, v: &mut _| {
+                        let mut first = true;
+                        let found = entry.merge_map_value(10, 18, v, |r, v| {
+                            if first {
+                                first = false;
+                                r.replace_message(v)
+                            } else {
+                                r.merge_message(v)
                             }
-                        } else {
-                            let mut k: ::std::string::String = ::core::default::Default::default();
-                            let mut v = ::core::default::Default::default();
-                            r.merge_map_entry(
-                                &mut k,
-                                &mut v,
-                                10,
-                                18,
-                                |r, k: &mut ::std::string::String| {
-                                    r.merge_string(k)?;
-                                    ::core::result::Result::Ok(())
-                                },
-                                |r, v| r.merge_message(v),
-                            )?;
-                            self.fields.insert(k, v);
+                        })?;
+                        if !found {
+                            *v = ::core::default::Default::default();
                         }
+                        ::core::result::Result::Ok(())
+                    };
+                    if !::vtproto::__private::replace_str_map_entry(&mut self.fields, &mut map_1, r, 10, fill)? {
+                        self.merge_field(key, r)?;
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
-        if map_1.absent() {
-            self.fields.clear();
-        } else if map_1.has_stale(self.fields.len()) {
-            let unnamed: ::std::vec::Vec<::std::string::String> = self
-                .fields
-                .iter()
-                .filter(|(_, v)| !map_1.keeps(::vtproto::__private::addr::<_>(*v)))
-                .map(|(k, _)| k.clone())
-                .collect();
-            for k in unnamed {
-                self.fields.remove(&k);
-            }
-        }
+            ::core::result::Result::Ok(())
+        })?;
+        ::vtproto::__private::finish_str_map(&mut self.fields, &map_1);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -5223,27 +4226,14 @@ impl ::vtproto::Message for Value {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(o) = &self.kind {
-            n
-                += match o {
-                    value::Kind::NullValue(v) => 1 + ::vtproto::wire::int32(*v),
-                    value::Kind::NumberValue(_) => 9,
-                    value::Kind::StringValue(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.len())
-                    }
-                    value::Kind::BoolValue(_) => 2,
-                    value::Kind::StructValue(v) => {
-                        1
-                            + ::vtproto::wire::len_delimited(
-                                ::vtproto::__private::size_out_of_line(v),
-                            )
-                    }
-                    value::Kind::ListValue(v) => {
-                        1
-                            + ::vtproto::wire::len_delimited(
-                                ::vtproto::__private::size_out_of_line(v),
-                            )
-                    }
-                };
+            n += match o {
+                value::Kind::NullValue(v) => 1 + ::vtproto::wire::int32(*v),
+                value::Kind::NumberValue(_) => 9,
+                value::Kind::StringValue(v) => 1 + ::vtproto::wire::len_delimited(v.len()),
+                value::Kind::BoolValue(_) => 2,
+                value::Kind::StructValue(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v)),
+                value::Kind::ListValue(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v)),
+            };
         }
         n
     }
@@ -5283,31 +4273,19 @@ impl ::vtproto::Message for Value {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
-                self.kind = ::core::option::Option::Some(
-                    value::Kind::NullValue(r.read_int32()?),
-                );
+                self.kind = ::core::option::Option::Some(value::Kind::NullValue(r.read_int32()?));
             }
             17 => {
-                self.kind = ::core::option::Option::Some(
-                    value::Kind::NumberValue(r.read_double()?),
-                );
+                self.kind = ::core::option::Option::Some(value::Kind::NumberValue(r.read_double()?));
             }
             26 => {
-                self.kind = ::core::option::Option::Some(
-                    value::Kind::StringValue(r.read_string()?),
-                );
+                self.kind = ::core::option::Option::Some(value::Kind::StringValue(r.read_string()?));
             }
             32 => {
-                self.kind = ::core::option::Option::Some(
-                    value::Kind::BoolValue(r.read_bool()?),
-                );
+                self.kind = ::core::option::Option::Some(value::Kind::BoolValue(r.read_bool()?));
             }
             42 => {
                 match &mut self.kind {
@@ -5320,9 +4298,7 @@ impl ::vtproto::Message for Value {
                             let v = &mut v;
                             r.merge_message(v)?;
                         }
-                        self.kind = ::core::option::Option::Some(
-                            value::Kind::StructValue(v),
-                        );
+                        self.kind = ::core::option::Option::Some(value::Kind::StructValue(v));
                     }
                 }
             }
@@ -5337,43 +4313,22 @@ impl ::vtproto::Message for Value {
                             let v = &mut v;
                             r.merge_message(v)?;
                         }
-                        self.kind = ::core::option::Option::Some(
-                            value::Kind::ListValue(v),
-                        );
+                        self.kind = ::core::option::Option::Some(value::Kind::ListValue(v));
                     }
                 }
             }
             _ => {
-                if matches!(key >> 3, 1..= 6) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=6) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.kind = ::core::option::Option::None;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -5394,10 +4349,7 @@ impl ::vtproto::Message for ListValue {
         let mut n = 0usize;
         n += self.values.len();
         for v in &self.values {
-            n
-                += ::vtproto::wire::len_delimited(
-                    ::vtproto::__private::size_out_of_line(v),
-                );
+            n += ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
         }
         n
     }
@@ -5411,57 +4363,36 @@ impl ::vtproto::Message for ListValue {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.values.push(r.read_message()?);
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if count_1 < self.values.len() {
-                            r.replace_message(&mut self.values[count_1])?;
-                        } else {
-                            self.values.push(r.read_message()?);
-                        }
-                        count_1 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    if count_1 < self.values.len() {
+                        r.replace_message(&mut self.values[count_1])?;
+                    } else {
+                        self.values.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_1 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.values.truncate(count_1);
         ::core::result::Result::Ok(())
     }
@@ -5501,11 +4432,7 @@ impl ::vtproto::Message for Timestamp {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.seconds = r.read_int64()?;
@@ -5515,36 +4442,17 @@ impl ::vtproto::Message for Timestamp {
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.seconds = ::core::default::Default::default();
         self.nanos = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -5616,11 +4524,7 @@ impl ::vtproto::Message for Type {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -5635,93 +4539,72 @@ impl ::vtproto::Message for Type {
                 self.options.push(r.read_message()?);
             }
             42 => {
-                r.merge_message(
-                    self
-                        .source_context
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
             }
             48 => {
                 self.syntax = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 6) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=6) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         let mut count_2 = 0usize;
         let mut count_3 = 0usize;
         let mut count_4 = 0usize;
         let mut spare_5 = self.source_context.take();
         self.syntax = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        if count_2 < self.fields.len() {
-                            r.replace_message(&mut self.fields[count_2])?;
-                        } else {
-                            self.fields.push(r.read_message()?);
-                        }
-                        count_2 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    if count_2 < self.fields.len() {
+                        r.replace_message(&mut self.fields[count_2])?;
+                    } else {
+                        self.fields.push(r.read_message()?);
                     }
-                    26 => {
-                        if count_3 < self.oneofs.len() {
-                            r.merge_string(&mut self.oneofs[count_3])?;
-                        } else {
-                            self.oneofs.push(r.read_string()?);
-                        }
-                        count_3 += 1;
-                    }
-                    34 => {
-                        if count_4 < self.options.len() {
-                            r.replace_message(&mut self.options[count_4])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_4 += 1;
-                    }
-                    42 => {
-                        match &mut self.source_context {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_5.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.source_context = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
+                    count_2 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                26 => {
+                    if count_3 < self.oneofs.len() {
+                        r.merge_string(&mut self.oneofs[count_3])?;
+                    } else {
+                        self.oneofs.push(r.read_string()?);
+                    }
+                    count_3 += 1;
+                }
+                34 => {
+                    if count_4 < self.options.len() {
+                        r.replace_message(&mut self.options[count_4])?;
+                    } else {
+                        self.options.push(r.read_message()?);
+                    }
+                    count_4 += 1;
+                }
+                42 => {
+                    match &mut self.source_context {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_5.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.source_context = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.fields.truncate(count_2);
         self.oneofs.truncate(count_3);
         self.options.truncate(count_4);
@@ -5823,11 +4706,7 @@ impl ::vtproto::Message for Field {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.kind = r.read_int32()?;
@@ -5860,20 +4739,15 @@ impl ::vtproto::Message for Field {
                 r.merge_string(&mut self.default_value)?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 4 | 6..= 11) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=4 | 6..=11) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.kind = ::core::default::Default::default();
         self.cardinality = ::core::default::Default::default();
         self.number = ::core::default::Default::default();
@@ -5884,32 +4758,20 @@ impl ::vtproto::Message for Field {
         let mut count_9 = 0usize;
         self.json_name.clear();
         self.default_value.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    74 => {
-                        if count_9 < self.options.len() {
-                            r.replace_message(&mut self.options[count_9])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_9 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                74 => {
+                    if count_9 < self.options.len() {
+                        r.replace_message(&mut self.options[count_9])?;
+                    } else {
+                        self.options.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_9 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.options.truncate(count_9);
         ::core::result::Result::Ok(())
     }
@@ -5983,11 +4845,7 @@ impl ::vtproto::Message for Enum {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -5999,84 +4857,63 @@ impl ::vtproto::Message for Enum {
                 self.options.push(r.read_message()?);
             }
             34 => {
-                r.merge_message(
-                    self
-                        .source_context
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
             }
             40 => {
                 self.syntax = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 5) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=5) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         let mut count_2 = 0usize;
         let mut count_3 = 0usize;
         let mut spare_4 = self.source_context.take();
         self.syntax = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        if count_2 < self.enumvalue.len() {
-                            r.replace_message(&mut self.enumvalue[count_2])?;
-                        } else {
-                            self.enumvalue.push(r.read_message()?);
-                        }
-                        count_2 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    if count_2 < self.enumvalue.len() {
+                        r.replace_message(&mut self.enumvalue[count_2])?;
+                    } else {
+                        self.enumvalue.push(r.read_message()?);
                     }
-                    26 => {
-                        if count_3 < self.options.len() {
-                            r.replace_message(&mut self.options[count_3])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_3 += 1;
-                    }
-                    34 => {
-                        match &mut self.source_context {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_4.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.source_context = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
+                    count_2 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                26 => {
+                    if count_3 < self.options.len() {
+                        r.replace_message(&mut self.options[count_3])?;
+                    } else {
+                        self.options.push(r.read_message()?);
+                    }
+                    count_3 += 1;
+                }
+                34 => {
+                    match &mut self.source_context {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_4.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.source_context = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.enumvalue.truncate(count_2);
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
@@ -6127,11 +4964,7 @@ impl ::vtproto::Message for EnumValue {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
@@ -6143,49 +4976,32 @@ impl ::vtproto::Message for EnumValue {
                 self.options.push(r.read_message()?);
             }
             _ => {
-                if matches!(key >> 3, 1..= 3) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=3) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         self.number = ::core::default::Default::default();
         let mut count_3 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    26 => {
-                        if count_3 < self.options.len() {
-                            r.replace_message(&mut self.options[count_3])?;
-                        } else {
-                            self.options.push(r.read_message()?);
-                        }
-                        count_3 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                26 => {
+                    if count_3 < self.options.len() {
+                        r.replace_message(&mut self.options[count_3])?;
+                    } else {
+                        self.options.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_3 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
@@ -6229,70 +5045,47 @@ impl ::vtproto::Message for Option {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.name)?;
             }
             18 => {
-                r.merge_message(
-                    self.value.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.value.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         let mut spare_2 = self.value.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        match &mut self.value {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    match &mut self.value {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.value = ::core::option::Option::Some(owned);
-                            }
+                            self.value = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {

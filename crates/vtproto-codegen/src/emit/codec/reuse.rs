@@ -9,10 +9,10 @@
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::decode::{map_insert, merge_message};
+use super::decode::merge_message;
 use super::{
-    default_expr, is_copy, key_literal, merge_scalar, read_scalar, scalar_wire_type, wire_type,
-    Dst, LEN,
+    default_expr, is_copy, key_literal, merge_scalar, read_scalar, scalar_type, scalar_wire_type,
+    wire_type, Dst, LEN,
 };
 use crate::model::{BytesRepr, Field, Label, MapField, Message, Scalar, ValueType};
 
@@ -45,35 +45,30 @@ pub(super) fn merge_replace_fn(m: &Message) -> TokenStream {
         arms,
         after,
     } = plan;
-    let step = if arms.is_empty() {
-        quote!(self.merge_field(key, r))
-    } else {
-        quote! {
-            (|| {
-                match key {
-                    #(#arms)*
-                    _ => self.merge_field(key, r)?,
-                }
-                ::core::result::Result::Ok(())
-            })()
-        }
-    };
+    if arms.is_empty() && after.is_empty() {
+        return quote! {
+            fn merge_replace(
+                &mut self,
+                r: &mut ::vtproto::Reader<'_>,
+            ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+                #(#before)*
+                self.merge(r)
+            }
+        };
+    }
     quote! {
         fn merge_replace(
             &mut self,
             r: &mut ::vtproto::Reader<'_>,
         ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
             #(#before)*
-            while !r.is_empty() {
-                let key = r.read_key()?;
-                let step: ::core::result::Result<(), ::vtproto::DecodeError> = #step;
-                if let ::core::result::Result::Err(e) = step {
-                    return ::core::result::Result::Err(e.push(
-                        <Self as ::vtproto::Message>::NAME,
-                        <Self as ::vtproto::Message>::field_name(key >> 3),
-                    ));
+            ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+                match key {
+                    #(#arms)*
+                    _ => self.merge_field(key, r)?,
                 }
-            }
+                ::core::result::Result::Ok(())
+            })?;
             #(#after)*
             ::core::result::Result::Ok(())
         }
@@ -226,57 +221,25 @@ fn map_field(f: &Field, map: &MapField, plan: &mut Plan) {
     let map_key = key_literal(f.number, LEN);
     let key_key = key_literal(1, scalar_wire_type(map.key));
     let (value_key, reset, merge, after_merge) = map_value(map);
-    let insert = map_insert(f, map);
-    let addr = quote!(::vtproto::__private::addr);
-    // Found by address while the map is untouched, then removed: removing from a `BTreeMap`
-    // moves its other entries, so `retain` can't test addresses.
-    let remove_unnamed = quote! {
-        let unnamed: ::std::vec::Vec<::std::string::String> = self.#ident
-            .iter()
-            .filter(|(_, v)| !#state.keeps(#addr::<_>(*v)))
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in unnamed {
-            self.#ident.remove(&k);
-        }
-    };
     plan.before
         .push(quote!(let mut #state = ::vtproto::__private::MapReuse::default();));
+    let value_ty = match map.value.scalar() {
+        Some(s) => scalar_type(s, map.value_bytes),
+        None => quote!(_),
+    };
     plan.arms.push(quote!(#map_key => {
-        if #state.in_place(self.#ident.len()) {
-            let (k, entry) = r.read_map_entry_str_key(#key_key)?;
-            // (Not a match guard: a guard sees the binding through a reference of its own.)
-            let overwritten = match self.#ident.get_mut(k) {
-                ::core::option::Option::Some(v) => {
-                    let named = #state.name(#addr::<_>(&*v));
-                    if named {
-                        #reset
-                        let found = entry.merge_map_value(#key_key, #value_key, v, #merge)?;
-                        #after_merge
-                    }
-                    named
-                }
-                ::core::option::Option::None => false,
-            };
-            if !overwritten {
-                #state.turn_fresh();
-                #remove_unnamed
-                let v = self.#ident.entry(::std::string::String::from(k)).or_default();
-                #reset
-                let found = entry.merge_map_value(#key_key, #value_key, v, #merge)?;
-                #after_merge
-            }
-        } else {
-            #insert
+        let fill = |entry: &::vtproto::Reader<'_>, v: &mut #value_ty| {
+            #reset
+            let found = entry.merge_map_value(#key_key, #value_key, v, #merge)?;
+            #after_merge
+            ::core::result::Result::Ok(())
+        };
+        if !::vtproto::__private::replace_str_map_entry(&mut self.#ident, &mut #state, r, #key_key, fill)? {
+            self.merge_field(key, r)?;
         }
     }));
-    plan.after.push(quote! {
-        if #state.absent() {
-            self.#ident.clear();
-        } else if #state.has_stale(self.#ident.len()) {
-            #remove_unnamed
-        }
-    });
+    plan.after
+        .push(quote!(::vtproto::__private::finish_str_map(&mut self.#ident, &#state);));
 }
 
 /// For an in-place map entry with value `v`: the value's key, the reset before merging, the

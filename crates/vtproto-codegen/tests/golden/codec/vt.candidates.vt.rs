@@ -13,36 +13,27 @@ impl ::vtproto::Message for Candidate {
                 1 + ::vtproto::wire::len_delimited(k.len())
             } else {
                 0
-            })
-                + if !v.is_empty() {
-                    1 + ::vtproto::wire::len_delimited(v.len())
-                } else {
-                    0
-                };
+            }) + if !v.is_empty() {
+                1 + ::vtproto::wire::len_delimited(v.len())
+            } else {
+                0
+            };
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        ::vtproto::__private::for_each_entry(
-            &self.meta_data,
-            w,
-            |w, k, v| {
-                w.put_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
-            },
-        );
+        ::vtproto::__private::for_each_entry(&self.meta_data, w, |w, k, v| {
+            w.put_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
+        });
         if !self.id.is_empty() {
             w.put_string(&self.id);
             w.put_u8(10);
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.id)?;
@@ -53,148 +44,48 @@ impl ::vtproto::Message for Candidate {
                 }
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v: ::std::string::String = ::core::default::Default::default();
-                r.merge_map_entry(
-                    &mut k,
-                    &mut v,
-                    10,
-                    18,
-                    |r, k: &mut ::std::string::String| {
-                        r.merge_string(k)?;
-                        ::core::result::Result::Ok(())
-                    },
-                    |r, v: &mut ::std::string::String| {
-                        r.merge_string(v)?;
-                        ::core::result::Result::Ok(())
-                    },
-                )?;
+                r.merge_map_entry(&mut k, &mut v, 10, 18, |r, k: &mut ::std::string::String| {
+                    r.merge_string(k)?;
+                    ::core::result::Result::Ok(())
+                }, |r, v: &mut ::std::string::String| {
+                    r.merge_string(v)?;
+                    ::core::result::Result::Ok(())
+                })?;
                 self.meta_data.insert(k, v);
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.id.clear();
         let mut map_2 = ::vtproto::__private::MapReuse::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        if map_2.in_place(self.meta_data.len()) {
-                            let (k, entry) = r.read_map_entry_str_key(10)?;
-                            let overwritten = match self.meta_data.get_mut(k) {
-                                ::core::option::Option::Some(v) => {
-                                    let named = map_2
-                                        .name(::vtproto::__private::addr::<_>(&*v));
-                                    if named {
-                                        v.clear();
-                                        let found = entry
-                                            .merge_map_value(
-                                                10,
-                                                18,
-                                                v,
-                                                |r, v| {
-                                                    r.merge_string(v)?;
-                                                    ::core::result::Result::Ok(())
-                                                },
-                                            )?;
-                                        let _ = found;
-                                    }
-                                    named
-                                }
-                                ::core::option::Option::None => false,
-                            };
-                            if !overwritten {
-                                map_2.turn_fresh();
-                                let unnamed: ::std::vec::Vec<::std::string::String> = self
-                                    .meta_data
-                                    .iter()
-                                    .filter(|(_, v)| {
-                                        !map_2.keeps(::vtproto::__private::addr::<_>(*v))
-                                    })
-                                    .map(|(k, _)| k.clone())
-                                    .collect();
-                                for k in unnamed {
-                                    self.meta_data.remove(&k);
-                                }
-                                let v = self
-                                    .meta_data
-                                    .entry(::std::string::String::from(k))
-                                    .or_default();
-                                v.clear();
-                                let found = entry
-                                    .merge_map_value(
-                                        10,
-                                        18,
-                                        v,
-                                        |r, v| {
-                                            r.merge_string(v)?;
-                                            ::core::result::Result::Ok(())
-                                        },
-                                    )?;
-                                let _ = found;
-                            }
-                        } else {
-                            if self.meta_data.is_empty() {
-                                self.meta_data.reserve(r.count_ahead(18, 256));
-                            }
-                            let mut k: ::std::string::String = ::core::default::Default::default();
-                            let mut v: ::std::string::String = ::core::default::Default::default();
-                            r.merge_map_entry(
-                                &mut k,
-                                &mut v,
-                                10,
-                                18,
-                                |r, k: &mut ::std::string::String| {
-                                    r.merge_string(k)?;
-                                    ::core::result::Result::Ok(())
-                                },
-                                |r, v: &mut ::std::string::String| {
-                                    r.merge_string(v)?;
-                                    ::core::result::Result::Ok(())
-                                },
-                            )?;
-                            self.meta_data.insert(k, v);
-                        }
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    let fill = |entry: &::vtproto::Reader<'_>, v: &mut ::std::string::String| {
+                        v.clear();
+                        let found = entry.merge_map_value(10, 18, v, |r, v| {
+                            r.merge_string(v)?;
+                            ::core::result::Result::Ok(())
+                        })?;
+                        let _ = found;
+                        ::core::result::Result::Ok(())
+                    };
+                    if !::vtproto::__private::replace_str_map_entry(&mut self.meta_data, &mut map_2, r, 10, fill)? {
+                        self.merge_field(key, r)?;
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
-        if map_2.absent() {
-            self.meta_data.clear();
-        } else if map_2.has_stale(self.meta_data.len()) {
-            let unnamed: ::std::vec::Vec<::std::string::String> = self
-                .meta_data
-                .iter()
-                .filter(|(_, v)| !map_2.keeps(::vtproto::__private::addr::<_>(*v)))
-                .map(|(k, _)| k.clone())
-                .collect();
-            for k in unnamed {
-                self.meta_data.remove(&k);
-            }
-        }
+            ::core::result::Result::Ok(())
+        })?;
+        ::vtproto::__private::finish_str_map(&mut self.meta_data, &map_2);
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -226,57 +117,36 @@ impl ::vtproto::Message for CandidatesResponse {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.candidates.push(r.read_message()?);
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if count_1 < self.candidates.len() {
-                            r.replace_message(&mut self.candidates[count_1])?;
-                        } else {
-                            self.candidates.push(r.read_message()?);
-                        }
-                        count_1 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    if count_1 < self.candidates.len() {
+                        r.replace_message(&mut self.candidates[count_1])?;
+                    } else {
+                        self.candidates.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_1 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.candidates.truncate(count_1);
         ::core::result::Result::Ok(())
     }

@@ -80,11 +80,7 @@ impl ::vtproto::Message for Type {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.r#type = r.read_int32()?;
@@ -96,9 +92,7 @@ impl ::vtproto::Message for Type {
                 self.self_ = r.read_bool()?;
             }
             34 => {
-                r.merge_message(
-                    self.me.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.me.get_or_insert_with(::core::default::Default::default))?;
             }
             42 => {
                 r.merge_string(&mut self.crate_)?;
@@ -116,20 +110,15 @@ impl ::vtproto::Message for Type {
                 self.r#gen = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 9) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=9) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.r#type = ::core::default::Default::default();
         self.r#fn.clear();
         self.self_ = ::core::default::Default::default();
@@ -139,39 +128,27 @@ impl ::vtproto::Message for Type {
         self.r#async = ::core::default::Default::default();
         self.r#match = ::core::default::Default::default();
         self.r#gen = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    34 => {
-                        match &mut self.me {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                34 => {
+                    match &mut self.me {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_4.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_4.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.me = ::core::option::Option::Some(owned);
-                            }
+                            self.me = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -211,46 +188,23 @@ impl ::vtproto::Message for Self_ {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_int32()?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.value = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -275,11 +229,7 @@ impl ::vtproto::Message for Thing {
             n += 1 + ::vtproto::wire::int32(self.thing);
         }
         if let ::core::option::Option::Some(v) = &self.child {
-            n
-                += 1
-                    + ::vtproto::wire::len_delimited(
-                        ::vtproto::__private::size_out_of_line(v),
-                    );
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
         }
         n
     }
@@ -297,70 +247,47 @@ impl ::vtproto::Message for Thing {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.thing = r.read_int32()?;
             }
             18 => {
-                r.merge_message(
-                    self.child.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.child.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.thing = ::core::default::Default::default();
         let mut spare_2 = self.child.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        match &mut self.child {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    match &mut self.child {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.child = ::core::option::Option::Some(owned);
-                            }
+                            self.child = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -381,22 +308,16 @@ impl ::vtproto::Message for Holder {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(o) = &self.choice {
-            n
-                += match o {
-                    holder::ChoiceOneOf::ChoiceMsg(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.size())
-                    }
-                    holder::ChoiceOneOf::Number(v) => 1 + ::vtproto::wire::int32(*v),
-                };
+            n += match o {
+                holder::ChoiceOneOf::ChoiceMsg(v) => 1 + ::vtproto::wire::len_delimited(v.size()),
+                holder::ChoiceOneOf::Number(v) => 1 + ::vtproto::wire::int32(*v),
+            };
         }
         if let ::core::option::Option::Some(o) = &self.kind {
-            n
-                += match o {
-                    holder::KindOneOf::KindEnum(v) => 1 + ::vtproto::wire::int32(*v),
-                    holder::KindOneOf::KindName(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.len())
-                    }
-                };
+            n += match o {
+                holder::KindOneOf::KindEnum(v) => 1 + ::vtproto::wire::int32(*v),
+                holder::KindOneOf::KindName(v) => 1 + ::vtproto::wire::len_delimited(v.len()),
+            };
         }
         n
     }
@@ -430,11 +351,7 @@ impl ::vtproto::Message for Holder {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 match &mut self.choice {
@@ -447,59 +364,32 @@ impl ::vtproto::Message for Holder {
                             let v = &mut v;
                             r.merge_message(v)?;
                         }
-                        self.choice = ::core::option::Option::Some(
-                            holder::ChoiceOneOf::ChoiceMsg(v),
-                        );
+                        self.choice = ::core::option::Option::Some(holder::ChoiceOneOf::ChoiceMsg(v));
                     }
                 }
             }
             16 => {
-                self.choice = ::core::option::Option::Some(
-                    holder::ChoiceOneOf::Number(r.read_int32()?),
-                );
+                self.choice = ::core::option::Option::Some(holder::ChoiceOneOf::Number(r.read_int32()?));
             }
             24 => {
-                self.kind = ::core::option::Option::Some(
-                    holder::KindOneOf::KindEnum(r.read_int32()?),
-                );
+                self.kind = ::core::option::Option::Some(holder::KindOneOf::KindEnum(r.read_int32()?));
             }
             34 => {
-                self.kind = ::core::option::Option::Some(
-                    holder::KindOneOf::KindName(r.read_string()?),
-                );
+                self.kind = ::core::option::Option::Some(holder::KindOneOf::KindName(r.read_string()?));
             }
             _ => {
-                if matches!(key >> 3, 1..= 4) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=4) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.choice = ::core::option::Option::None;
         self.kind = ::core::option::Option::None;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -533,46 +423,23 @@ impl ::vtproto::Message for holder::Choice {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.x = r.read_int32()?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.x = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -635,11 +502,7 @@ impl ::vtproto::Message for UsesEnum {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_int32()?;
@@ -660,40 +523,21 @@ impl ::vtproto::Message for UsesEnum {
                 self.field_with_123_digits = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 5) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=5) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.value = ::core::default::Default::default();
         self.values.clear();
         self.camel_case_field.clear();
         self.screaming_field = ::core::default::Default::default();
         self.field_with_123_digits = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -728,46 +572,23 @@ impl ::vtproto::Message for Core {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.std = r.read_int32()?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.std = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -800,66 +621,43 @@ impl ::vtproto::Message for Option {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_message(
-                    self.some.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.some.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.some.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.some {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.some {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.some = ::core::option::Option::Some(owned);
-                            }
+                            self.some = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -893,66 +691,43 @@ impl ::vtproto::Message for Result {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_message(
-                    self.ok.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.ok.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.ok.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.ok {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.ok {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.ok = ::core::option::Option::Some(owned);
-                            }
+                            self.ok = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {

@@ -4,10 +4,7 @@
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct Candidate {
     pub id: ::std::string::String,
-    pub meta_data: ::std::collections::HashMap<
-        ::std::string::String,
-        ::std::string::String,
-    >,
+    pub meta_data: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
     /// Fields this schema does not declare, and extensions, in wire order.
     pub unknown_fields: ::vtproto::UnknownFields,
 }
@@ -27,8 +24,7 @@ impl ::vtproto::Message for Candidate {
             n += 1 + ::vtproto::wire::len_delimited(self.id.len());
         }
         for (k, v) in &self.meta_data {
-            let entry = 1 + ::vtproto::wire::len_delimited(k.len()) + 1
-                + ::vtproto::wire::len_delimited(v.len());
+            let entry = 1 + ::vtproto::wire::len_delimited(k.len()) + 1 + ::vtproto::wire::len_delimited(v.len());
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         n += self.unknown_fields.encoded_len();
@@ -37,24 +33,16 @@ impl ::vtproto::Message for Candidate {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        ::vtproto::__private::for_each_entry(
-            &self.meta_data,
-            w,
-            |w, k, v| {
-                w.put_full_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
-            },
-        );
+        ::vtproto::__private::for_each_entry(&self.meta_data, w, |w, k, v| {
+            w.put_full_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
+        });
         if !self.id.is_empty() {
             w.put_string(&self.id);
             w.put_u8(10);
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 r.merge_string(&mut self.id)?;
@@ -65,48 +53,24 @@ impl ::vtproto::Message for Candidate {
                 }
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v: ::std::string::String = ::core::default::Default::default();
-                r.merge_map_entry_as_spec(
-                    &mut k,
-                    &mut v,
-                    10,
-                    18,
-                    |r, k: &mut ::std::string::String| {
-                        r.merge_string(k)?;
-                        ::core::result::Result::Ok(())
-                    },
-                    |r, v: &mut ::std::string::String| {
-                        r.merge_string(v)?;
-                        ::core::result::Result::Ok(())
-                    },
-                )?;
+                r.merge_map_entry_as_spec(&mut k, &mut v, 10, 18, |r, k: &mut ::std::string::String| {
+                    r.merge_string(k)?;
+                    ::core::result::Result::Ok(())
+                }, |r, v: &mut ::std::string::String| {
+                    r.merge_string(v)?;
+                    ::core::result::Result::Ok(())
+                })?;
                 self.meta_data.insert(k, v);
             }
             _ => self.unknown_fields.merge_field(key, r)?,
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.id.clear();
         self.meta_data.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -139,11 +103,7 @@ impl ::vtproto::Message for CandidatesResponse {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.candidates.push(r.read_message()?);
@@ -152,38 +112,23 @@ impl ::vtproto::Message for CandidatesResponse {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         let mut count_1 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        if count_1 < self.candidates.len() {
-                            r.replace_message(&mut self.candidates[count_1])?;
-                        } else {
-                            self.candidates.push(r.read_message()?);
-                        }
-                        count_1 += 1;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    if count_1 < self.candidates.len() {
+                        r.replace_message(&mut self.candidates[count_1])?;
+                    } else {
+                        self.candidates.push(r.read_message()?);
                     }
-                    _ => self.merge_field(key, r)?,
+                    count_1 += 1;
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.candidates.truncate(count_1);
         ::core::result::Result::Ok(())
     }

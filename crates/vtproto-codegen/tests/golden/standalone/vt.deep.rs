@@ -22,11 +22,7 @@ impl ::vtproto::Message for Node {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(v) = &self.child {
-            n
-                += 1
-                    + ::vtproto::wire::len_delimited(
-                        ::vtproto::__private::size_out_of_line(v),
-                    );
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
         }
         if self.value != 0 {
             n += 1 + ::vtproto::wire::int64(self.value);
@@ -56,16 +52,10 @@ impl ::vtproto::Message for Node {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_message(
-                    self.child.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.child.get_or_insert_with(::core::default::Default::default))?;
             }
             16 => {
                 self.value = r.read_int64()?;
@@ -77,47 +67,32 @@ impl ::vtproto::Message for Node {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         let mut spare_1 = self.child.take();
         self.value = ::core::default::Default::default();
         self.label.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.child {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.child {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.child = ::core::option::Option::Some(owned);
-                            }
+                            self.child = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {

@@ -24,9 +24,7 @@ pub struct FileDefaults {
 impl FileDefaults {
     /// `closed` as the enum, or its default if the number is unknown.
     pub fn closed(&self) -> Closed {
-        self.closed
-            .and_then(|v| <Closed as ::core::convert::TryFrom<i32>>::try_from(v).ok())
-            .unwrap_or(Closed::Zero)
+        self.closed.and_then(|v| <Closed as ::core::convert::TryFrom<i32>>::try_from(v).ok()).unwrap_or(Closed::Zero)
     }
     /// Sets the field to the enum value.
     pub fn set_closed(&mut self, value: Closed) {
@@ -34,9 +32,7 @@ impl FileDefaults {
     }
     /// The values the enum declares, in order (unknown numbers skipped).
     pub fn closed_list(&self) -> impl ::core::iter::Iterator<Item = Closed> + '_ {
-        self.closed_list
-            .iter()
-            .filter_map(|&v| <Closed as ::core::convert::TryFrom<i32>>::try_from(v).ok())
+        self.closed_list.iter().filter_map(|&v| <Closed as ::core::convert::TryFrom<i32>>::try_from(v).ok())
     }
     /// Appends an enum value.
     pub fn push_closed_list(&mut self, value: Closed) {
@@ -44,8 +40,7 @@ impl FileDefaults {
     }
     /// `open` as the enum, or its default if the number is unknown.
     pub fn open(&self) -> Open {
-        <Open as ::core::convert::TryFrom<i32>>::try_from(self.open)
-            .unwrap_or(Open::Zero)
+        <Open as ::core::convert::TryFrom<i32>>::try_from(self.open).unwrap_or(Open::Zero)
     }
     /// Sets the field to the enum value.
     pub fn set_open(&mut self, value: Open) {
@@ -77,9 +72,7 @@ impl FieldOverrides {
     }
     /// The values the enum declares, in order (unknown numbers skipped).
     pub fn packed_closed(&self) -> impl ::core::iter::Iterator<Item = Closed> + '_ {
-        self.packed_closed
-            .iter()
-            .filter_map(|&v| <Closed as ::core::convert::TryFrom<i32>>::try_from(v).ok())
+        self.packed_closed.iter().filter_map(|&v| <Closed as ::core::convert::TryFrom<i32>>::try_from(v).ok())
     }
     /// Appends an enum value.
     pub fn push_packed_closed(&mut self, value: Closed) {
@@ -99,7 +92,7 @@ pub enum Closed {
     Five = 5,
 }
 impl Closed {
-    /// The value's name in the `.proto` file.
+    #[doc = r" The value's name in the `.proto` file."]
     pub fn as_str_name(&self) -> &'static str {
         match self {
             Self::Zero => "CLOSED_ZERO",
@@ -107,7 +100,7 @@ impl Closed {
             Self::Five => "CLOSED_FIVE",
         }
     }
-    /// The value of a name in the `.proto` file (aliases included).
+    #[doc = r" The value of a name in the `.proto` file (aliases included)."]
     pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
         let number = match value {
             "CLOSED_ZERO" => 0,
@@ -130,9 +123,7 @@ impl ::core::convert::From<Closed> for i32 {
 }
 impl ::core::convert::TryFrom<i32> for Closed {
     type Error = ::vtproto::UnknownEnumValue;
-    fn try_from(
-        value: i32,
-    ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+    fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
         match value {
             0 => ::core::result::Result::Ok(Self::Zero),
             1 => ::core::result::Result::Ok(Self::One),
@@ -149,14 +140,14 @@ pub enum Open {
     One = 1,
 }
 impl Open {
-    /// The value's name in the `.proto` file.
+    #[doc = r" The value's name in the `.proto` file."]
     pub fn as_str_name(&self) -> &'static str {
         match self {
             Self::Zero => "OPEN_ZERO",
             Self::One => "OPEN_ONE",
         }
     }
-    /// The value of a name in the `.proto` file (aliases included).
+    #[doc = r" The value of a name in the `.proto` file (aliases included)."]
     pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
         let number = match value {
             "OPEN_ZERO" => 0,
@@ -178,9 +169,7 @@ impl ::core::convert::From<Open> for i32 {
 }
 impl ::core::convert::TryFrom<i32> for Open {
     type Error = ::vtproto::UnknownEnumValue;
-    fn try_from(
-        value: i32,
-    ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+    fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
         match value {
             0 => ::core::result::Result::Ok(Self::Zero),
             1 => ::core::result::Result::Ok(Self::One),
@@ -237,11 +226,7 @@ impl ::vtproto::Message for Leaf {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.a = r.read_int32()?;
@@ -253,28 +238,11 @@ impl ::vtproto::Message for Leaf {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.a = ::core::default::Default::default();
         self.s.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -350,11 +318,7 @@ impl ::vtproto::Message for FileDefaults {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.implicit_int = r.read_int32()?;
@@ -387,29 +351,19 @@ impl ::vtproto::Message for FileDefaults {
                 }
             }
             42 => {
-                r.merge_packed_closed_enum(
-                    &mut self.closed_list,
-                    &mut self.unknown_fields,
-                    5,
-                    |v| matches!(v, 0 | 1 | 5),
-                )?;
+                r.merge_packed_closed_enum(&mut self.closed_list, &mut self.unknown_fields, 5, |v| matches!(v, 0 | 1 | 5))?;
             }
             48 => {
                 self.open = r.read_int32()?;
             }
             58 => {
-                r.merge_message(
-                    self.leaf.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.leaf.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => self.unknown_fields.merge_field(key, r)?,
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.implicit_int = ::core::default::Default::default();
         self.implicit_string.clear();
@@ -418,39 +372,27 @@ impl ::vtproto::Message for FileDefaults {
         self.closed_list.clear();
         self.open = ::core::default::Default::default();
         let mut spare_7 = self.leaf.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    58 => {
-                        match &mut self.leaf {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                58 => {
+                    match &mut self.leaf {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_7.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_7.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.leaf = ::core::option::Option::Some(owned);
-                            }
+                            self.leaf = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -508,16 +450,11 @@ impl ::vtproto::Message for FieldOverrides {
             n += 1 + ::vtproto::wire::len_delimited(self.unchecked.len());
         }
         if let ::core::option::Option::Some(o) = &self.choice {
-            n
-                += match o {
-                    field_overrides::Choice::ChoiceClosed(v) => {
-                        1 + ::vtproto::wire::int32(*v)
-                    }
-                    field_overrides::Choice::ChoiceLeaf(v) => 2 + v.size(),
-                    field_overrides::Choice::ChoiceText(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.len())
-                    }
-                };
+            n += match o {
+                field_overrides::Choice::ChoiceClosed(v) => 1 + ::vtproto::wire::int32(*v),
+                field_overrides::Choice::ChoiceLeaf(v) => 2 + v.size(),
+                field_overrides::Choice::ChoiceText(v) => 1 + ::vtproto::wire::len_delimited(v.len()),
+            };
         }
         if let ::core::option::Option::Some(v) = &self.nested {
             n += 1 + ::vtproto::wire::len_delimited(v.size());
@@ -605,11 +542,7 @@ impl ::vtproto::Message for FieldOverrides {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.explicit_int = ::core::option::Option::Some(r.read_int32()?);
@@ -630,12 +563,7 @@ impl ::vtproto::Message for FieldOverrides {
                 }
             }
             26 => {
-                r.merge_packed_closed_enum(
-                    &mut self.packed_closed,
-                    &mut self.unknown_fields,
-                    3,
-                    |v| matches!(v, 0 | 1 | 5),
-                )?;
+                r.merge_packed_closed_enum(&mut self.packed_closed, &mut self.unknown_fields, 3, |v| matches!(v, 0 | 1 | 5))?;
             }
             32 => {
                 self.implicit_again = r.read_int32()?;
@@ -647,10 +575,7 @@ impl ::vtproto::Message for FieldOverrides {
                 r.merge_packed(&mut self.expanded_again, 4, |r| r.read_fixed32())?;
             }
             51 => {
-                r.merge_group(
-                    self.delimited.get_or_insert_with(::core::default::Default::default),
-                    6,
-                )?;
+                r.merge_group(self.delimited.get_or_insert_with(::core::default::Default::default), 6)?;
             }
             59 => {
                 let mut v = ::core::default::Default::default();
@@ -661,36 +586,26 @@ impl ::vtproto::Message for FieldOverrides {
                 self.required = ::core::option::Option::Some(r.read_int32()?);
             }
             74 => {
-                r.merge_message(
-                    self
-                        .required_leaf
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.required_leaf.get_or_insert_with(::core::default::Default::default))?;
             }
             82 => {
                 r.merge_string(&mut self.unchecked)?;
             }
             114 => {
-                r.merge_message(
-                    self.nested.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.nested.get_or_insert_with(::core::default::Default::default))?;
             }
             88 => {
                 let mark = r.mark();
                 let v = r.read_int32()?;
                 if matches!(v, 0 | 1 | 5) {
-                    self.choice = ::core::option::Option::Some(
-                        field_overrides::Choice::ChoiceClosed(v),
-                    );
+                    self.choice = ::core::option::Option::Some(field_overrides::Choice::ChoiceClosed(v));
                 } else {
                     self.unknown_fields.push_since(88, mark, r);
                 }
             }
             99 => {
                 match &mut self.choice {
-                    ::core::option::Option::Some(
-                        field_overrides::Choice::ChoiceLeaf(v),
-                    ) => {
+                    ::core::option::Option::Some(field_overrides::Choice::ChoiceLeaf(v)) => {
                         r.merge_group(v, 12)?;
                     }
                     _ => {
@@ -699,25 +614,18 @@ impl ::vtproto::Message for FieldOverrides {
                             let v = &mut v;
                             r.merge_group(v, 12)?;
                         }
-                        self.choice = ::core::option::Option::Some(
-                            field_overrides::Choice::ChoiceLeaf(v),
-                        );
+                        self.choice = ::core::option::Option::Some(field_overrides::Choice::ChoiceLeaf(v));
                     }
                 }
             }
             106 => {
-                self.choice = ::core::option::Option::Some(
-                    field_overrides::Choice::ChoiceText(r.read_string()?),
-                );
+                self.choice = ::core::option::Option::Some(field_overrides::Choice::ChoiceText(r.read_string()?));
             }
             _ => self.unknown_fields.merge_field(key, r)?,
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.choice = ::core::option::Option::None;
         self.explicit_int = ::core::option::Option::None;
@@ -731,98 +639,76 @@ impl ::vtproto::Message for FieldOverrides {
         let mut spare_9 = self.required_leaf.take();
         self.unchecked.clear();
         let mut spare_14 = self.nested.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    51 => {
-                        match &mut self.delimited {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_group(v, 6)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                51 => {
+                    match &mut self.delimited {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_group(v, 6)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_6.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_group(v, 6)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_6.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_group(v, 6)?;
-                                }
-                                self.delimited = ::core::option::Option::Some(owned);
-                            }
+                            self.delimited = ::core::option::Option::Some(owned);
                         }
                     }
-                    59 => {
-                        if count_7 < self.delimited_list.len() {
-                            r.replace_group(&mut self.delimited_list[count_7], 7)?;
-                        } else {
-                            let mut v = ::core::default::Default::default();
-                            r.merge_group(&mut v, 7)?;
-                            self.delimited_list.push(v);
-                        }
-                        count_7 += 1;
-                    }
-                    74 => {
-                        match &mut self.required_leaf {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_9.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.required_leaf = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    114 => {
-                        match &mut self.nested {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_14.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.nested = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                59 => {
+                    if count_7 < self.delimited_list.len() {
+                        r.replace_group(&mut self.delimited_list[count_7], 7)?;
+                    } else {
+                        let mut v = ::core::default::Default::default();
+                        r.merge_group(&mut v, 7)?;
+                        self.delimited_list.push(v);
+                    }
+                    count_7 += 1;
+                }
+                74 => {
+                    match &mut self.required_leaf {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_9.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.required_leaf = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                114 => {
+                    match &mut self.nested {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_14.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.nested = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.delimited_list.truncate(count_7);
         ::core::result::Result::Ok(())
     }
     fn check_initialized(&self) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         if self.required.is_none() {
-            return ::core::result::Result::Err(
-                ::vtproto::__private::missing_required(
-                    <Self as ::vtproto::Message>::NAME,
-                    "required",
-                ),
-            );
+            return ::core::result::Result::Err(::vtproto::__private::missing_required(<Self as ::vtproto::Message>::NAME, "required"));
         }
         if self.required_leaf.is_none() {
-            return ::core::result::Result::Err(
-                ::vtproto::__private::missing_required(
-                    <Self as ::vtproto::Message>::NAME,
-                    "required_leaf",
-                ),
-            );
+            return ::core::result::Result::Err(::vtproto::__private::missing_required(<Self as ::vtproto::Message>::NAME, "required_leaf"));
         }
         ::core::result::Result::Ok(())
     }
@@ -874,11 +760,7 @@ impl ::vtproto::Message for field_overrides::Nested {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.x = r.read_int32()?;
@@ -893,28 +775,11 @@ impl ::vtproto::Message for field_overrides::Nested {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.x = ::core::default::Default::default();
         self.xs.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {

@@ -30,9 +30,7 @@ impl Item {
     }
     /// `kind` as the enum, or its default if the number is unknown.
     pub fn kind(&self) -> Kind {
-        self.kind
-            .and_then(|v| <Kind as ::core::convert::TryFrom<i32>>::try_from(v).ok())
-            .unwrap_or(Kind::Unspecified)
+        self.kind.and_then(|v| <Kind as ::core::convert::TryFrom<i32>>::try_from(v).ok()).unwrap_or(Kind::Unspecified)
     }
     /// Sets the field to the enum value.
     pub fn set_kind(&mut self, value: Kind) {
@@ -40,11 +38,7 @@ impl Item {
     }
     /// `closed` as the enum, or its default if the number is unknown.
     pub fn closed(&self) -> ClosedKind {
-        self.closed
-            .and_then(|v| {
-                <ClosedKind as ::core::convert::TryFrom<i32>>::try_from(v).ok()
-            })
-            .unwrap_or(ClosedKind::Zero)
+        self.closed.and_then(|v| <ClosedKind as ::core::convert::TryFrom<i32>>::try_from(v).ok()).unwrap_or(ClosedKind::Zero)
     }
     /// Sets the field to the enum value.
     pub fn set_closed(&mut self, value: ClosedKind) {
@@ -66,8 +60,7 @@ pub struct Implicit {
 impl Implicit {
     /// `kind` as the enum, or its default if the number is unknown.
     pub fn kind(&self) -> Kind {
-        <Kind as ::core::convert::TryFrom<i32>>::try_from(self.kind)
-            .unwrap_or(Kind::Unspecified)
+        <Kind as ::core::convert::TryFrom<i32>>::try_from(self.kind).unwrap_or(Kind::Unspecified)
     }
     /// Sets the field to the enum value.
     pub fn set_kind(&mut self, value: Kind) {
@@ -87,7 +80,7 @@ pub enum Kind {
     B = 2,
 }
 impl Kind {
-    /// The value's name in the `.proto` file.
+    #[doc = r" The value's name in the `.proto` file."]
     pub fn as_str_name(&self) -> &'static str {
         match self {
             Self::Unspecified => "KIND_UNSPECIFIED",
@@ -95,7 +88,7 @@ impl Kind {
             Self::B => "KIND_B",
         }
     }
-    /// The value of a name in the `.proto` file (aliases included).
+    #[doc = r" The value of a name in the `.proto` file (aliases included)."]
     pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
         let number = match value {
             "KIND_UNSPECIFIED" => 0,
@@ -118,9 +111,7 @@ impl ::core::convert::From<Kind> for i32 {
 }
 impl ::core::convert::TryFrom<i32> for Kind {
     type Error = ::vtproto::UnknownEnumValue;
-    fn try_from(
-        value: i32,
-    ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+    fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
         match value {
             0 => ::core::result::Result::Ok(Self::Unspecified),
             1 => ::core::result::Result::Ok(Self::A),
@@ -138,7 +129,7 @@ pub enum ClosedKind {
     Two = 2,
 }
 impl ClosedKind {
-    /// The value's name in the `.proto` file.
+    #[doc = r" The value's name in the `.proto` file."]
     pub fn as_str_name(&self) -> &'static str {
         match self {
             Self::Zero => "CLOSED_KIND_ZERO",
@@ -146,7 +137,7 @@ impl ClosedKind {
             Self::Two => "CLOSED_KIND_TWO",
         }
     }
-    /// The value of a name in the `.proto` file (aliases included).
+    #[doc = r" The value of a name in the `.proto` file (aliases included)."]
     pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
         let number = match value {
             "CLOSED_KIND_ZERO" => 0,
@@ -169,9 +160,7 @@ impl ::core::convert::From<ClosedKind> for i32 {
 }
 impl ::core::convert::TryFrom<i32> for ClosedKind {
     type Error = ::vtproto::UnknownEnumValue;
-    fn try_from(
-        value: i32,
-    ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+    fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
         match value {
             0 => ::core::result::Result::Ok(Self::Zero),
             1 => ::core::result::Result::Ok(Self::One),
@@ -212,22 +201,14 @@ impl ::vtproto::Message for Item {
             n += 2 + ::vtproto::__private::size_out_of_line(v);
         }
         if let ::core::option::Option::Some(v) = &self.prefixed_child {
-            n
-                += 1
-                    + ::vtproto::wire::len_delimited(
-                        ::vtproto::__private::size_out_of_line(v),
-                    );
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
         }
         for (k, v) in &self.by_id {
-            let entry = 1 + ::vtproto::wire::int32(*k) + 1
-                + ::vtproto::wire::len_delimited(
-                    ::vtproto::__private::size_out_of_line(v),
-                );
+            let entry = 1 + ::vtproto::wire::int32(*k) + 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         for (k, v) in &self.closed_by_name {
-            let entry = 1 + ::vtproto::wire::len_delimited(k.len()) + 1
-                + ::vtproto::wire::int32(*v);
+            let entry = 1 + ::vtproto::wire::len_delimited(k.len()) + 1 + ::vtproto::wire::int32(*v);
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         n += self.unknown_fields.encoded_len();
@@ -236,34 +217,26 @@ impl ::vtproto::Message for Item {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        ::vtproto::__private::for_each_entry(
-            &self.closed_by_name,
-            w,
-            |w, k, v| {
-                let mark = w.written();
-                w.put_int32(*v);
-                w.put_u8(16);
-                w.put_string(k);
-                w.put_u8(10);
-                w.put_len(mark);
-                w.put_u8(82);
-            },
-        );
-        ::vtproto::__private::for_each_entry(
-            &self.by_id,
-            w,
-            |w, k, v| {
-                let mark = w.written();
-                let value_mark = w.written();
-                ::vtproto::__private::encode_out_of_line(v, w);
-                w.put_len(value_mark);
-                w.put_u8(18);
-                w.put_int32(*k);
-                w.put_u8(8);
-                w.put_len(mark);
-                w.put_u8(74);
-            },
-        );
+        ::vtproto::__private::for_each_entry(&self.closed_by_name, w, |w, k, v| {
+            let mark = w.written();
+            w.put_int32(*v);
+            w.put_u8(16);
+            w.put_string(k);
+            w.put_u8(10);
+            w.put_len(mark);
+            w.put_u8(82);
+        });
+        ::vtproto::__private::for_each_entry(&self.by_id, w, |w, k, v| {
+            let mark = w.written();
+            let value_mark = w.written();
+            ::vtproto::__private::encode_out_of_line(v, w);
+            w.put_len(value_mark);
+            w.put_u8(18);
+            w.put_int32(*k);
+            w.put_u8(8);
+            w.put_len(mark);
+            w.put_u8(74);
+        });
         if let ::core::option::Option::Some(v) = &self.prefixed_child {
             let mark = w.written();
             ::vtproto::__private::encode_out_of_line(v, w);
@@ -305,19 +278,13 @@ impl ::vtproto::Message for Item {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.id = ::core::option::Option::Some(r.read_int64()?);
             }
             18 => {
-                r.merge_string(
-                    self.name.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
             }
             24 => {
                 self.kind = ::core::option::Option::Some(r.read_int32()?);
@@ -344,17 +311,10 @@ impl ::vtproto::Message for Item {
                 r.merge_packed(&mut self.expanded, 0, |r| r.read_int32())?;
             }
             59 => {
-                r.merge_group(
-                    self.child.get_or_insert_with(::core::default::Default::default),
-                    7,
-                )?;
+                r.merge_group(self.child.get_or_insert_with(::core::default::Default::default), 7)?;
             }
             66 => {
-                r.merge_message(
-                    self
-                        .prefixed_child
-                        .get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.prefixed_child.get_or_insert_with(::core::default::Default::default))?;
             }
             74 => {
                 if self.by_id.is_empty() {
@@ -362,17 +322,10 @@ impl ::vtproto::Message for Item {
                 }
                 let mut k: i32 = ::core::default::Default::default();
                 let mut v = ::core::default::Default::default();
-                r.merge_map_entry_as_spec(
-                    &mut k,
-                    &mut v,
-                    8,
-                    18,
-                    |r, k: &mut i32| {
-                        *k = r.read_int32()?;
-                        ::core::result::Result::Ok(())
-                    },
-                    |r, v| r.merge_message(v),
-                )?;
+                r.merge_map_entry_as_spec(&mut k, &mut v, 8, 18, |r, k: &mut i32| {
+                    *k = r.read_int32()?;
+                    ::core::result::Result::Ok(())
+                }, |r, v| r.merge_message(v))?;
                 self.by_id.insert(k, v);
             }
             82 => {
@@ -382,20 +335,13 @@ impl ::vtproto::Message for Item {
                 }
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v: i32 = 0;
-                r.merge_map_entry_as_spec(
-                    &mut k,
-                    &mut v,
-                    10,
-                    16,
-                    |r, k: &mut ::std::string::String| {
-                        r.merge_string(k)?;
-                        ::core::result::Result::Ok(())
-                    },
-                    |r, v: &mut i32| {
-                        *v = r.read_int32()?;
-                        ::core::result::Result::Ok(())
-                    },
-                )?;
+                r.merge_map_entry_as_spec(&mut k, &mut v, 10, 16, |r, k: &mut ::std::string::String| {
+                    r.merge_string(k)?;
+                    ::core::result::Result::Ok(())
+                }, |r, v: &mut i32| {
+                    *v = r.read_int32()?;
+                    ::core::result::Result::Ok(())
+                })?;
                 if matches!(v, 0 | 1 | 2) {
                     self.closed_by_name.insert(k, v);
                 } else {
@@ -406,10 +352,7 @@ impl ::vtproto::Message for Item {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.id = ::core::option::Option::None;
         let mut spare_2 = self.name.take();
@@ -421,69 +364,57 @@ impl ::vtproto::Message for Item {
         let mut spare_8 = self.prefixed_child.take();
         self.by_id.clear();
         self.closed_by_name.clear();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        match &mut self.name {
-                            ::core::option::Option::Some(v) => {
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    match &mut self.name {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_string(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
                                 r.merge_string(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.merge_string(v)?;
-                                }
-                                self.name = ::core::option::Option::Some(owned);
-                            }
+                            self.name = ::core::option::Option::Some(owned);
                         }
                     }
-                    59 => {
-                        match &mut self.child {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_group(v, 7)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_7.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_group(v, 7)?;
-                                }
-                                self.child = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    66 => {
-                        match &mut self.prefixed_child {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
-                            }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_8.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.prefixed_child = ::core::option::Option::Some(owned);
-                            }
-                        }
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                59 => {
+                    match &mut self.child {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_group(v, 7)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_7.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_group(v, 7)?;
+                            }
+                            self.child = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                66 => {
+                    match &mut self.prefixed_child {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_8.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.prefixed_child = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -559,11 +490,7 @@ impl ::vtproto::Message for Implicit {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.n = r.read_int32()?;
@@ -575,10 +502,7 @@ impl ::vtproto::Message for Implicit {
                 self.kind = r.read_int32()?;
             }
             35 => {
-                r.merge_group(
-                    self.item.get_or_insert_with(::core::default::Default::default),
-                    4,
-                )?;
+                r.merge_group(self.item.get_or_insert_with(::core::default::Default::default), 4)?;
             }
             40 => {
                 self.explicit_n = ::core::option::Option::Some(r.read_int32()?);
@@ -592,10 +516,7 @@ impl ::vtproto::Message for Implicit {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.n = ::core::default::Default::default();
         self.data.clear();
@@ -603,49 +524,37 @@ impl ::vtproto::Message for Implicit {
         let mut spare_4 = self.item.take();
         self.explicit_n = ::core::option::Option::None;
         let mut count_6 = 0usize;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    35 => {
-                        match &mut self.item {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_group(v, 4)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                35 => {
+                    match &mut self.item {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_group(v, 4)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_4.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_group(v, 4)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_4.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_group(v, 4)?;
-                                }
-                                self.item = ::core::option::Option::Some(owned);
-                            }
+                            self.item = ::core::option::Option::Some(owned);
                         }
                     }
-                    51 => {
-                        if count_6 < self.items.len() {
-                            r.replace_group(&mut self.items[count_6], 6)?;
-                        } else {
-                            let mut v = ::core::default::Default::default();
-                            r.merge_group(&mut v, 6)?;
-                            self.items.push(v);
-                        }
-                        count_6 += 1;
-                    }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                51 => {
+                    if count_6 < self.items.len() {
+                        r.replace_group(&mut self.items[count_6], 6)?;
+                    } else {
+                        let mut v = ::core::default::Default::default();
+                        r.merge_group(&mut v, 6)?;
+                        self.items.push(v);
+                    }
+                    count_6 += 1;
+                }
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         self.items.truncate(count_6);
         ::core::result::Result::Ok(())
     }

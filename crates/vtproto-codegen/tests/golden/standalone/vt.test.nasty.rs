@@ -52,8 +52,7 @@ pub struct UsesEnum {
 impl UsesEnum {
     /// `value` as the enum, or its default if the number is unknown.
     pub fn value(&self) -> PrefixedEnum {
-        <PrefixedEnum as ::core::convert::TryFrom<i32>>::try_from(self.value)
-            .unwrap_or(PrefixedEnum::Unknown)
+        <PrefixedEnum as ::core::convert::TryFrom<i32>>::try_from(self.value).unwrap_or(PrefixedEnum::Unknown)
     }
     /// Sets the field to the enum value.
     pub fn set_value(&mut self, value: PrefixedEnum) {
@@ -61,11 +60,7 @@ impl UsesEnum {
     }
     /// The values the enum declares, in order (unknown numbers skipped).
     pub fn values(&self) -> impl ::core::iter::Iterator<Item = PrefixedEnum> + '_ {
-        self.values
-            .iter()
-            .filter_map(|&v| {
-                <PrefixedEnum as ::core::convert::TryFrom<i32>>::try_from(v).ok()
-            })
+        self.values.iter().filter_map(|&v| <PrefixedEnum as ::core::convert::TryFrom<i32>>::try_from(v).ok())
     }
     /// Appends an enum value.
     pub fn push_values(&mut self, value: PrefixedEnum) {
@@ -102,7 +97,7 @@ pub enum PrefixedEnum {
     Prefixedenumbar = 2,
 }
 impl PrefixedEnum {
-    /// The value's name in the `.proto` file.
+    #[doc = r" The value's name in the `.proto` file."]
     pub fn as_str_name(&self) -> &'static str {
         match self {
             Self::Unknown => "PREFIXED_ENUM_UNKNOWN",
@@ -110,7 +105,7 @@ impl PrefixedEnum {
             Self::Prefixedenumbar => "PREFIXEDENUMBAR",
         }
     }
-    /// The value of a name in the `.proto` file (aliases included).
+    #[doc = r" The value of a name in the `.proto` file (aliases included)."]
     pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
         let number = match value {
             "PREFIXED_ENUM_UNKNOWN" => 0,
@@ -133,9 +128,7 @@ impl ::core::convert::From<PrefixedEnum> for i32 {
 }
 impl ::core::convert::TryFrom<i32> for PrefixedEnum {
     type Error = ::vtproto::UnknownEnumValue;
-    fn try_from(
-        value: i32,
-    ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+    fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
         match value {
             0 => ::core::result::Result::Ok(Self::Unknown),
             1 => ::core::result::Result::Ok(Self::Foo),
@@ -173,14 +166,14 @@ pub mod holder {
         B = 1,
     }
     impl Kind {
-        /// The value's name in the `.proto` file.
+        #[doc = r" The value's name in the `.proto` file."]
         pub fn as_str_name(&self) -> &'static str {
             match self {
                 Self::A => "KIND_A",
                 Self::B => "KIND_B",
             }
         }
-        /// The value of a name in the `.proto` file (aliases included).
+        #[doc = r" The value of a name in the `.proto` file (aliases included)."]
         pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
             let number = match value {
                 "KIND_A" => 0,
@@ -202,9 +195,7 @@ pub mod holder {
     }
     impl ::core::convert::TryFrom<i32> for Kind {
         type Error = ::vtproto::UnknownEnumValue;
-        fn try_from(
-            value: i32,
-        ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+        fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
             match value {
                 0 => ::core::result::Result::Ok(Self::A),
                 1 => ::core::result::Result::Ok(Self::B),
@@ -295,11 +286,7 @@ impl ::vtproto::Message for Type {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.r#type = r.read_int32()?;
@@ -311,9 +298,7 @@ impl ::vtproto::Message for Type {
                 self.self_ = r.read_bool()?;
             }
             34 => {
-                r.merge_message(
-                    self.me.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.me.get_or_insert_with(::core::default::Default::default))?;
             }
             42 => {
                 r.merge_string(&mut self.crate_)?;
@@ -334,10 +319,7 @@ impl ::vtproto::Message for Type {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.r#type = ::core::default::Default::default();
         self.r#fn.clear();
@@ -348,39 +330,27 @@ impl ::vtproto::Message for Type {
         self.r#async = ::core::default::Default::default();
         self.r#match = ::core::default::Default::default();
         self.r#gen = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    34 => {
-                        match &mut self.me {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                34 => {
+                    match &mut self.me {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_4.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_4.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.me = ::core::option::Option::Some(owned);
-                            }
+                            self.me = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -422,11 +392,7 @@ impl ::vtproto::Message for Self_ {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_int32()?;
@@ -435,27 +401,10 @@ impl ::vtproto::Message for Self_ {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -480,11 +429,7 @@ impl ::vtproto::Message for Thing {
             n += 1 + ::vtproto::wire::int32(self.thing);
         }
         if let ::core::option::Option::Some(v) = &self.child {
-            n
-                += 1
-                    + ::vtproto::wire::len_delimited(
-                        ::vtproto::__private::size_out_of_line(v),
-                    );
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -504,64 +449,43 @@ impl ::vtproto::Message for Thing {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.thing = r.read_int32()?;
             }
             18 => {
-                r.merge_message(
-                    self.child.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.child.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => self.unknown_fields.merge_field(key, r)?,
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.thing = ::core::default::Default::default();
         let mut spare_2 = self.child.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    18 => {
-                        match &mut self.child {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                18 => {
+                    match &mut self.child {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_2.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_2.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.child = ::core::option::Option::Some(owned);
-                            }
+                            self.child = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -582,22 +506,16 @@ impl ::vtproto::Message for Holder {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(o) = &self.choice {
-            n
-                += match o {
-                    holder::ChoiceOneOf::ChoiceMsg(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.size())
-                    }
-                    holder::ChoiceOneOf::Number(v) => 1 + ::vtproto::wire::int32(*v),
-                };
+            n += match o {
+                holder::ChoiceOneOf::ChoiceMsg(v) => 1 + ::vtproto::wire::len_delimited(v.size()),
+                holder::ChoiceOneOf::Number(v) => 1 + ::vtproto::wire::int32(*v),
+            };
         }
         if let ::core::option::Option::Some(o) = &self.kind {
-            n
-                += match o {
-                    holder::KindOneOf::KindEnum(v) => 1 + ::vtproto::wire::int32(*v),
-                    holder::KindOneOf::KindName(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.len())
-                    }
-                };
+            n += match o {
+                holder::KindOneOf::KindEnum(v) => 1 + ::vtproto::wire::int32(*v),
+                holder::KindOneOf::KindName(v) => 1 + ::vtproto::wire::len_delimited(v.len()),
+            };
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -633,11 +551,7 @@ impl ::vtproto::Message for Holder {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 match &mut self.choice {
@@ -650,53 +564,28 @@ impl ::vtproto::Message for Holder {
                             let v = &mut v;
                             r.merge_message(v)?;
                         }
-                        self.choice = ::core::option::Option::Some(
-                            holder::ChoiceOneOf::ChoiceMsg(v),
-                        );
+                        self.choice = ::core::option::Option::Some(holder::ChoiceOneOf::ChoiceMsg(v));
                     }
                 }
             }
             16 => {
-                self.choice = ::core::option::Option::Some(
-                    holder::ChoiceOneOf::Number(r.read_int32()?),
-                );
+                self.choice = ::core::option::Option::Some(holder::ChoiceOneOf::Number(r.read_int32()?));
             }
             24 => {
-                self.kind = ::core::option::Option::Some(
-                    holder::KindOneOf::KindEnum(r.read_int32()?),
-                );
+                self.kind = ::core::option::Option::Some(holder::KindOneOf::KindEnum(r.read_int32()?));
             }
             34 => {
-                self.kind = ::core::option::Option::Some(
-                    holder::KindOneOf::KindName(r.read_string()?),
-                );
+                self.kind = ::core::option::Option::Some(holder::KindOneOf::KindName(r.read_string()?));
             }
             _ => self.unknown_fields.merge_field(key, r)?,
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.choice = ::core::option::Option::None;
         self.kind = ::core::option::Option::None;
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -732,11 +621,7 @@ impl ::vtproto::Message for holder::Choice {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.x = r.read_int32()?;
@@ -745,27 +630,10 @@ impl ::vtproto::Message for holder::Choice {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.x = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -830,11 +698,7 @@ impl ::vtproto::Message for UsesEnum {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_int32()?;
@@ -858,31 +722,14 @@ impl ::vtproto::Message for UsesEnum {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
         self.values.clear();
         self.camel_case_field.clear();
         self.screaming_field = ::core::default::Default::default();
         self.field_with_123_digits = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -919,11 +766,7 @@ impl ::vtproto::Message for Core {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.std = r.read_int32()?;
@@ -932,27 +775,10 @@ impl ::vtproto::Message for Core {
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.std = ::core::default::Default::default();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = self
-                .merge_field(key, r);
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
-            }
-        }
-        ::core::result::Result::Ok(())
+        self.merge(r)
     }
     fn field_name(number: u32) -> &'static str {
         match number {
@@ -987,60 +813,39 @@ impl ::vtproto::Message for Option {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_message(
-                    self.some.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.some.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => self.unknown_fields.merge_field(key, r)?,
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         let mut spare_1 = self.some.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.some {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.some {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.some = ::core::option::Option::Some(owned);
-                            }
+                            self.some = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {
@@ -1076,60 +881,39 @@ impl ::vtproto::Message for Result {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_message(
-                    self.ok.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_message(self.ok.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => self.unknown_fields.merge_field(key, r)?,
         }
         ::core::result::Result::Ok(())
     }
-    fn merge_replace(
-        &mut self,
-        r: &mut ::vtproto::Reader<'_>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         let mut spare_1 = self.ok.take();
-        while !r.is_empty() {
-            let key = r.read_key()?;
-            let step: ::core::result::Result<(), ::vtproto::DecodeError> = (|| {
-                match key {
-                    10 => {
-                        match &mut self.ok {
-                            ::core::option::Option::Some(v) => {
-                                r.merge_message(v)?;
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.ok {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
                             }
-                            ::core::option::Option::None => {
-                                let mut owned = spare_1.take().unwrap_or_default();
-                                {
-                                    let v = &mut owned;
-                                    r.replace_message(v)?;
-                                }
-                                self.ok = ::core::option::Option::Some(owned);
-                            }
+                            self.ok = ::core::option::Option::Some(owned);
                         }
                     }
-                    _ => self.merge_field(key, r)?,
                 }
-                ::core::result::Result::Ok(())
-            })();
-            if let ::core::result::Result::Err(e) = step {
-                return ::core::result::Result::Err(
-                    e
-                        .push(
-                            <Self as ::vtproto::Message>::NAME,
-                            <Self as ::vtproto::Message>::field_name(key >> 3),
-                        ),
-                );
+                _ => self.merge_field(key, r)?,
             }
-        }
+            ::core::result::Result::Ok(())
+        })?;
         ::core::result::Result::Ok(())
     }
     fn field_name(number: u32) -> &'static str {

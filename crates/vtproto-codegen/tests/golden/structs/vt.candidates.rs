@@ -4,10 +4,7 @@
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct Candidate {
     pub id: ::std::string::String,
-    pub meta_data: ::std::collections::HashMap<
-        ::std::string::String,
-        ::std::string::String,
-    >,
+    pub meta_data: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
     /// Fields this schema does not declare, and extensions, in wire order.
     pub unknown_fields: ::vtproto::UnknownFields,
 }

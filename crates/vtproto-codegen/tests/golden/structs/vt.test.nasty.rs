@@ -52,8 +52,7 @@ pub struct UsesEnum {
 impl UsesEnum {
     /// `value` as the enum, or its default if the number is unknown.
     pub fn value(&self) -> PrefixedEnum {
-        <PrefixedEnum as ::core::convert::TryFrom<i32>>::try_from(self.value)
-            .unwrap_or(PrefixedEnum::Unknown)
+        <PrefixedEnum as ::core::convert::TryFrom<i32>>::try_from(self.value).unwrap_or(PrefixedEnum::Unknown)
     }
     /// Sets the field to the enum value.
     pub fn set_value(&mut self, value: PrefixedEnum) {
@@ -61,11 +60,7 @@ impl UsesEnum {
     }
     /// The values the enum declares, in order (unknown numbers skipped).
     pub fn values(&self) -> impl ::core::iter::Iterator<Item = PrefixedEnum> + '_ {
-        self.values
-            .iter()
-            .filter_map(|&v| {
-                <PrefixedEnum as ::core::convert::TryFrom<i32>>::try_from(v).ok()
-            })
+        self.values.iter().filter_map(|&v| <PrefixedEnum as ::core::convert::TryFrom<i32>>::try_from(v).ok())
     }
     /// Appends an enum value.
     pub fn push_values(&mut self, value: PrefixedEnum) {
@@ -102,7 +97,7 @@ pub enum PrefixedEnum {
     Prefixedenumbar = 2,
 }
 impl PrefixedEnum {
-    /// The value's name in the `.proto` file.
+    #[doc = r" The value's name in the `.proto` file."]
     pub fn as_str_name(&self) -> &'static str {
         match self {
             Self::Unknown => "PREFIXED_ENUM_UNKNOWN",
@@ -110,7 +105,7 @@ impl PrefixedEnum {
             Self::Prefixedenumbar => "PREFIXEDENUMBAR",
         }
     }
-    /// The value of a name in the `.proto` file (aliases included).
+    #[doc = r" The value of a name in the `.proto` file (aliases included)."]
     pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
         let number = match value {
             "PREFIXED_ENUM_UNKNOWN" => 0,
@@ -133,9 +128,7 @@ impl ::core::convert::From<PrefixedEnum> for i32 {
 }
 impl ::core::convert::TryFrom<i32> for PrefixedEnum {
     type Error = ::vtproto::UnknownEnumValue;
-    fn try_from(
-        value: i32,
-    ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+    fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
         match value {
             0 => ::core::result::Result::Ok(Self::Unknown),
             1 => ::core::result::Result::Ok(Self::Foo),
@@ -173,14 +166,14 @@ pub mod holder {
         B = 1,
     }
     impl Kind {
-        /// The value's name in the `.proto` file.
+        #[doc = r" The value's name in the `.proto` file."]
         pub fn as_str_name(&self) -> &'static str {
             match self {
                 Self::A => "KIND_A",
                 Self::B => "KIND_B",
             }
         }
-        /// The value of a name in the `.proto` file (aliases included).
+        #[doc = r" The value of a name in the `.proto` file (aliases included)."]
         pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
             let number = match value {
                 "KIND_A" => 0,
@@ -202,9 +195,7 @@ pub mod holder {
     }
     impl ::core::convert::TryFrom<i32> for Kind {
         type Error = ::vtproto::UnknownEnumValue;
-        fn try_from(
-            value: i32,
-        ) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
+        fn try_from(value: i32) -> ::core::result::Result<Self, ::vtproto::UnknownEnumValue> {
             match value {
                 0 => ::core::result::Result::Ok(Self::A),
                 1 => ::core::result::Result::Ok(Self::B),

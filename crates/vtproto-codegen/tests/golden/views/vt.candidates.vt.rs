@@ -15,14 +15,12 @@ pub type CandidateOwnedView = ::vtproto::OwnedView<CandidateViewFamily>;
 pub struct CandidatesResponseView<'a> {
     pub candidates: ::std::vec::Vec<CandidateView<'a>>,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a [u8]>,
+    pub _input: ::core::marker::PhantomData<&'a[u8]>,
 }
 ///`CandidatesResponseView` for every lifetime of its input (a `vtproto::ViewFamily`), for `CandidatesResponseOwnedView`.
 pub enum CandidatesResponseViewFamily {}
 ///A view of `vt.candidates.CandidatesResponse` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
-pub type CandidatesResponseOwnedView = ::vtproto::OwnedView<
-    CandidatesResponseViewFamily,
->;
+pub type CandidatesResponseOwnedView = ::vtproto::OwnedView<CandidatesResponseViewFamily>;
 #[allow(clippy::needless_borrow)]
 impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
     type Owned = Candidate;
@@ -37,12 +35,11 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
                 1 + ::vtproto::wire::len_delimited(k.len())
             } else {
                 0
-            })
-                + if !v.is_empty() {
-                    1 + ::vtproto::wire::len_delimited(v.len())
-                } else {
-                    0
-                };
+            }) + if !v.is_empty() {
+                1 + ::vtproto::wire::len_delimited(v.len())
+            } else {
+                0
+            };
             n += 1 + ::vtproto::wire::len_delimited(entry);
         }
         n
@@ -58,11 +55,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 self.id = r.read_str()?;
@@ -70,27 +63,18 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
             18 => {
                 let mut k: &'a str = ::core::default::Default::default();
                 let mut v: &'a str = ::core::default::Default::default();
-                r.merge_map_entry(
-                    &mut k,
-                    &mut v,
-                    10,
-                    18,
-                    |r, k: &mut &'a str| {
-                        *k = r.read_str()?;
-                        ::core::result::Result::Ok(())
-                    },
-                    |r, v: &mut &'a str| {
-                        *v = r.read_str()?;
-                        ::core::result::Result::Ok(())
-                    },
-                )?;
+                r.merge_map_entry(&mut k, &mut v, 10, 18, |r, k: &mut &'a str| {
+                    *k = r.read_str()?;
+                    ::core::result::Result::Ok(())
+                }, |r, v: &mut &'a str| {
+                    *v = r.read_str()?;
+                    ::core::result::Result::Ok(())
+                })?;
                 self.meta_data.push((k, v));
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
@@ -100,14 +84,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
     fn to_owned_message(&self) -> Candidate {
         Candidate {
             id: ::std::string::String::from(self.id),
-            meta_data: self
-                .meta_data
-                .iter()
-                .map(|(k, v)| (
-                    ::std::string::String::from(*k),
-                    ::std::string::String::from(*v),
-                ))
-                .collect(),
+            meta_data: self.meta_data.iter().map(|(k, v)| (::std::string::String::from(*k), ::std::string::String::from(*v))).collect(),
         }
     }
 }
@@ -139,11 +116,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 let mut v = ::core::default::Default::default();
@@ -152,9 +125,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
@@ -163,19 +134,13 @@ impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
     }
     fn to_owned_message(&self) -> CandidatesResponse {
         CandidatesResponse {
-            candidates: self
-                .candidates
-                .iter()
-                .map(::vtproto::MessageView::to_owned_message)
-                .collect(),
+            candidates: self.candidates.iter().map(::vtproto::MessageView::to_owned_message).collect(),
         }
     }
 }
 impl ::vtproto::ViewFamily for CandidatesResponseViewFamily {
     type View<'a> = CandidatesResponseView<'a>;
-    fn shorten<'a, 'b: 'a>(
-        view: &'a CandidatesResponseView<'b>,
-    ) -> &'a CandidatesResponseView<'a> {
+    fn shorten<'a, 'b: 'a>(view: &'a CandidatesResponseView<'b>) -> &'a CandidatesResponseView<'a> {
         view
     }
 }

@@ -46,16 +46,10 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_view(
-                    self.child.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_view(self.child.get_or_insert_with(::core::default::Default::default))?;
             }
             16 => {
                 self.value = r.read_int64()?;
@@ -64,10 +58,8 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
                 self.label = r.read_str()?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 3) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=3) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }

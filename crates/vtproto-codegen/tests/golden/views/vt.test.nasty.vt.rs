@@ -23,7 +23,7 @@ pub type TypeOwnedView = ::vtproto::OwnedView<TypeViewFamily>;
 pub struct Self_View<'a> {
     pub value: i32,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a [u8]>,
+    pub _input: ::core::marker::PhantomData<&'a[u8]>,
 }
 ///`Self_View` for every lifetime of its input (a `vtproto::ViewFamily`), for `Self_OwnedView`.
 #[allow(non_camel_case_types)]
@@ -37,7 +37,7 @@ pub struct ThingView<'a> {
     pub thing: i32,
     pub child: ::core::option::Option<::std::boxed::Box<ThingView<'a>>>,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a [u8]>,
+    pub _input: ::core::marker::PhantomData<&'a[u8]>,
 }
 ///`ThingView` for every lifetime of its input (a `vtproto::ViewFamily`), for `ThingOwnedView`.
 pub enum ThingViewFamily {}
@@ -71,7 +71,7 @@ pub type UsesEnumOwnedView = ::vtproto::OwnedView<UsesEnumViewFamily>;
 pub struct CoreView<'a> {
     pub std: i32,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a [u8]>,
+    pub _input: ::core::marker::PhantomData<&'a[u8]>,
 }
 ///`CoreView` for every lifetime of its input (a `vtproto::ViewFamily`), for `CoreOwnedView`.
 pub enum CoreViewFamily {}
@@ -82,7 +82,7 @@ pub type CoreOwnedView = ::vtproto::OwnedView<CoreViewFamily>;
 pub struct OptionView<'a> {
     pub some: ::core::option::Option<CoreView<'a>>,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a [u8]>,
+    pub _input: ::core::marker::PhantomData<&'a[u8]>,
 }
 ///`OptionView` for every lifetime of its input (a `vtproto::ViewFamily`), for `OptionOwnedView`.
 pub enum OptionViewFamily {}
@@ -93,7 +93,7 @@ pub type OptionOwnedView = ::vtproto::OwnedView<OptionViewFamily>;
 pub struct ResultView<'a> {
     pub ok: ::core::option::Option<OptionView<'a>>,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a [u8]>,
+    pub _input: ::core::marker::PhantomData<&'a[u8]>,
 }
 ///`ResultView` for every lifetime of its input (a `vtproto::ViewFamily`), for `ResultOwnedView`.
 pub enum ResultViewFamily {}
@@ -118,7 +118,7 @@ pub mod holder_views {
     pub struct ChoiceView<'a> {
         pub x: i32,
         #[doc(hidden)]
-        pub _input: ::core::marker::PhantomData<&'a [u8]>,
+        pub _input: ::core::marker::PhantomData<&'a[u8]>,
     }
     ///`ChoiceView` for every lifetime of its input (a `vtproto::ViewFamily`), for `ChoiceOwnedView`.
     pub enum ChoiceViewFamily {}
@@ -202,11 +202,7 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.r#type = r.read_int32()?;
@@ -218,9 +214,7 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
                 self.self_ = r.read_bool()?;
             }
             34 => {
-                r.merge_view(
-                    self.me.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_view(self.me.get_or_insert_with(::core::default::Default::default))?;
             }
             42 => {
                 self.crate_ = r.read_str()?;
@@ -238,10 +232,8 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
                 self.r#gen = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 9) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=9) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
@@ -287,20 +279,14 @@ impl<'a> ::vtproto::MessageView<'a> for Self_View<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_int32()?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
@@ -308,7 +294,9 @@ impl<'a> ::vtproto::MessageView<'a> for Self_View<'a> {
         ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Self_ {
-        Self_ { value: self.value }
+        Self_ {
+            value: self.value,
+        }
     }
 }
 impl ::vtproto::ViewFamily for Self_ViewFamily {
@@ -345,25 +333,17 @@ impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.thing = r.read_int32()?;
             }
             18 => {
-                r.merge_view(
-                    self.child.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_view(self.child.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
                 if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
@@ -390,26 +370,16 @@ impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(o) = &self.choice {
-            n
-                += match o {
-                    holder_views::ChoiceOneOf::ChoiceMsg(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.size())
-                    }
-                    holder_views::ChoiceOneOf::Number(v) => {
-                        1 + ::vtproto::wire::int32(*v)
-                    }
-                };
+            n += match o {
+                holder_views::ChoiceOneOf::ChoiceMsg(v) => 1 + ::vtproto::wire::len_delimited(v.size()),
+                holder_views::ChoiceOneOf::Number(v) => 1 + ::vtproto::wire::int32(*v),
+            };
         }
         if let ::core::option::Option::Some(o) = &self.kind {
-            n
-                += match o {
-                    holder_views::KindOneOf::KindEnum(v) => {
-                        1 + ::vtproto::wire::int32(*v)
-                    }
-                    holder_views::KindOneOf::KindName(v) => {
-                        1 + ::vtproto::wire::len_delimited(v.len())
-                    }
-                };
+            n += match o {
+                holder_views::KindOneOf::KindEnum(v) => 1 + ::vtproto::wire::int32(*v),
+                holder_views::KindOneOf::KindName(v) => 1 + ::vtproto::wire::len_delimited(v.len()),
+            };
         }
         n
     }
@@ -443,17 +413,11 @@ impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
                 match &mut self.choice {
-                    ::core::option::Option::Some(
-                        holder_views::ChoiceOneOf::ChoiceMsg(v),
-                    ) => {
+                    ::core::option::Option::Some(holder_views::ChoiceOneOf::ChoiceMsg(v)) => {
                         r.merge_view(v)?;
                     }
                     _ => {
@@ -462,32 +426,22 @@ impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
                             let v = &mut v;
                             r.merge_view(v)?;
                         }
-                        self.choice = ::core::option::Option::Some(
-                            holder_views::ChoiceOneOf::ChoiceMsg(v),
-                        );
+                        self.choice = ::core::option::Option::Some(holder_views::ChoiceOneOf::ChoiceMsg(v));
                     }
                 }
             }
             16 => {
-                self.choice = ::core::option::Option::Some(
-                    holder_views::ChoiceOneOf::Number(r.read_int32()?),
-                );
+                self.choice = ::core::option::Option::Some(holder_views::ChoiceOneOf::Number(r.read_int32()?));
             }
             24 => {
-                self.kind = ::core::option::Option::Some(
-                    holder_views::KindOneOf::KindEnum(r.read_int32()?),
-                );
+                self.kind = ::core::option::Option::Some(holder_views::KindOneOf::KindEnum(r.read_int32()?));
             }
             34 => {
-                self.kind = ::core::option::Option::Some(
-                    holder_views::KindOneOf::KindName(r.read_str()?),
-                );
+                self.kind = ::core::option::Option::Some(holder_views::KindOneOf::KindName(r.read_str()?));
             }
             _ => {
-                if matches!(key >> 3, 1..= 4) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=4) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
@@ -496,30 +450,14 @@ impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
     }
     fn to_owned_message(&self) -> Holder {
         Holder {
-            choice: self
-                .choice
-                .as_ref()
-                .map(|o| match o {
-                    holder_views::ChoiceOneOf::ChoiceMsg(v) => {
-                        holder::ChoiceOneOf::ChoiceMsg(
-                            ::vtproto::MessageView::to_owned_message(v),
-                        )
-                    }
-                    holder_views::ChoiceOneOf::Number(v) => {
-                        holder::ChoiceOneOf::Number(*v)
-                    }
-                }),
-            kind: self
-                .kind
-                .as_ref()
-                .map(|o| match o {
-                    holder_views::KindOneOf::KindEnum(v) => {
-                        holder::KindOneOf::KindEnum(*v)
-                    }
-                    holder_views::KindOneOf::KindName(v) => {
-                        holder::KindOneOf::KindName(::std::string::String::from(*v))
-                    }
-                }),
+            choice: self.choice.as_ref().map(|o| match o {
+                holder_views::ChoiceOneOf::ChoiceMsg(v) => holder::ChoiceOneOf::ChoiceMsg(::vtproto::MessageView::to_owned_message(v)),
+                holder_views::ChoiceOneOf::Number(v) => holder::ChoiceOneOf::Number(*v),
+            }),
+            kind: self.kind.as_ref().map(|o| match o {
+                holder_views::KindOneOf::KindEnum(v) => holder::KindOneOf::KindEnum(*v),
+                holder_views::KindOneOf::KindName(v) => holder::KindOneOf::KindName(::std::string::String::from(*v)),
+            }),
         }
     }
 }
@@ -548,20 +486,14 @@ impl<'a> ::vtproto::MessageView<'a> for holder_views::ChoiceView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.x = r.read_int32()?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
@@ -569,14 +501,14 @@ impl<'a> ::vtproto::MessageView<'a> for holder_views::ChoiceView<'a> {
         ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> holder::Choice {
-        holder::Choice { x: self.x }
+        holder::Choice {
+            x: self.x,
+        }
     }
 }
 impl ::vtproto::ViewFamily for holder_views::ChoiceViewFamily {
     type View<'a> = holder_views::ChoiceView<'a>;
-    fn shorten<'a, 'b: 'a>(
-        view: &'a holder_views::ChoiceView<'b>,
-    ) -> &'a holder_views::ChoiceView<'a> {
+    fn shorten<'a, 'b: 'a>(view: &'a holder_views::ChoiceView<'b>) -> &'a holder_views::ChoiceView<'a> {
         view
     }
 }
@@ -635,11 +567,7 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.value = r.read_int32()?;
@@ -660,10 +588,8 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
                 self.field_with_123_digits = r.read_int32()?;
             }
             _ => {
-                if matches!(key >> 3, 1..= 5) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                if matches!(key >> 3, 1..=5) {
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
@@ -705,20 +631,14 @@ impl<'a> ::vtproto::MessageView<'a> for CoreView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => {
                 self.std = r.read_int32()?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
@@ -726,7 +646,9 @@ impl<'a> ::vtproto::MessageView<'a> for CoreView<'a> {
         ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Core {
-        Core { std: self.std }
+        Core {
+            std: self.std,
+        }
     }
 }
 impl ::vtproto::ViewFamily for CoreViewFamily {
@@ -756,22 +678,14 @@ impl<'a> ::vtproto::MessageView<'a> for OptionView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_view(
-                    self.some.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_view(self.some.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
@@ -811,22 +725,14 @@ impl<'a> ::vtproto::MessageView<'a> for ResultView<'a> {
         }
     }
     #[inline]
-    fn merge_field(
-        &mut self,
-        key: u32,
-        r: &mut ::vtproto::Reader<'a>,
-    ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
-                r.merge_view(
-                    self.ok.get_or_insert_with(::core::default::Default::default),
-                )?;
+                r.merge_view(self.ok.get_or_insert_with(::core::default::Default::default))?;
             }
             _ => {
                 if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(
-                        ::vtproto::__private::wire_type_mismatch(key),
-                    );
+                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
                 }
                 r.skip_field(key)?;
             }
