@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Codegen at scale: rust-vt's impls for googleapis (npm google-proto-files, fetched by
+# scripts/fetch-corpora.sh --bench), generated and compiled beside prost-build's structs.
+#
+#   scripts/codegen-scale.sh [--full] [--measure]
+#
+# By default the google/cloud/aiplatform/v1 closure (its 125 files and their imports, a few
+# hundred): parsed once by protoc into a descriptor set, generated (prost-build's structs and
+# our impls, `vtproto-build`'s `compile_fds`), then `cargo check`ed as one crate. The test
+# command runs this.
+#
+# --full    the whole set: every file outside google/protobuf (about 7,200), then `cargo check`.
+# --measure also measure, on the same request, protoc-gen-rust-vt against protoc-gen-prost 0.5
+#           (installed into target/tools; plugin time and peak memory, output size), and the
+#           compile cost of our impls: the generated crate built with prost's structs alone and
+#           with our impls (release build; non-incremental debug build; rlib size).
+#           Prints the table of benches/RESULTS.md's "codegen" section.
+#
+# Work goes to target/scale/<set>/. Needs what fetch-corpora.sh needs, and GNU time for
+# --measure.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+full=0 measure=0
+for arg in "$@"; do
+    case $arg in
+        --full) full=1 ;;
+        --measure) measure=1 ;;
+        *) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
+    esac
+done
+log() { printf 'codegen-scale: %s\n' "$*" >&2; }
+
+eval "$(bash scripts/fetch-corpora.sh --bench | grep -E '^(protoc|wkt_include|google_proto_files_include)=')"
+gpf=$google_proto_files_include
+protoc_bin=$protoc
+include=$wkt_include
+
+if ((full)); then
+    set_name=googleapis
+    files=$(cd "$gpf" && find google grafeas -name '*.proto' -not -path 'google/protobuf/*' | sort)
+else
+    set_name=aiplatform-v1
+    files=$(cd "$gpf" && find google/cloud/aiplatform/v1 -name '*.proto' | sort)
+fi
+work=$root/target/scale/$set_name
+rm -rf "$work/vt-crate" "$work/prost-crate"
+mkdir -p "$work"
+log "$set_name: $(wc -w <<<"$files") files"
+
+# Parse once; the plugins and vtproto-build read the descriptor set.
+(cd "$gpf" && "$protoc_bin" -I . -I "$include" --include_imports --include_source_info \
+    -o "$work/set.fds" $files 2>/dev/null)
+
+cargo build --quiet --release -p vtproto-build --example generate -p protoc-gen-rust-vt
+generate=$root/target/release/examples/generate
+
+# A crate around generated code: `mod.rs` declares one module per package.
+make_crate() {
+    local dir=$1
+    mkdir -p "$dir/src"
+    cat >"$dir/Cargo.toml" <<TOML
+[package]
+name = "$(basename "$dir")"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[lib]
+path = "src/lib.rs"
+
+[dependencies]
+prost = "0.14"
+prost-types = "0.14"
+vtproto = { path = "$root/crates/vtproto", features = ["prost-types"] }
+
+[workspace]
+TOML
+    cat >"$dir/src/lib.rs" <<'RS'
+//! Generated code, compiled as a user's crate would.
+#![allow(clippy::all, rustdoc::all, non_camel_case_types, unused)]
+include!("gen/mod.rs");
+RS
+}
+
+make_crate "$work/vt-crate"
+/usr/bin/env time -f '%e s, %M KB peak' "$generate" "$work/set.fds" "$work/vt-crate/src/gen" 2>"$work/generate.time"
+log "generated $(du -sh "$work/vt-crate/src/gen" | cut -f1) of Rust in $(cat "$work/generate.time")"
+export CARGO_TARGET_DIR=$root/target/scale/target
+cargo check --quiet --manifest-path "$work/vt-crate/Cargo.toml"
+log "cargo check of the $set_name crate (prost's structs and our impls) passes"
+
+((measure)) || exit 0
+
+# Plugin time and memory on one request, captured from protoc once.
+tools=$root/target/tools
+if ! "$tools/bin/protoc-gen-prost" --version >/dev/null 2>&1 && [ ! -x "$tools/bin/protoc-gen-prost" ]; then
+    cargo install --quiet --locked --root "$tools" protoc-gen-prost --version 0.5.0
+fi
+printf '#!/bin/sh\ncat > "%s"\n' "$work/request.bin" >"$work/dump-plugin"
+chmod +x "$work/dump-plugin"
+"$protoc_bin" --descriptor_set_in="$work/set.fds" --plugin=protoc-gen-dump="$work/dump-plugin" \
+    --dump_out="$work" $files 2>/dev/null || true
+run_plugin() { # name binary
+    /usr/bin/env time -f '%e %M' "$2" <"$work/request.bin" >"$work/$1.response" 2>"$work/$1.time"
+    read -r secs kb <"$work/$1.time"
+    printf '| %s | %s s | %d MB | %d MB |\n' "$1" "$secs" $((kb / 1024)) \
+        $(($(stat -c %s "$work/$1.response") / 1000000))
+}
+echo
+echo "plugins on the same request ($set_name, $(wc -w <<<"$files") files, $(nproc) cores):"
+echo
+echo '| plugin | time | peak memory | response |'
+echo '|---|---:|---:|---:|'
+run_plugin protoc-gen-rust-vt "$root/target/release/protoc-gen-rust-vt"
+run_plugin protoc-gen-prost "$tools/bin/protoc-gen-prost"
+
+# Compile cost: the same crate with prost's structs alone.
+make_crate "$work/prost-crate"
+"$generate" "$work/set.fds" "$work/prost-crate/src/gen" --prost-only
+build_time() { # crate-dir profile-args...
+    local dir=$1; shift
+    local name; name=$(basename "$dir")
+    cargo build --quiet --manifest-path "$dir/Cargo.toml" "$@" 2>/dev/null # dependencies
+    cargo clean --quiet --manifest-path "$dir/Cargo.toml" -p "$name" "$@" 2>/dev/null
+    local start; start=$(date +%s.%N)
+    CARGO_INCREMENTAL=0 cargo build --quiet --manifest-path "$dir/Cargo.toml" "$@"
+    echo "$(date +%s.%N) - $start" | bc
+}
+rlib() { # profile-dir crate-name
+    stat -c %s "$CARGO_TARGET_DIR/$1/lib${2//-/_}.rlib"
+}
+echo
+echo "compile cost of the generated crate ($set_name):"
+echo
+echo '| build | prost-build alone | prost-build + rust-vt | change |'
+echo '|---|---:|---:|---:|'
+for profile in release debug; do
+    args=(); [ $profile = release ] && args=(--release)
+    p=$(build_time "$work/prost-crate" "${args[@]}")
+    v=$(build_time "$work/vt-crate" "${args[@]}")
+    printf '| %s build | %.1f s | %.1f s | %+.0f%% |\n' "$profile" "$p" "$v" "$(echo "($v / $p - 1) * 100" | bc -l)"
+done
+p=$(rlib release prost-crate); v=$(rlib release vt-crate)
+printf '| release rlib | %d MB | %d MB | %+.0f%% |\n' $((p / 1000000)) $((v / 1000000)) "$(echo "($v / $p - 1) * 100" | bc -l)"
