@@ -20,12 +20,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let mut vt = vtproto_build::Config::new();
-    vt.views(["."]).prost_config().include_file("_prost.rs");
+    // `reuse`: decode_into keeps allocations (the decode_into benches measure it).
+    vt.features(["codec", "reuse"])
+        .views(["."])
+        .prost_config()
+        .include_file("_prost.rs");
     vt.compile_protos(&protos, &includes)?;
     let standalone = out.join("standalone");
     std::fs::create_dir_all(&standalone)?;
     vtproto_build::Config::new()
         .mode(vtproto_build::Mode::Standalone)
+        .features(["structs", "codec", "reuse"])
         .out_dir(&standalone)
         .include_file("_standalone.rs")
         .compile_protos(&protos, &includes)?;

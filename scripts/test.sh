@@ -12,7 +12,8 @@
 #    input, golden files, the plugin under protoc, generated WKT impls);
 # 4. runs the runtime's unit tests under Miri when a nightly Miri is installed (scripts/miri.sh),
 #    and the official conformance suite on both modes (scripts/conformance.sh);
-# 5. runs `buf generate` with the local plugins and compiles the result (scripts/buf-check.sh);
+# 5. runs `buf generate` with the local plugins and compiles the result (scripts/buf-check.sh),
+#    and generates and checks googleapis' aiplatform v1 closure (scripts/codegen-scale.sh);
 # 6. builds the runtime without std (thumbv7em-none-eabihf), packages the published crates
 #    with verification, and builds the benchmarks and examples without running them.
 set -euo pipefail
@@ -49,6 +50,9 @@ bash scripts/conformance.sh 2>&1 | tee -a "$log"
 
 step "buf generate"
 bash scripts/buf-check.sh
+
+step "codegen at scale"
+bash scripts/codegen-scale.sh
 
 step "no_std"
 if rustup target add thumbv7em-none-eabihf >/dev/null 2>&1; then

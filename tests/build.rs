@@ -121,6 +121,7 @@ fn suite(
     let mut config = vtproto_build::Config::new();
     config
         .out_dir(&dir)
+        .features(["codec", "reuse"])
         .views(["."])
         .protoc(protoc)
         .file_descriptor_set_path(dir.join("descriptors.bin"))
@@ -150,6 +151,7 @@ fn standalone_suite(
     let mut config = vtproto_build::Config::new();
     config
         .mode(vtproto_build::Mode::Standalone)
+        .features(["structs", "codec", "reuse"])
         .out_dir(&dir)
         .views(["."])
         .protoc(protoc)

@@ -88,7 +88,7 @@ fn bad_options_fail_with_a_message() {
         ("mode=nope", "unknown mode `nope`"),
         (
             "features=nonsense",
-            "unknown feature `nonsense` (known: structs, codec, views)",
+            "unknown feature `nonsense` (known: structs, codec, reuse, views)",
         ),
     ] {
         let out = temp_dir("bad-opt");

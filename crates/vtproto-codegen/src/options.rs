@@ -217,13 +217,19 @@ mod tests {
             }
         );
         assert!(
-            err.to_string().contains("known: structs, codec, views"),
+            err.to_string()
+                .contains("known: structs, codec, reuse, views"),
             "{err}"
         );
         assert!(
             Options::parse("features=views").is_err(),
             "views need the codec"
         );
+        assert!(
+            Options::parse("features=reuse").is_err(),
+            "reuse needs the codec"
+        );
+        assert!(Options::parse("features=codec+reuse").is_ok());
         let views = Options::parse("views=.pkg.Msg").unwrap();
         assert!(views.has_view(".pkg.Msg") && !views.has_view(".pkg.Other"));
     }

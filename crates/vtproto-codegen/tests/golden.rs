@@ -38,9 +38,14 @@ fn each_feature_matches_its_golden_files() {
             "structs" => Mode::Standalone,
             _ => Mode::Prost,
         };
+        // `reuse` adds to the codec's impls: its files show both.
+        let features = match feature {
+            "reuse" => vec!["codec".to_string(), "reuse".to_string()],
+            _ => vec![feature.to_string()],
+        };
         let options = Options {
             mode,
-            features: vec![feature.to_string()],
+            features,
             ..Options::default()
         };
         let files = generate_with(&options, PROTOS).unwrap();

@@ -91,9 +91,10 @@ fn well_known_type_impls_are_fresh() {
     let include = protoc_bin_vendored::include_path().unwrap();
     let mut fds = common::descriptors(&include, PROTOS);
     prune(&mut fds);
-    let options =
-        Options::parse("compile_well_known_types,btree_map=.google.protobuf.Struct.fields")
-            .unwrap();
+    let options = Options::parse(
+        "features=codec+reuse,compile_well_known_types,btree_map=.google.protobuf.Struct.fields",
+    )
+    .unwrap();
     let names: Vec<String> = PROTOS.iter().map(|s| s.to_string()).collect();
     let files = vtproto_codegen::generate(&fds.file, &names, &options).unwrap();
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vtproto/src/wkt");
@@ -121,7 +122,8 @@ fn standalone_well_known_types_are_fresh() {
     let include = protoc_bin_vendored::include_path().unwrap();
     let fds = common::descriptors(&include, STANDALONE);
     let options = Options::parse(
-        "mode=standalone,compile_well_known_types,btree_map=.google.protobuf.Struct.fields",
+        "mode=standalone,features=structs+codec+reuse,compile_well_known_types,\
+         btree_map=.google.protobuf.Struct.fields",
     )
     .unwrap();
     let names: Vec<String> = STANDALONE.iter().map(|s| s.to_string()).collect();

@@ -72,6 +72,20 @@ pub mod __private {
     pub use crate::reader::wire_type_mismatch;
     pub use crate::reuse::{finish_str_map, replace_loop, replace_str_map_entry, MapReuse, StrMap};
 
+    /// `merge_field`'s last arm in `mode=prost`: a key no field matched is skipped, unless its
+    /// number is declared (`declared`), with another wire type: prost's error.
+    #[inline]
+    pub fn skip_unknown(
+        r: &mut crate::Reader<'_>,
+        key: u32,
+        declared: bool,
+    ) -> Result<(), crate::DecodeError> {
+        if declared {
+            return Err(wire_type_mismatch(key));
+        }
+        r.skip_field(key)
+    }
+
     /// `m.size()`, never inlined. Generated code calls a recursive message field through it,
     /// so a self-referencing message's own `size` is not recursive and inlines into callers
     /// (a one-level `Node` otherwise pays two calls that prost's inlined encoder doesn't).

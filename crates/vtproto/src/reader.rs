@@ -331,6 +331,18 @@ impl<'a> Reader<'a> {
         self.take_array().map(f64::from_le_bytes)
     }
 
+    /// Reads a value with `read` (a reader method such as [`Reader::read_int32`]) into `dst`:
+    /// generated decoders set a scalar field in one call.
+    #[inline(always)]
+    pub fn set<T>(
+        &mut self,
+        dst: &mut T,
+        read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<(), DecodeError> {
+        *dst = read(self)?;
+        Ok(())
+    }
+
     /// Reads a `string` into `dst`, replacing its contents (reusing its allocation if it fits).
     #[inline]
     pub fn merge_string(&mut self, dst: &mut String) -> Result<(), DecodeError> {

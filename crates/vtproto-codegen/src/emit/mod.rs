@@ -28,13 +28,24 @@ pub(crate) struct Feature {
 }
 
 /// Every feature, in the order their code is written to a file.
-const FEATURES: &[Feature] = &[structs::FEATURE, codec::FEATURE, views::FEATURE];
+const FEATURES: &[Feature] = &[
+    structs::FEATURE,
+    codec::FEATURE,
+    codec::REUSE,
+    views::FEATURE,
+];
 
 /// Checks that the features `options` select can work together: views need the codec (a
 /// view's owned message implements `vtproto::Message`). The golden tests generate a feature
 /// alone, so [`select`] does not insist.
 pub(crate) fn check_dependencies(options: &Options) -> Result<(), Error> {
     let names: Vec<&str> = select(options)?.iter().map(|f| f.name).collect();
+    if names.contains(&codec::REUSE.name) && !names.contains(&codec::FEATURE.name) {
+        return Err(Error::option(
+            "the reuse feature needs the codec feature (`features=codec+reuse`): it adds \
+             merge_replace to the codec's impls",
+        ));
+    }
     if names.contains(&views::FEATURE.name) && !names.contains(&codec::FEATURE.name) {
         return Err(Error::option(
             "the views feature needs the codec feature (`features=codec+views`): a view's \
@@ -42,6 +53,11 @@ pub(crate) fn check_dependencies(options: &Options) -> Result<(), Error> {
         ));
     }
     Ok(())
+}
+
+/// Whether `options` select the feature named `name`.
+pub(crate) fn is_selected(options: &Options, name: &str) -> bool {
+    select(options).is_ok_and(|features| features.iter().any(|f| f.name == name))
 }
 
 /// The names of the generator's features, for `features=a+b`.

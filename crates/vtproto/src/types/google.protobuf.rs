@@ -589,22 +589,19 @@ impl ::vtproto::Message for Any {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.type_url)?;
-            }
-            18 => {
-                r.merge_byte_vec(&mut self.value)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            10 => r.merge_string(&mut self.type_url),
+            18 => r.merge_byte_vec(&mut self.value),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.type_url.clear();
         self.value.clear();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "type_url",
@@ -695,34 +692,27 @@ impl ::vtproto::Message for Api {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
+            10 => r.merge_string(&mut self.name),
             18 => {
                 self.methods.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             26 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            34 => {
-                r.merge_string(&mut self.version)?;
-            }
-            42 => {
-                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
-            }
+            34 => r.merge_string(&mut self.version),
+            42 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
             50 => {
                 self.mixins.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            56 => {
-                self.syntax = r.read_int32()?;
-            }
-            66 => {
-                r.merge_string(&mut self.edition)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            66 => r.merge_string(&mut self.edition),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
@@ -783,6 +773,7 @@ impl ::vtproto::Message for Api {
         self.mixins.truncate(count_6);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -872,34 +863,21 @@ impl ::vtproto::Message for Method {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
-            18 => {
-                r.merge_string(&mut self.request_type_url)?;
-            }
-            24 => {
-                self.request_streaming = r.read_bool()?;
-            }
-            34 => {
-                r.merge_string(&mut self.response_type_url)?;
-            }
-            40 => {
-                self.response_streaming = r.read_bool()?;
-            }
+            10 => r.merge_string(&mut self.name),
+            18 => r.merge_string(&mut self.request_type_url),
+            24 => r.set(&mut self.request_streaming, ::vtproto::Reader::read_bool),
+            34 => r.merge_string(&mut self.response_type_url),
+            40 => r.set(&mut self.response_streaming, ::vtproto::Reader::read_bool),
             50 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            56 => {
-                self.syntax = r.read_int32()?;
-            }
-            66 => {
-                r.merge_string(&mut self.edition)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            66 => r.merge_string(&mut self.edition),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
@@ -927,6 +905,7 @@ impl ::vtproto::Message for Method {
         self.options.truncate(count_6);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -974,22 +953,19 @@ impl ::vtproto::Message for Mixin {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
-            18 => {
-                r.merge_string(&mut self.root)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            10 => r.merge_string(&mut self.name),
+            18 => r.merge_string(&mut self.root),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
         self.root.clear();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1031,22 +1007,19 @@ impl ::vtproto::Message for Duration {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.seconds = r.read_int64()?;
-            }
-            16 => {
-                self.nanos = r.read_int32()?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            8 => r.set(&mut self.seconds, ::vtproto::Reader::read_int64),
+            16 => r.set(&mut self.nanos, ::vtproto::Reader::read_int32),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.seconds = ::core::default::Default::default();
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "seconds",
@@ -1071,8 +1044,11 @@ impl ::vtproto::Message for Empty {
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.unknown_fields.merge_field(key, r)
+        match key {
+            _ => self.unknown_fields.merge_field(key, r),
+        }
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.merge(r)
@@ -1103,11 +1079,12 @@ impl ::vtproto::Message for FieldMask {
         match key {
             10 => {
                 self.paths.push(r.read_string()?);
+                ::core::result::Result::Ok(())
             }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         let mut count_1 = 0usize;
@@ -1128,6 +1105,7 @@ impl ::vtproto::Message for FieldMask {
         self.paths.truncate(count_1);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "paths",
@@ -1161,18 +1139,17 @@ impl ::vtproto::Message for SourceContext {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.file_name)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            10 => r.merge_string(&mut self.file_name),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.file_name.clear();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "file_name",
@@ -1218,16 +1195,18 @@ impl ::vtproto::Message for Struct {
                     ::core::result::Result::Ok(())
                 }, |r, v| r.merge_message(v))?;
                 self.fields.insert(k, v);
+                ::core::result::Result::Ok(())
             }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.fields.clear();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "fields",
@@ -1294,15 +1273,19 @@ impl ::vtproto::Message for Value {
         match key {
             8 => {
                 self.kind = ::core::option::Option::Some(value::Kind::NullValue(r.read_int32()?));
+                ::core::result::Result::Ok(())
             }
             17 => {
                 self.kind = ::core::option::Option::Some(value::Kind::NumberValue(r.read_double()?));
+                ::core::result::Result::Ok(())
             }
             26 => {
                 self.kind = ::core::option::Option::Some(value::Kind::StringValue(r.read_string()?));
+                ::core::result::Result::Ok(())
             }
             32 => {
                 self.kind = ::core::option::Option::Some(value::Kind::BoolValue(r.read_bool()?));
+                ::core::result::Result::Ok(())
             }
             42 => {
                 match &mut self.kind {
@@ -1318,6 +1301,7 @@ impl ::vtproto::Message for Value {
                         self.kind = ::core::option::Option::Some(value::Kind::StructValue(v));
                     }
                 }
+                ::core::result::Result::Ok(())
             }
             50 => {
                 match &mut self.kind {
@@ -1333,16 +1317,18 @@ impl ::vtproto::Message for Value {
                         self.kind = ::core::option::Option::Some(value::Kind::ListValue(v));
                     }
                 }
+                ::core::result::Result::Ok(())
             }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.kind = ::core::option::Option::None;
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "null_value",
@@ -1382,11 +1368,12 @@ impl ::vtproto::Message for ListValue {
         match key {
             10 => {
                 self.values.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         let mut count_1 = 0usize;
@@ -1407,6 +1394,7 @@ impl ::vtproto::Message for ListValue {
         self.values.truncate(count_1);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "values",
@@ -1447,22 +1435,19 @@ impl ::vtproto::Message for Timestamp {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.seconds = r.read_int64()?;
-            }
-            16 => {
-                self.nanos = r.read_int32()?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            8 => r.set(&mut self.seconds, ::vtproto::Reader::read_int64),
+            16 => r.set(&mut self.nanos, ::vtproto::Reader::read_int32),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.seconds = ::core::default::Default::default();
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "seconds",
@@ -1544,31 +1529,26 @@ impl ::vtproto::Message for Type {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
+            10 => r.merge_string(&mut self.name),
             18 => {
                 self.fields.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             26 => {
                 self.oneofs.push(r.read_string()?);
+                ::core::result::Result::Ok(())
             }
             34 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            42 => {
-                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
-            }
-            48 => {
-                self.syntax = r.read_int32()?;
-            }
-            58 => {
-                r.merge_string(&mut self.edition)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            42 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
+            48 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            58 => r.merge_string(&mut self.edition),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
@@ -1628,6 +1608,7 @@ impl ::vtproto::Message for Type {
         self.options.truncate(count_4);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1729,40 +1710,23 @@ impl ::vtproto::Message for Field {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.kind = r.read_int32()?;
-            }
-            16 => {
-                self.cardinality = r.read_int32()?;
-            }
-            24 => {
-                self.number = r.read_int32()?;
-            }
-            34 => {
-                r.merge_string(&mut self.name)?;
-            }
-            50 => {
-                r.merge_string(&mut self.type_url)?;
-            }
-            56 => {
-                self.oneof_index = r.read_int32()?;
-            }
-            64 => {
-                self.packed = r.read_bool()?;
-            }
+            8 => r.set(&mut self.kind, ::vtproto::Reader::read_int32),
+            16 => r.set(&mut self.cardinality, ::vtproto::Reader::read_int32),
+            24 => r.set(&mut self.number, ::vtproto::Reader::read_int32),
+            34 => r.merge_string(&mut self.name),
+            50 => r.merge_string(&mut self.type_url),
+            56 => r.set(&mut self.oneof_index, ::vtproto::Reader::read_int32),
+            64 => r.set(&mut self.packed, ::vtproto::Reader::read_bool),
             74 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            82 => {
-                r.merge_string(&mut self.json_name)?;
-            }
-            90 => {
-                r.merge_string(&mut self.default_value)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            82 => r.merge_string(&mut self.json_name),
+            90 => r.merge_string(&mut self.default_value),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.kind = ::core::default::Default::default();
@@ -1792,6 +1756,7 @@ impl ::vtproto::Message for Field {
         self.options.truncate(count_9);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "kind",
@@ -1873,28 +1838,22 @@ impl ::vtproto::Message for Enum {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
+            10 => r.merge_string(&mut self.name),
             18 => {
                 self.enumvalue.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             26 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            34 => {
-                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
-            }
-            40 => {
-                self.syntax = r.read_int32()?;
-            }
-            50 => {
-                r.merge_string(&mut self.edition)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            34 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
+            40 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            50 => r.merge_string(&mut self.edition),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
@@ -1944,6 +1903,7 @@ impl ::vtproto::Message for Enum {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1995,19 +1955,16 @@ impl ::vtproto::Message for EnumValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
-            16 => {
-                self.number = r.read_int32()?;
-            }
+            10 => r.merge_string(&mut self.name),
+            16 => r.set(&mut self.number, ::vtproto::Reader::read_int32),
             26 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
@@ -2030,6 +1987,7 @@ impl ::vtproto::Message for EnumValue {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -2074,16 +2032,12 @@ impl ::vtproto::Message for Option {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
-            18 => {
-                r.merge_message(self.value.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            10 => r.merge_string(&mut self.name),
+            18 => r.merge_message(self.value.get_or_insert_with(::core::default::Default::default)),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.name.clear();
@@ -2111,6 +2065,7 @@ impl ::vtproto::Message for Option {
         })?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -2145,18 +2100,17 @@ impl ::vtproto::Message for DoubleValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            9 => {
-                self.value = r.read_double()?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            9 => r.set(&mut self.value, ::vtproto::Reader::read_double),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2190,18 +2144,17 @@ impl ::vtproto::Message for FloatValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            13 => {
-                self.value = r.read_float()?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            13 => r.set(&mut self.value, ::vtproto::Reader::read_float),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2235,18 +2188,17 @@ impl ::vtproto::Message for Int64Value {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.value = r.read_int64()?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            8 => r.set(&mut self.value, ::vtproto::Reader::read_int64),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2280,18 +2232,17 @@ impl ::vtproto::Message for UInt64Value {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.value = r.read_uint64()?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            8 => r.set(&mut self.value, ::vtproto::Reader::read_uint64),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2325,18 +2276,17 @@ impl ::vtproto::Message for Int32Value {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.value = r.read_int32()?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            8 => r.set(&mut self.value, ::vtproto::Reader::read_int32),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2370,18 +2320,17 @@ impl ::vtproto::Message for UInt32Value {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.value = r.read_uint32()?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            8 => r.set(&mut self.value, ::vtproto::Reader::read_uint32),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2415,18 +2364,17 @@ impl ::vtproto::Message for BoolValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.value = r.read_bool()?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            8 => r.set(&mut self.value, ::vtproto::Reader::read_bool),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2460,18 +2408,17 @@ impl ::vtproto::Message for StringValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.value)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            10 => r.merge_string(&mut self.value),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value.clear();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2505,18 +2452,17 @@ impl ::vtproto::Message for BytesValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_byte_vec(&mut self.value)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            10 => r.merge_byte_vec(&mut self.value),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
         self.value.clear();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",

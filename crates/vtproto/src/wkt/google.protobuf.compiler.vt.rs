@@ -47,25 +47,21 @@ impl ::vtproto::Message for Version {
         match key {
             8 => {
                 self.major = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             16 => {
                 self.minor = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             24 => {
                 self.patch = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            34 => {
-                r.merge_string(self.suffix.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=4) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            34 => r.merge_string(self.suffix.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.major = ::core::option::Option::None;
         self.minor = ::core::option::Option::None;
@@ -94,6 +90,7 @@ impl ::vtproto::Message for Version {
         })?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "major",
@@ -153,25 +150,18 @@ impl ::vtproto::Message for CodeGeneratorRequest {
         match key {
             10 => {
                 self.file_to_generate.push(r.read_string()?);
+                ::core::result::Result::Ok(())
             }
-            18 => {
-                r.merge_string(self.parameter.get_or_insert_with(::core::default::Default::default))?;
-            }
+            18 => r.merge_string(self.parameter.get_or_insert_with(::core::default::Default::default)),
             122 => {
                 self.proto_file.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            26 => {
-                r.merge_message(self.compiler_version.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=3 | 15) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            26 => r.merge_message(self.compiler_version.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3 | 15)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
         let mut spare_2 = self.parameter.take();
@@ -233,6 +223,7 @@ impl ::vtproto::Message for CodeGeneratorRequest {
         self.proto_file.truncate(count_15);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "file_to_generate",
@@ -280,24 +271,19 @@ impl ::vtproto::Message for CodeGeneratorResponse {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.error.get_or_insert_with(::core::default::Default::default))?;
-            }
+            10 => r.merge_string(self.error.get_or_insert_with(::core::default::Default::default)),
             16 => {
                 self.supported_features = ::core::option::Option::Some(r.read_uint64()?);
+                ::core::result::Result::Ok(())
             }
             122 => {
                 self.file.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1 | 2 | 15) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2 | 15)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.error.take();
         self.supported_features = ::core::option::Option::None;
@@ -334,6 +320,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
         self.file.truncate(count_15);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "error",
@@ -386,27 +373,14 @@ impl ::vtproto::Message for code_generator_response::File {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
-            }
-            18 => {
-                r.merge_string(self.insertion_point.get_or_insert_with(::core::default::Default::default))?;
-            }
-            122 => {
-                r.merge_string(self.content.get_or_insert_with(::core::default::Default::default))?;
-            }
-            130 => {
-                r.merge_message(self.generated_code_info.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1 | 2 | 15 | 16) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
+            18 => r.merge_string(self.insertion_point.get_or_insert_with(::core::default::Default::default)),
+            122 => r.merge_string(self.content.get_or_insert_with(::core::default::Default::default)),
+            130 => r.merge_message(self.generated_code_info.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2 | 15 | 16)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut spare_2 = self.insertion_point.take();
@@ -480,6 +454,7 @@ impl ::vtproto::Message for code_generator_response::File {
         })?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",

@@ -31,26 +31,18 @@ impl ::vtproto::Message for Any {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.type_url)?;
-            }
-            18 => {
-                r.merge_byte_vec(&mut self.value)?;
-            }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_string(&mut self.type_url),
+            18 => r.merge_byte_vec(&mut self.value),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.type_url.clear();
         self.value.clear();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "type_url",
@@ -132,36 +124,26 @@ impl ::vtproto::Message for Api {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
+            10 => r.merge_string(&mut self.name),
             18 => {
                 self.methods.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             26 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            34 => {
-                r.merge_string(&mut self.version)?;
-            }
-            42 => {
-                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
-            }
+            34 => r.merge_string(&mut self.version),
+            42 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
             50 => {
                 self.mixins.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            56 => {
-                self.syntax = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=7) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=7)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         let mut count_2 = 0usize;
@@ -220,6 +202,7 @@ impl ::vtproto::Message for Api {
         self.mixins.truncate(count_6);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -299,36 +282,20 @@ impl ::vtproto::Message for Method {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
-            18 => {
-                r.merge_string(&mut self.request_type_url)?;
-            }
-            24 => {
-                self.request_streaming = r.read_bool()?;
-            }
-            34 => {
-                r.merge_string(&mut self.response_type_url)?;
-            }
-            40 => {
-                self.response_streaming = r.read_bool()?;
-            }
+            10 => r.merge_string(&mut self.name),
+            18 => r.merge_string(&mut self.request_type_url),
+            24 => r.set(&mut self.request_streaming, ::vtproto::Reader::read_bool),
+            34 => r.merge_string(&mut self.response_type_url),
+            40 => r.set(&mut self.response_streaming, ::vtproto::Reader::read_bool),
             50 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            56 => {
-                self.syntax = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=7) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=7)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         self.request_type_url.clear();
@@ -354,6 +321,7 @@ impl ::vtproto::Message for Method {
         self.options.truncate(count_6);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -398,26 +366,18 @@ impl ::vtproto::Message for Mixin {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
-            18 => {
-                r.merge_string(&mut self.root)?;
-            }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_string(&mut self.name),
+            18 => r.merge_string(&mut self.root),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         self.root.clear();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -451,16 +411,12 @@ impl ::vtproto::Message for FileDescriptorSet {
         match key {
             10 => {
                 self.file.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
@@ -480,6 +436,7 @@ impl ::vtproto::Message for FileDescriptorSet {
         self.file.truncate(count_1);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "file",
@@ -603,57 +560,45 @@ impl ::vtproto::Message for FileDescriptorProto {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
-            }
-            18 => {
-                r.merge_string(self.package.get_or_insert_with(::core::default::Default::default))?;
-            }
+            10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
+            18 => r.merge_string(self.package.get_or_insert_with(::core::default::Default::default)),
             26 => {
                 self.dependency.push(r.read_string()?);
+                ::core::result::Result::Ok(())
             }
             80 => {
                 self.public_dependency.push(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            82 => {
-                r.merge_packed(&mut self.public_dependency, 0, |r| r.read_int32())?;
-            }
+            82 => r.merge_packed(&mut self.public_dependency, 0, |r| r.read_int32()),
             88 => {
                 self.weak_dependency.push(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            90 => {
-                r.merge_packed(&mut self.weak_dependency, 0, |r| r.read_int32())?;
-            }
+            90 => r.merge_packed(&mut self.weak_dependency, 0, |r| r.read_int32()),
             34 => {
                 self.message_type.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             42 => {
                 self.enum_type.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             50 => {
                 self.service.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             58 => {
                 self.extension.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            66 => {
-                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
-            }
-            74 => {
-                r.merge_message(self.source_code_info.get_or_insert_with(::core::default::Default::default))?;
-            }
-            98 => {
-                r.merge_string(self.syntax.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=12) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            66 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            74 => r.merge_message(self.source_code_info.get_or_insert_with(::core::default::Default::default)),
+            98 => r.merge_string(self.syntax.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=12)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut spare_2 = self.package.take();
@@ -795,6 +740,7 @@ impl ::vtproto::Message for FileDescriptorProto {
         self.extension.truncate(count_7);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -920,45 +866,44 @@ impl ::vtproto::Message for DescriptorProto {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
-            }
+            10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             18 => {
                 self.field.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             50 => {
                 self.extension.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             26 => {
                 self.nested_type.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             34 => {
                 self.enum_type.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             42 => {
                 self.extension_range.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             66 => {
                 self.oneof_decl.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            58 => {
-                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
-            }
+            58 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
             74 => {
                 self.reserved_range.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             82 => {
                 self.reserved_name.push(r.read_string()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=10) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=10)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut count_2 = 0usize;
@@ -1080,6 +1025,7 @@ impl ::vtproto::Message for DescriptorProto {
         self.reserved_name.truncate(count_10);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1134,22 +1080,17 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
         match key {
             8 => {
                 self.start = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             16 => {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            26 => {
-                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=3) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            26 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.start = ::core::option::Option::None;
         self.end = ::core::option::Option::None;
@@ -1177,6 +1118,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
         })?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "start",
@@ -1219,24 +1161,22 @@ impl ::vtproto::Message for descriptor_proto::ReservedRange {
         match key {
             8 => {
                 self.start = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             16 => {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.start = ::core::option::Option::None;
         self.end = ::core::option::Option::None;
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "start",
@@ -1270,16 +1210,12 @@ impl ::vtproto::Message for ExtensionRangeOptions {
         match key {
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 999) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 999)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_999 = 0usize;
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
@@ -1299,6 +1235,7 @@ impl ::vtproto::Message for ExtensionRangeOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             999 => "uninterpreted_option",
@@ -1398,48 +1335,36 @@ impl ::vtproto::Message for FieldDescriptorProto {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
-            }
+            10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             24 => {
                 self.number = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             32 => {
                 self.label = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             40 => {
                 self.r#type = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            50 => {
-                r.merge_string(self.type_name.get_or_insert_with(::core::default::Default::default))?;
-            }
-            18 => {
-                r.merge_string(self.extendee.get_or_insert_with(::core::default::Default::default))?;
-            }
-            58 => {
-                r.merge_string(self.default_value.get_or_insert_with(::core::default::Default::default))?;
-            }
+            50 => r.merge_string(self.type_name.get_or_insert_with(::core::default::Default::default)),
+            18 => r.merge_string(self.extendee.get_or_insert_with(::core::default::Default::default)),
+            58 => r.merge_string(self.default_value.get_or_insert_with(::core::default::Default::default)),
             72 => {
                 self.oneof_index = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            82 => {
-                r.merge_string(self.json_name.get_or_insert_with(::core::default::Default::default))?;
-            }
-            66 => {
-                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
-            }
+            82 => r.merge_string(self.json_name.get_or_insert_with(::core::default::Default::default)),
+            66 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
             136 => {
                 self.proto3_optional = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=10 | 17) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=10 | 17)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         self.number = ::core::option::Option::None;
@@ -1550,6 +1475,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1596,21 +1522,12 @@ impl ::vtproto::Message for OneofDescriptorProto {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
-            }
-            18 => {
-                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
+            18 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut spare_2 = self.options.take();
@@ -1652,6 +1569,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1717,30 +1635,24 @@ impl ::vtproto::Message for EnumDescriptorProto {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
-            }
+            10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             18 => {
                 self.value.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            26 => {
-                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
-            }
+            26 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
             34 => {
                 self.reserved_range.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             42 => {
                 self.reserved_name.push(r.read_string()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=5) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut count_2 = 0usize;
@@ -1812,6 +1724,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
         self.reserved_name.truncate(count_5);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1856,24 +1769,22 @@ impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
         match key {
             8 => {
                 self.start = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             16 => {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.start = ::core::option::Option::None;
         self.end = ::core::option::Option::None;
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "start",
@@ -1918,24 +1829,16 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
-            }
+            10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             16 => {
                 self.number = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            26 => {
-                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=3) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            26 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         self.number = ::core::option::Option::None;
@@ -1978,6 +1881,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -2026,24 +1930,16 @@ impl ::vtproto::Message for ServiceDescriptorProto {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
-            }
+            10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             18 => {
                 self.method.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            26 => {
-                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=3) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            26 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut count_2 = 0usize;
@@ -2095,6 +1991,7 @@ impl ::vtproto::Message for ServiceDescriptorProto {
         self.method.truncate(count_2);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -2161,33 +2058,22 @@ impl ::vtproto::Message for MethodDescriptorProto {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
-            }
-            18 => {
-                r.merge_string(self.input_type.get_or_insert_with(::core::default::Default::default))?;
-            }
-            26 => {
-                r.merge_string(self.output_type.get_or_insert_with(::core::default::Default::default))?;
-            }
-            34 => {
-                r.merge_message(self.options.get_or_insert_with(::core::default::Default::default))?;
-            }
+            10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
+            18 => r.merge_string(self.input_type.get_or_insert_with(::core::default::Default::default)),
+            26 => r.merge_string(self.output_type.get_or_insert_with(::core::default::Default::default)),
+            34 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
             40 => {
                 self.client_streaming = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             48 => {
                 self.server_streaming = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=6) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=6)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.name.take();
         let mut spare_2 = self.input_type.take();
@@ -2263,6 +2149,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -2432,75 +2319,60 @@ impl ::vtproto::Message for FileOptions {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(self.java_package.get_or_insert_with(::core::default::Default::default))?;
-            }
-            66 => {
-                r.merge_string(self.java_outer_classname.get_or_insert_with(::core::default::Default::default))?;
-            }
+            10 => r.merge_string(self.java_package.get_or_insert_with(::core::default::Default::default)),
+            66 => r.merge_string(self.java_outer_classname.get_or_insert_with(::core::default::Default::default)),
             80 => {
                 self.java_multiple_files = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             160 => {
                 self.java_generate_equals_and_hash = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             216 => {
                 self.java_string_check_utf8 = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             72 => {
                 self.optimize_for = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            90 => {
-                r.merge_string(self.go_package.get_or_insert_with(::core::default::Default::default))?;
-            }
+            90 => r.merge_string(self.go_package.get_or_insert_with(::core::default::Default::default)),
             128 => {
                 self.cc_generic_services = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             136 => {
                 self.java_generic_services = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             144 => {
                 self.py_generic_services = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             184 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             248 => {
                 self.cc_enable_arenas = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
-            290 => {
-                r.merge_string(self.objc_class_prefix.get_or_insert_with(::core::default::Default::default))?;
-            }
-            298 => {
-                r.merge_string(self.csharp_namespace.get_or_insert_with(::core::default::Default::default))?;
-            }
-            314 => {
-                r.merge_string(self.swift_prefix.get_or_insert_with(::core::default::Default::default))?;
-            }
-            322 => {
-                r.merge_string(self.php_class_prefix.get_or_insert_with(::core::default::Default::default))?;
-            }
-            330 => {
-                r.merge_string(self.php_namespace.get_or_insert_with(::core::default::Default::default))?;
-            }
-            354 => {
-                r.merge_string(self.php_metadata_namespace.get_or_insert_with(::core::default::Default::default))?;
-            }
-            362 => {
-                r.merge_string(self.ruby_package.get_or_insert_with(::core::default::Default::default))?;
-            }
+            290 => r.merge_string(self.objc_class_prefix.get_or_insert_with(::core::default::Default::default)),
+            298 => r.merge_string(self.csharp_namespace.get_or_insert_with(::core::default::Default::default)),
+            314 => r.merge_string(self.swift_prefix.get_or_insert_with(::core::default::Default::default)),
+            322 => r.merge_string(self.php_class_prefix.get_or_insert_with(::core::default::Default::default)),
+            330 => r.merge_string(self.php_namespace.get_or_insert_with(::core::default::Default::default)),
+            354 => r.merge_string(self.php_metadata_namespace.get_or_insert_with(::core::default::Default::default)),
+            362 => r.merge_string(self.ruby_package.get_or_insert_with(::core::default::Default::default)),
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1 | 8..=11 | 16..=18 | 20 | 23 | 27 | 31 | 36 | 37 | 39..=41 | 44 | 45 | 999) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 8..=11 | 16..=18 | 20 | 23 | 27 | 31 | 36 | 37 | 39..=41 | 44 | 45 | 999)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.java_package.take();
         let mut spare_8 = self.java_outer_classname.take();
@@ -2689,6 +2561,7 @@ impl ::vtproto::Message for FileOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "java_package",
@@ -2768,28 +2641,28 @@ impl ::vtproto::Message for MessageOptions {
         match key {
             8 => {
                 self.message_set_wire_format = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             16 => {
                 self.no_standard_descriptor_accessor = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             24 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             56 => {
                 self.map_entry = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=3 | 7 | 999) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3 | 7 | 999)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.message_set_wire_format = ::core::option::Option::None;
         self.no_standard_descriptor_accessor = ::core::option::Option::None;
@@ -2813,6 +2686,7 @@ impl ::vtproto::Message for MessageOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "message_set_wire_format",
@@ -2892,34 +2766,36 @@ impl ::vtproto::Message for FieldOptions {
         match key {
             8 => {
                 self.ctype = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             16 => {
                 self.packed = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             48 => {
                 self.jstype = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             40 => {
                 self.lazy = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             24 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             80 => {
                 self.weak = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=3 | 5 | 6 | 10 | 999) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3 | 5 | 6 | 10 | 999)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.ctype = ::core::option::Option::None;
         self.packed = ::core::option::Option::None;
@@ -2945,6 +2821,7 @@ impl ::vtproto::Message for FieldOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "ctype",
@@ -2983,16 +2860,12 @@ impl ::vtproto::Message for OneofOptions {
         match key {
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 999) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 999)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_999 = 0usize;
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
@@ -3012,6 +2885,7 @@ impl ::vtproto::Message for OneofOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             999 => "uninterpreted_option",
@@ -3058,22 +2932,20 @@ impl ::vtproto::Message for EnumOptions {
         match key {
             16 => {
                 self.allow_alias = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             24 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 2 | 3 | 999) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 2 | 3 | 999)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.allow_alias = ::core::option::Option::None;
         self.deprecated = ::core::option::Option::None;
@@ -3095,6 +2967,7 @@ impl ::vtproto::Message for EnumOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             2 => "allow_alias",
@@ -3136,19 +3009,16 @@ impl ::vtproto::Message for EnumValueOptions {
         match key {
             8 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1 | 999) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 999)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.deprecated = ::core::option::Option::None;
         let mut count_999 = 0usize;
@@ -3169,6 +3039,7 @@ impl ::vtproto::Message for EnumValueOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "deprecated",
@@ -3209,19 +3080,16 @@ impl ::vtproto::Message for ServiceOptions {
         match key {
             264 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 33 | 999) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 33 | 999)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.deprecated = ::core::option::Option::None;
         let mut count_999 = 0usize;
@@ -3242,6 +3110,7 @@ impl ::vtproto::Message for ServiceOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             33 => "deprecated",
@@ -3289,22 +3158,20 @@ impl ::vtproto::Message for MethodOptions {
         match key {
             264 => {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
+                ::core::result::Result::Ok(())
             }
             272 => {
                 self.idempotency_level = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             7994 => {
                 self.uninterpreted_option.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 33 | 34 | 999) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 33 | 34 | 999)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.deprecated = ::core::option::Option::None;
         self.idempotency_level = ::core::option::Option::None;
@@ -3326,6 +3193,7 @@ impl ::vtproto::Message for MethodOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             33 => "deprecated",
@@ -3402,34 +3270,27 @@ impl ::vtproto::Message for UninterpretedOption {
         match key {
             18 => {
                 self.name.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            26 => {
-                r.merge_string(self.identifier_value.get_or_insert_with(::core::default::Default::default))?;
-            }
+            26 => r.merge_string(self.identifier_value.get_or_insert_with(::core::default::Default::default)),
             32 => {
                 self.positive_int_value = ::core::option::Option::Some(r.read_uint64()?);
+                ::core::result::Result::Ok(())
             }
             40 => {
                 self.negative_int_value = ::core::option::Option::Some(r.read_int64()?);
+                ::core::result::Result::Ok(())
             }
             49 => {
                 self.double_value = ::core::option::Option::Some(r.read_double()?);
+                ::core::result::Result::Ok(())
             }
-            58 => {
-                r.merge_byte_vec(self.string_value.get_or_insert_with(::core::default::Default::default))?;
-            }
-            66 => {
-                r.merge_string(self.aggregate_value.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 2..=8) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            58 => r.merge_byte_vec(self.string_value.get_or_insert_with(::core::default::Default::default)),
+            66 => r.merge_string(self.aggregate_value.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 2..=8)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_2 = 0usize;
         let mut spare_3 = self.identifier_value.take();
@@ -3500,6 +3361,7 @@ impl ::vtproto::Message for UninterpretedOption {
         self.name.truncate(count_2);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             2 => "name",
@@ -3536,26 +3398,18 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name_part)?;
-            }
-            16 => {
-                self.is_extension = r.read_bool()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_string(&mut self.name_part),
+            16 => r.set(&mut self.is_extension, ::vtproto::Reader::read_bool),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name_part.clear();
         self.is_extension = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name_part",
@@ -3589,16 +3443,12 @@ impl ::vtproto::Message for SourceCodeInfo {
         match key {
             10 => {
                 self.location.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
@@ -3618,6 +3468,7 @@ impl ::vtproto::Message for SourceCodeInfo {
         self.location.truncate(count_1);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "location",
@@ -3692,34 +3543,24 @@ impl ::vtproto::Message for source_code_info::Location {
         match key {
             8 => {
                 self.path.push(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            10 => {
-                r.merge_packed(&mut self.path, 0, |r| r.read_int32())?;
-            }
+            10 => r.merge_packed(&mut self.path, 0, |r| r.read_int32()),
             16 => {
                 self.span.push(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            18 => {
-                r.merge_packed(&mut self.span, 0, |r| r.read_int32())?;
-            }
-            26 => {
-                r.merge_string(self.leading_comments.get_or_insert_with(::core::default::Default::default))?;
-            }
-            34 => {
-                r.merge_string(self.trailing_comments.get_or_insert_with(::core::default::Default::default))?;
-            }
+            18 => r.merge_packed(&mut self.span, 0, |r| r.read_int32()),
+            26 => r.merge_string(self.leading_comments.get_or_insert_with(::core::default::Default::default)),
+            34 => r.merge_string(self.trailing_comments.get_or_insert_with(::core::default::Default::default)),
             50 => {
                 self.leading_detached_comments.push(r.read_string()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=4 | 6) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4 | 6)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.path.clear();
         self.span.clear();
@@ -3773,6 +3614,7 @@ impl ::vtproto::Message for source_code_info::Location {
         self.leading_detached_comments.truncate(count_6);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "path",
@@ -3809,16 +3651,12 @@ impl ::vtproto::Message for GeneratedCodeInfo {
         match key {
             10 => {
                 self.annotation.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
@@ -3838,6 +3676,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
         self.annotation.truncate(count_1);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "annotation",
@@ -3896,28 +3735,22 @@ impl ::vtproto::Message for generated_code_info::Annotation {
         match key {
             8 => {
                 self.path.push(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            10 => {
-                r.merge_packed(&mut self.path, 0, |r| r.read_int32())?;
-            }
-            18 => {
-                r.merge_string(self.source_file.get_or_insert_with(::core::default::Default::default))?;
-            }
+            10 => r.merge_packed(&mut self.path, 0, |r| r.read_int32()),
+            18 => r.merge_string(self.source_file.get_or_insert_with(::core::default::Default::default)),
             24 => {
                 self.begin = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             32 => {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=4) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.path.clear();
         let mut spare_2 = self.source_file.take();
@@ -3946,6 +3779,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
         })?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "path",
@@ -3987,26 +3821,18 @@ impl ::vtproto::Message for Duration {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.seconds = r.read_int64()?;
-            }
-            16 => {
-                self.nanos = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.seconds, ::vtproto::Reader::read_int64),
+            16 => r.set(&mut self.nanos, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.seconds = ::core::default::Default::default();
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "seconds",
@@ -4038,16 +3864,12 @@ impl ::vtproto::Message for FieldMask {
         match key {
             10 => {
                 self.paths.push(r.read_string()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
@@ -4067,6 +3889,7 @@ impl ::vtproto::Message for FieldMask {
         self.paths.truncate(count_1);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "paths",
@@ -4098,22 +3921,16 @@ impl ::vtproto::Message for SourceContext {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.file_name)?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_string(&mut self.file_name),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.file_name.clear();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "file_name",
@@ -4172,16 +3989,12 @@ impl ::vtproto::Message for Struct {
                     ::core::result::Result::Ok(())
                 }, |r, v| r.merge_message(v))?;
                 self.fields.insert(k, v);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut map_1 = ::vtproto::__private::MapReuse::default();
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
@@ -4213,6 +4026,7 @@ impl ::vtproto::Message for Struct {
         ::vtproto::__private::finish_str_map(&mut self.fields, &map_1);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "fields",
@@ -4277,15 +4091,19 @@ impl ::vtproto::Message for Value {
         match key {
             8 => {
                 self.kind = ::core::option::Option::Some(value::Kind::NullValue(r.read_int32()?));
+                ::core::result::Result::Ok(())
             }
             17 => {
                 self.kind = ::core::option::Option::Some(value::Kind::NumberValue(r.read_double()?));
+                ::core::result::Result::Ok(())
             }
             26 => {
                 self.kind = ::core::option::Option::Some(value::Kind::StringValue(r.read_string()?));
+                ::core::result::Result::Ok(())
             }
             32 => {
                 self.kind = ::core::option::Option::Some(value::Kind::BoolValue(r.read_bool()?));
+                ::core::result::Result::Ok(())
             }
             42 => {
                 match &mut self.kind {
@@ -4301,6 +4119,7 @@ impl ::vtproto::Message for Value {
                         self.kind = ::core::option::Option::Some(value::Kind::StructValue(v));
                     }
                 }
+                ::core::result::Result::Ok(())
             }
             50 => {
                 match &mut self.kind {
@@ -4316,20 +4135,17 @@ impl ::vtproto::Message for Value {
                         self.kind = ::core::option::Option::Some(value::Kind::ListValue(v));
                     }
                 }
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=6) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=6)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.kind = ::core::option::Option::None;
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "null_value",
@@ -4367,16 +4183,12 @@ impl ::vtproto::Message for ListValue {
         match key {
             10 => {
                 self.values.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut count_1 = 0usize;
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
@@ -4396,6 +4208,7 @@ impl ::vtproto::Message for ListValue {
         self.values.truncate(count_1);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "values",
@@ -4434,26 +4247,18 @@ impl ::vtproto::Message for Timestamp {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.seconds = r.read_int64()?;
-            }
-            16 => {
-                self.nanos = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.seconds, ::vtproto::Reader::read_int64),
+            16 => r.set(&mut self.nanos, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.seconds = ::core::default::Default::default();
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "seconds",
@@ -4526,33 +4331,25 @@ impl ::vtproto::Message for Type {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
+            10 => r.merge_string(&mut self.name),
             18 => {
                 self.fields.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             26 => {
                 self.oneofs.push(r.read_string()?);
+                ::core::result::Result::Ok(())
             }
             34 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            42 => {
-                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
-            }
-            48 => {
-                self.syntax = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=6) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            42 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
+            48 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=6)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         let mut count_2 = 0usize;
@@ -4610,6 +4407,7 @@ impl ::vtproto::Message for Type {
         self.options.truncate(count_4);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -4708,45 +4506,23 @@ impl ::vtproto::Message for Field {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.kind = r.read_int32()?;
-            }
-            16 => {
-                self.cardinality = r.read_int32()?;
-            }
-            24 => {
-                self.number = r.read_int32()?;
-            }
-            34 => {
-                r.merge_string(&mut self.name)?;
-            }
-            50 => {
-                r.merge_string(&mut self.type_url)?;
-            }
-            56 => {
-                self.oneof_index = r.read_int32()?;
-            }
-            64 => {
-                self.packed = r.read_bool()?;
-            }
+            8 => r.set(&mut self.kind, ::vtproto::Reader::read_int32),
+            16 => r.set(&mut self.cardinality, ::vtproto::Reader::read_int32),
+            24 => r.set(&mut self.number, ::vtproto::Reader::read_int32),
+            34 => r.merge_string(&mut self.name),
+            50 => r.merge_string(&mut self.type_url),
+            56 => r.set(&mut self.oneof_index, ::vtproto::Reader::read_int32),
+            64 => r.set(&mut self.packed, ::vtproto::Reader::read_bool),
             74 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            82 => {
-                r.merge_string(&mut self.json_name)?;
-            }
-            90 => {
-                r.merge_string(&mut self.default_value)?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=4 | 6..=11) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            82 => r.merge_string(&mut self.json_name),
+            90 => r.merge_string(&mut self.default_value),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4 | 6..=11)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.kind = ::core::default::Default::default();
         self.cardinality = ::core::default::Default::default();
@@ -4775,6 +4551,7 @@ impl ::vtproto::Message for Field {
         self.options.truncate(count_9);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "kind",
@@ -4847,30 +4624,21 @@ impl ::vtproto::Message for Enum {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
+            10 => r.merge_string(&mut self.name),
             18 => {
                 self.enumvalue.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
             26 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            34 => {
-                r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default))?;
-            }
-            40 => {
-                self.syntax = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=5) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            34 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
+            40 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         let mut count_2 = 0usize;
@@ -4918,6 +4686,7 @@ impl ::vtproto::Message for Enum {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -4966,24 +4735,16 @@ impl ::vtproto::Message for EnumValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
-            16 => {
-                self.number = r.read_int32()?;
-            }
+            10 => r.merge_string(&mut self.name),
+            16 => r.set(&mut self.number, ::vtproto::Reader::read_int32),
             26 => {
                 self.options.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=3) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         self.number = ::core::default::Default::default();
@@ -5005,6 +4766,7 @@ impl ::vtproto::Message for EnumValue {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -5047,21 +4809,12 @@ impl ::vtproto::Message for Option {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.name)?;
-            }
-            18 => {
-                r.merge_message(self.value.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_string(&mut self.name),
+            18 => r.merge_message(self.value.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
+    #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.name.clear();
         let mut spare_2 = self.value.take();
@@ -5088,6 +4841,7 @@ impl ::vtproto::Message for Option {
         })?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",

@@ -82,31 +82,28 @@ pub(in crate::emit) fn merge_field_with(
             None => arms.extend(field_arms(f)),
         }
     }
+    let arms = arms.into_iter().map(tail_arm);
     let body = match &m.unknown_fields {
         // The spec's rule: anything not matching a declared field and wire type is kept.
-        Some(unknown) if arms.is_empty() => quote!(self.#unknown.merge_field(key, r)),
         Some(unknown) => quote! {
             match key {
                 #(#arms)*
-                _ => self.#unknown.merge_field(key, r)?,
+                _ => self.#unknown.merge_field(key, r),
             }
-            ::core::result::Result::Ok(())
         },
         // prost's rule: a declared number with another wire type is an error.
-        None if arms.is_empty() => quote!(r.skip_field(key)),
         None => {
             let patterns = number_patterns(m.all_fields().map(|(_, f)| f.number).collect());
+            let declared = if patterns.is_empty() {
+                quote!(false)
+            } else {
+                quote!(matches!(key >> 3, #(#patterns)|*))
+            };
             quote! {
                 match key {
                     #(#arms)*
-                    _ => {
-                        if matches!(key >> 3, #(#patterns)|*) {
-                            return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                        }
-                        r.skip_field(key)?;
-                    }
+                    _ => ::vtproto::__private::skip_unknown(r, key, #declared),
                 }
-                ::core::result::Result::Ok(())
             }
         }
     };
@@ -120,6 +117,48 @@ pub(in crate::emit) fn merge_field_with(
             #body
         }
     }
+}
+
+/// An arm `KEY => { statements }` as an arm whose value is the field's result: a lone
+/// `r.method(..)?;` becomes `KEY => r.method(..),` (no `?` to expand, the most common arm),
+/// anything else `KEY => { statements Ok(()) }`.
+fn tail_arm(arm: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut tokens: Vec<TokenTree> = arm.into_iter().collect();
+    let Some(TokenTree::Group(body)) = tokens.pop() else {
+        unreachable!("arms end with their block")
+    };
+    debug_assert_eq!(body.delimiter(), Delimiter::Brace);
+    let head: TokenStream = tokens.into_iter().collect();
+    let mut stmt: Vec<TokenTree> = body.stream().into_iter().collect();
+    let is_punct =
+        |t: Option<&TokenTree>, c: char| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let lone_call = matches!(stmt.first(), Some(TokenTree::Ident(i)) if i == "r")
+        && is_punct(stmt.get(1), '.')
+        && is_punct(stmt.last(), ';')
+        && is_punct(stmt.get(stmt.len().wrapping_sub(2)), '?')
+        && stmt.iter().filter(|t| is_punct(Some(t), ';')).count() == 1;
+    if lone_call {
+        stmt.truncate(stmt.len() - 2);
+        let call: TokenStream = stmt.into_iter().collect();
+        return quote!(#head #call,);
+    }
+    // `self.x = r.read_t()?;` becomes `r.set(&mut self.x, ::vtproto::Reader::read_t)`.
+    if let [TokenTree::Ident(this), dot, TokenTree::Ident(field), eq, TokenTree::Ident(reader), dot2, TokenTree::Ident(read), TokenTree::Group(args), q, semi] =
+        &stmt[..]
+    {
+        if this == "self"
+            && reader == "r"
+            && [(dot, '.'), (eq, '='), (dot2, '.'), (q, '?'), (semi, ';')]
+                .iter()
+                .all(|(t, c)| is_punct(Some(t), *c))
+            && args.stream().is_empty()
+        {
+            return quote!(#head r.set(&mut self.#field, ::vtproto::Reader::#read),);
+        }
+    }
+    let body = body.stream();
+    quote!(#head { #body ::core::result::Result::Ok(()) })
 }
 
 /// A oneof member's arm: the last member read wins; a message merges into the same member's

@@ -29,17 +29,32 @@ use crate::model::{BytesRepr, Label, Message, Scalar};
 /// The feature's registration.
 pub(super) const FEATURE: Feature = Feature {
     name: "codec",
-    emit: |package, _| package.messages.iter().map(message_impl).collect(),
+    emit: |package, options| {
+        let reuse = super::is_selected(options, REUSE.name);
+        package
+            .messages
+            .iter()
+            .map(|m| message_impl(m, reuse))
+            .collect()
+    },
+};
+
+/// The `reuse` feature: `merge_replace` in the codec's impls (`reuse.rs`), so that
+/// `decode_into` keeps the value's allocations. Without it `decode_into` clears the value and
+/// merges: the same result, for about half the decoder's generated code.
+pub(super) const REUSE: Feature = Feature {
+    name: "reuse",
+    emit: |_, _| TokenStream::new(),
 };
 
 /// `impl ::vtproto::Message for <message>`.
-fn message_impl(m: &Message) -> TokenStream {
+fn message_impl(m: &Message, reuse: bool) -> TokenStream {
     let path = m.rust_path.tokens();
     let name = &m.full_name;
     let size = size::size_fn(m);
     let encode = encode::encode_fn(m);
     let merge = decode::merge_field_fn(m);
-    let replace = reuse::merge_replace_fn(m);
+    let replace = reuse.then(|| reuse::merge_replace_fn(m));
     let names = field_name_fn(m);
     let deprecated = m.all_fields().any(|(_, f)| f.deprecated);
     let allow = deprecated.then(|| quote!(#[allow(deprecated)]));
@@ -177,6 +192,7 @@ fn field_name_fn(m: &Message) -> TokenStream {
         return TokenStream::new();
     }
     quote! {
+        #[inline]
         fn field_name(number: u32) -> &'static str {
             match number {
                 #(#arms)*

@@ -47,6 +47,7 @@ pub(super) fn merge_replace_fn(m: &Message) -> TokenStream {
     } = plan;
     if arms.is_empty() && after.is_empty() {
         return quote! {
+            #[inline]
             fn merge_replace(
                 &mut self,
                 r: &mut ::vtproto::Reader<'_>,
@@ -57,6 +58,7 @@ pub(super) fn merge_replace_fn(m: &Message) -> TokenStream {
         };
     }
     quote! {
+        #[inline]
         fn merge_replace(
             &mut self,
             r: &mut ::vtproto::Reader<'_>,

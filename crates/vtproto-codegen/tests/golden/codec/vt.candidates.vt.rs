@@ -35,9 +35,7 @@ impl ::vtproto::Message for Candidate {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.id)?;
-            }
+            10 => r.merge_string(&mut self.id),
             18 => {
                 if self.meta_data.is_empty() {
                     self.meta_data.reserve(r.count_ahead(18, 256));
@@ -52,42 +50,12 @@ impl ::vtproto::Message for Candidate {
                     ::core::result::Result::Ok(())
                 })?;
                 self.meta_data.insert(k, v);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.id.clear();
-        let mut map_2 = ::vtproto::__private::MapReuse::default();
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                18 => {
-                    let fill = |entry: &::vtproto::Reader<'_>, v: &mut ::std::string::String| {
-                        v.clear();
-                        let found = entry.merge_map_value(10, 18, v, |r, v| {
-                            r.merge_string(v)?;
-                            ::core::result::Result::Ok(())
-                        })?;
-                        let _ = found;
-                        ::core::result::Result::Ok(())
-                    };
-                    if !::vtproto::__private::replace_str_map_entry(&mut self.meta_data, &mut map_2, r, 10, fill)? {
-                        self.merge_field(key, r)?;
-                    }
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        ::vtproto::__private::finish_str_map(&mut self.meta_data, &map_2);
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "id",
@@ -121,35 +89,12 @@ impl ::vtproto::Message for CandidatesResponse {
         match key {
             10 => {
                 self.candidates.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        let mut count_1 = 0usize;
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                10 => {
-                    if count_1 < self.candidates.len() {
-                        r.replace_message(&mut self.candidates[count_1])?;
-                    } else {
-                        self.candidates.push(r.read_message()?);
-                    }
-                    count_1 += 1;
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        self.candidates.truncate(count_1);
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "candidates",

@@ -43,51 +43,13 @@ impl ::vtproto::Message for Node {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_message(self.child.get_or_insert_with(::core::default::Default::default))?;
-            }
-            16 => {
-                self.value = r.read_int64()?;
-            }
-            26 => {
-                r.merge_string(&mut self.label)?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=3) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_message(self.child.get_or_insert_with(::core::default::Default::default)),
+            16 => r.set(&mut self.value, ::vtproto::Reader::read_int64),
+            26 => r.merge_string(&mut self.label),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        let mut spare_1 = self.child.take();
-        self.value = ::core::default::Default::default();
-        self.label.clear();
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                10 => {
-                    match &mut self.child {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_message(v)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_1.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_message(v)?;
-                            }
-                            self.child = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "child",

@@ -82,75 +82,19 @@ impl ::vtproto::Message for Type {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.r#type = r.read_int32()?;
-            }
-            18 => {
-                r.merge_string(&mut self.r#fn)?;
-            }
-            24 => {
-                self.self_ = r.read_bool()?;
-            }
-            34 => {
-                r.merge_message(self.me.get_or_insert_with(::core::default::Default::default))?;
-            }
-            42 => {
-                r.merge_string(&mut self.crate_)?;
-            }
-            50 => {
-                r.merge_string(&mut self.super_)?;
-            }
-            56 => {
-                self.r#async = r.read_int32()?;
-            }
-            64 => {
-                self.r#match = r.read_int32()?;
-            }
-            72 => {
-                self.r#gen = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=9) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.r#type, ::vtproto::Reader::read_int32),
+            18 => r.merge_string(&mut self.r#fn),
+            24 => r.set(&mut self.self_, ::vtproto::Reader::read_bool),
+            34 => r.merge_message(self.me.get_or_insert_with(::core::default::Default::default)),
+            42 => r.merge_string(&mut self.crate_),
+            50 => r.merge_string(&mut self.super_),
+            56 => r.set(&mut self.r#async, ::vtproto::Reader::read_int32),
+            64 => r.set(&mut self.r#match, ::vtproto::Reader::read_int32),
+            72 => r.set(&mut self.r#gen, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=9)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.r#type = ::core::default::Default::default();
-        self.r#fn.clear();
-        self.self_ = ::core::default::Default::default();
-        let mut spare_4 = self.me.take();
-        self.crate_.clear();
-        self.super_.clear();
-        self.r#async = ::core::default::Default::default();
-        self.r#match = ::core::default::Default::default();
-        self.r#gen = ::core::default::Default::default();
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                34 => {
-                    match &mut self.me {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_message(v)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_4.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_message(v)?;
-                            }
-                            self.me = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "type",
@@ -190,22 +134,11 @@ impl ::vtproto::Message for Self_ {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.value = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.value, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.value = ::core::default::Default::default();
-        self.merge(r)
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -249,47 +182,12 @@ impl ::vtproto::Message for Thing {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.thing = r.read_int32()?;
-            }
-            18 => {
-                r.merge_message(self.child.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.thing, ::vtproto::Reader::read_int32),
+            18 => r.merge_message(self.child.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.thing = ::core::default::Default::default();
-        let mut spare_2 = self.child.take();
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                18 => {
-                    match &mut self.child {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_message(v)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_2.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_message(v)?;
-                            }
-                            self.child = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "thing",
@@ -367,30 +265,24 @@ impl ::vtproto::Message for Holder {
                         self.choice = ::core::option::Option::Some(holder::ChoiceOneOf::ChoiceMsg(v));
                     }
                 }
+                ::core::result::Result::Ok(())
             }
             16 => {
                 self.choice = ::core::option::Option::Some(holder::ChoiceOneOf::Number(r.read_int32()?));
+                ::core::result::Result::Ok(())
             }
             24 => {
                 self.kind = ::core::option::Option::Some(holder::KindOneOf::KindEnum(r.read_int32()?));
+                ::core::result::Result::Ok(())
             }
             34 => {
                 self.kind = ::core::option::Option::Some(holder::KindOneOf::KindName(r.read_string()?));
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=4) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.choice = ::core::option::Option::None;
-        self.kind = ::core::option::Option::None;
-        self.merge(r)
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "choice_msg",
@@ -425,22 +317,11 @@ impl ::vtproto::Message for holder::Choice {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.x = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.x, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.x = ::core::default::Default::default();
-        self.merge(r)
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "x",
@@ -504,41 +385,19 @@ impl ::vtproto::Message for UsesEnum {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.value = r.read_int32()?;
-            }
+            8 => r.set(&mut self.value, ::vtproto::Reader::read_int32),
             16 => {
                 self.values.push(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            18 => {
-                r.merge_packed(&mut self.values, 0, |r| r.read_int32())?;
-            }
-            26 => {
-                r.merge_string(&mut self.camel_case_field)?;
-            }
-            32 => {
-                self.screaming_field = r.read_int32()?;
-            }
-            40 => {
-                self.field_with_123_digits = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=5) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            18 => r.merge_packed(&mut self.values, 0, |r| r.read_int32()),
+            26 => r.merge_string(&mut self.camel_case_field),
+            32 => r.set(&mut self.screaming_field, ::vtproto::Reader::read_int32),
+            40 => r.set(&mut self.field_with_123_digits, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.value = ::core::default::Default::default();
-        self.values.clear();
-        self.camel_case_field.clear();
-        self.screaming_field = ::core::default::Default::default();
-        self.field_with_123_digits = ::core::default::Default::default();
-        self.merge(r)
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -574,22 +433,11 @@ impl ::vtproto::Message for Core {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.std = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.std, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.std = ::core::default::Default::default();
-        self.merge(r)
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "std",
@@ -623,43 +471,11 @@ impl ::vtproto::Message for Option {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_message(self.some.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_message(self.some.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        let mut spare_1 = self.some.take();
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                10 => {
-                    match &mut self.some {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_message(v)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_1.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_message(v)?;
-                            }
-                            self.some = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "some",
@@ -693,43 +509,11 @@ impl ::vtproto::Message for Result {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_message(self.ok.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_message(self.ok.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        let mut spare_1 = self.ok.take();
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                10 => {
-                    match &mut self.ok {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_message(v)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_1.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_message(v)?;
-                            }
-                            self.ok = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "ok",

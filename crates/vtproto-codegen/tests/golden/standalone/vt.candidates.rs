@@ -44,9 +44,7 @@ impl ::vtproto::Message for Candidate {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_string(&mut self.id)?;
-            }
+            10 => r.merge_string(&mut self.id),
             18 => {
                 if self.meta_data.is_empty() {
                     self.meta_data.reserve(r.count_ahead(18, 256));
@@ -61,17 +59,12 @@ impl ::vtproto::Message for Candidate {
                     ::core::result::Result::Ok(())
                 })?;
                 self.meta_data.insert(k, v);
+                ::core::result::Result::Ok(())
             }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.unknown_fields.clear();
-        self.id.clear();
-        self.meta_data.clear();
-        self.merge(r)
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "id",
@@ -107,31 +100,12 @@ impl ::vtproto::Message for CandidatesResponse {
         match key {
             10 => {
                 self.candidates.push(r.read_message()?);
+                ::core::result::Result::Ok(())
             }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.unknown_fields.clear();
-        let mut count_1 = 0usize;
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                10 => {
-                    if count_1 < self.candidates.len() {
-                        r.replace_message(&mut self.candidates[count_1])?;
-                    } else {
-                        self.candidates.push(r.read_message()?);
-                    }
-                    count_1 += 1;
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        self.candidates.truncate(count_1);
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "candidates",

@@ -228,22 +228,12 @@ impl ::vtproto::Message for Leaf {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.a = r.read_int32()?;
-            }
-            18 => {
-                r.merge_string(&mut self.s)?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            8 => r.set(&mut self.a, ::vtproto::Reader::read_int32),
+            18 => r.merge_string(&mut self.s),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.unknown_fields.clear();
-        self.a = ::core::default::Default::default();
-        self.s.clear();
-        self.merge(r)
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "a",
@@ -320,18 +310,13 @@ impl ::vtproto::Message for FileDefaults {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.implicit_int = r.read_int32()?;
-            }
-            18 => {
-                r.merge_string(&mut self.implicit_string)?;
-            }
+            8 => r.set(&mut self.implicit_int, ::vtproto::Reader::read_int32),
+            18 => r.merge_string(&mut self.implicit_string),
             24 => {
                 self.expanded.push(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            26 => {
-                r.merge_packed(&mut self.expanded, 0, |r| r.read_int32())?;
-            }
+            26 => r.merge_packed(&mut self.expanded, 0, |r| r.read_int32()),
             32 => {
                 let mark = r.mark();
                 let v = r.read_int32()?;
@@ -340,6 +325,7 @@ impl ::vtproto::Message for FileDefaults {
                 } else {
                     self.unknown_fields.push_since(32, mark, r);
                 }
+                ::core::result::Result::Ok(())
             }
             40 => {
                 let mark = r.mark();
@@ -349,52 +335,15 @@ impl ::vtproto::Message for FileDefaults {
                 } else {
                     self.unknown_fields.push_since(40, mark, r);
                 }
+                ::core::result::Result::Ok(())
             }
-            42 => {
-                r.merge_packed_closed_enum(&mut self.closed_list, &mut self.unknown_fields, 5, |v| matches!(v, 0 | 1 | 5))?;
-            }
-            48 => {
-                self.open = r.read_int32()?;
-            }
-            58 => {
-                r.merge_message(self.leaf.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            42 => r.merge_packed_closed_enum(&mut self.closed_list, &mut self.unknown_fields, 5, |v| matches!(v, 0 | 1 | 5)),
+            48 => r.set(&mut self.open, ::vtproto::Reader::read_int32),
+            58 => r.merge_message(self.leaf.get_or_insert_with(::core::default::Default::default)),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.unknown_fields.clear();
-        self.implicit_int = ::core::default::Default::default();
-        self.implicit_string.clear();
-        self.expanded.clear();
-        self.closed = ::core::option::Option::None;
-        self.closed_list.clear();
-        self.open = ::core::default::Default::default();
-        let mut spare_7 = self.leaf.take();
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                58 => {
-                    match &mut self.leaf {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_message(v)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_7.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_message(v)?;
-                            }
-                            self.leaf = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "implicit_int",
@@ -546,13 +495,13 @@ impl ::vtproto::Message for FieldOverrides {
         match key {
             8 => {
                 self.explicit_int = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             16 => {
                 self.packed.push(r.read_sint64()?);
+                ::core::result::Result::Ok(())
             }
-            18 => {
-                r.merge_packed(&mut self.packed, 0, |r| r.read_sint64())?;
-            }
+            18 => r.merge_packed(&mut self.packed, 0, |r| r.read_sint64()),
             24 => {
                 let mark = r.mark();
                 let v = r.read_int32()?;
@@ -561,39 +510,29 @@ impl ::vtproto::Message for FieldOverrides {
                 } else {
                     self.unknown_fields.push_since(24, mark, r);
                 }
+                ::core::result::Result::Ok(())
             }
-            26 => {
-                r.merge_packed_closed_enum(&mut self.packed_closed, &mut self.unknown_fields, 3, |v| matches!(v, 0 | 1 | 5))?;
-            }
-            32 => {
-                self.implicit_again = r.read_int32()?;
-            }
+            26 => r.merge_packed_closed_enum(&mut self.packed_closed, &mut self.unknown_fields, 3, |v| matches!(v, 0 | 1 | 5)),
+            32 => r.set(&mut self.implicit_again, ::vtproto::Reader::read_int32),
             45 => {
                 self.expanded_again.push(r.read_fixed32()?);
+                ::core::result::Result::Ok(())
             }
-            42 => {
-                r.merge_packed(&mut self.expanded_again, 4, |r| r.read_fixed32())?;
-            }
-            51 => {
-                r.merge_group(self.delimited.get_or_insert_with(::core::default::Default::default), 6)?;
-            }
+            42 => r.merge_packed(&mut self.expanded_again, 4, |r| r.read_fixed32()),
+            51 => r.merge_group(self.delimited.get_or_insert_with(::core::default::Default::default), 6),
             59 => {
                 let mut v = ::core::default::Default::default();
                 r.merge_group(&mut v, 7)?;
                 self.delimited_list.push(v);
+                ::core::result::Result::Ok(())
             }
             64 => {
                 self.required = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            74 => {
-                r.merge_message(self.required_leaf.get_or_insert_with(::core::default::Default::default))?;
-            }
-            82 => {
-                r.merge_string(&mut self.unchecked)?;
-            }
-            114 => {
-                r.merge_message(self.nested.get_or_insert_with(::core::default::Default::default))?;
-            }
+            74 => r.merge_message(self.required_leaf.get_or_insert_with(::core::default::Default::default)),
+            82 => r.merge_string(&mut self.unchecked),
+            114 => r.merge_message(self.nested.get_or_insert_with(::core::default::Default::default)),
             88 => {
                 let mark = r.mark();
                 let v = r.read_int32()?;
@@ -602,6 +541,7 @@ impl ::vtproto::Message for FieldOverrides {
                 } else {
                     self.unknown_fields.push_since(88, mark, r);
                 }
+                ::core::result::Result::Ok(())
             }
             99 => {
                 match &mut self.choice {
@@ -617,91 +557,14 @@ impl ::vtproto::Message for FieldOverrides {
                         self.choice = ::core::option::Option::Some(field_overrides::Choice::ChoiceLeaf(v));
                     }
                 }
+                ::core::result::Result::Ok(())
             }
             106 => {
                 self.choice = ::core::option::Option::Some(field_overrides::Choice::ChoiceText(r.read_string()?));
+                ::core::result::Result::Ok(())
             }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
-    }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.unknown_fields.clear();
-        self.choice = ::core::option::Option::None;
-        self.explicit_int = ::core::option::Option::None;
-        self.packed.clear();
-        self.packed_closed.clear();
-        self.implicit_again = ::core::default::Default::default();
-        self.expanded_again.clear();
-        let mut spare_6 = self.delimited.take();
-        let mut count_7 = 0usize;
-        self.required = ::core::option::Option::None;
-        let mut spare_9 = self.required_leaf.take();
-        self.unchecked.clear();
-        let mut spare_14 = self.nested.take();
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                51 => {
-                    match &mut self.delimited {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_group(v, 6)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_6.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_group(v, 6)?;
-                            }
-                            self.delimited = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                59 => {
-                    if count_7 < self.delimited_list.len() {
-                        r.replace_group(&mut self.delimited_list[count_7], 7)?;
-                    } else {
-                        let mut v = ::core::default::Default::default();
-                        r.merge_group(&mut v, 7)?;
-                        self.delimited_list.push(v);
-                    }
-                    count_7 += 1;
-                }
-                74 => {
-                    match &mut self.required_leaf {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_message(v)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_9.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_message(v)?;
-                            }
-                            self.required_leaf = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                114 => {
-                    match &mut self.nested {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_message(v)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_14.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_message(v)?;
-                            }
-                            self.nested = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        self.delimited_list.truncate(count_7);
-        ::core::result::Result::Ok(())
     }
     fn check_initialized(&self) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         if self.required.is_none() {
@@ -712,6 +575,7 @@ impl ::vtproto::Message for FieldOverrides {
         }
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "explicit_int",
@@ -762,25 +626,16 @@ impl ::vtproto::Message for field_overrides::Nested {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.x = r.read_int32()?;
-            }
+            8 => r.set(&mut self.x, ::vtproto::Reader::read_int32),
             16 => {
                 self.xs.push(r.read_uint32()?);
+                ::core::result::Result::Ok(())
             }
-            18 => {
-                r.merge_packed(&mut self.xs, 0, |r| r.read_uint32())?;
-            }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            18 => r.merge_packed(&mut self.xs, 0, |r| r.read_uint32()),
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.unknown_fields.clear();
-        self.x = ::core::default::Default::default();
-        self.xs.clear();
-        self.merge(r)
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "x",

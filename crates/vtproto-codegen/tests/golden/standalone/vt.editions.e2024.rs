@@ -282,12 +282,12 @@ impl ::vtproto::Message for Item {
         match key {
             8 => {
                 self.id = ::core::option::Option::Some(r.read_int64()?);
+                ::core::result::Result::Ok(())
             }
-            18 => {
-                r.merge_string(self.name.get_or_insert_with(::core::default::Default::default))?;
-            }
+            18 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             24 => {
                 self.kind = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             32 => {
                 let mark = r.mark();
@@ -297,25 +297,20 @@ impl ::vtproto::Message for Item {
                 } else {
                     self.unknown_fields.push_since(32, mark, r);
                 }
+                ::core::result::Result::Ok(())
             }
             40 => {
                 self.packed.push(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            42 => {
-                r.merge_packed(&mut self.packed, 0, |r| r.read_int32())?;
-            }
+            42 => r.merge_packed(&mut self.packed, 0, |r| r.read_int32()),
             48 => {
                 self.expanded.push(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            50 => {
-                r.merge_packed(&mut self.expanded, 0, |r| r.read_int32())?;
-            }
-            59 => {
-                r.merge_group(self.child.get_or_insert_with(::core::default::Default::default), 7)?;
-            }
-            66 => {
-                r.merge_message(self.prefixed_child.get_or_insert_with(::core::default::Default::default))?;
-            }
+            50 => r.merge_packed(&mut self.expanded, 0, |r| r.read_int32()),
+            59 => r.merge_group(self.child.get_or_insert_with(::core::default::Default::default), 7),
+            66 => r.merge_message(self.prefixed_child.get_or_insert_with(::core::default::Default::default)),
             74 => {
                 if self.by_id.is_empty() {
                     self.by_id.reserve(r.count_ahead(74, 256));
@@ -327,6 +322,7 @@ impl ::vtproto::Message for Item {
                     ::core::result::Result::Ok(())
                 }, |r, v| r.merge_message(v))?;
                 self.by_id.insert(k, v);
+                ::core::result::Result::Ok(())
             }
             82 => {
                 let mark = r.mark();
@@ -347,76 +343,12 @@ impl ::vtproto::Message for Item {
                 } else {
                     self.unknown_fields.push_since(82, mark, r);
                 }
+                ::core::result::Result::Ok(())
             }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.unknown_fields.clear();
-        self.id = ::core::option::Option::None;
-        let mut spare_2 = self.name.take();
-        self.kind = ::core::option::Option::None;
-        self.closed = ::core::option::Option::None;
-        self.packed.clear();
-        self.expanded.clear();
-        let mut spare_7 = self.child.take();
-        let mut spare_8 = self.prefixed_child.take();
-        self.by_id.clear();
-        self.closed_by_name.clear();
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                18 => {
-                    match &mut self.name {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_string(v)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_2.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.merge_string(v)?;
-                            }
-                            self.name = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                59 => {
-                    match &mut self.child {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_group(v, 7)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_7.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_group(v, 7)?;
-                            }
-                            self.child = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                66 => {
-                    match &mut self.prefixed_child {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_message(v)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_8.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_message(v)?;
-                            }
-                            self.prefixed_child = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "id",
@@ -492,72 +424,24 @@ impl ::vtproto::Message for Implicit {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.n = r.read_int32()?;
-            }
-            18 => {
-                r.merge_byte_vec(&mut self.data)?;
-            }
-            24 => {
-                self.kind = r.read_int32()?;
-            }
-            35 => {
-                r.merge_group(self.item.get_or_insert_with(::core::default::Default::default), 4)?;
-            }
+            8 => r.set(&mut self.n, ::vtproto::Reader::read_int32),
+            18 => r.merge_byte_vec(&mut self.data),
+            24 => r.set(&mut self.kind, ::vtproto::Reader::read_int32),
+            35 => r.merge_group(self.item.get_or_insert_with(::core::default::Default::default), 4),
             40 => {
                 self.explicit_n = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
             51 => {
                 let mut v = ::core::default::Default::default();
                 r.merge_group(&mut v, 6)?;
                 self.items.push(v);
+                ::core::result::Result::Ok(())
             }
-            _ => self.unknown_fields.merge_field(key, r)?,
+            _ => self.unknown_fields.merge_field(key, r),
         }
-        ::core::result::Result::Ok(())
     }
-    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.unknown_fields.clear();
-        self.n = ::core::default::Default::default();
-        self.data.clear();
-        self.kind = ::core::default::Default::default();
-        let mut spare_4 = self.item.take();
-        self.explicit_n = ::core::option::Option::None;
-        let mut count_6 = 0usize;
-        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
-            match key {
-                35 => {
-                    match &mut self.item {
-                        ::core::option::Option::Some(v) => {
-                            r.merge_group(v, 4)?;
-                        }
-                        ::core::option::Option::None => {
-                            let mut owned = spare_4.take().unwrap_or_default();
-                            {
-                                let v = &mut owned;
-                                r.replace_group(v, 4)?;
-                            }
-                            self.item = ::core::option::Option::Some(owned);
-                        }
-                    }
-                }
-                51 => {
-                    if count_6 < self.items.len() {
-                        r.replace_group(&mut self.items[count_6], 6)?;
-                    } else {
-                        let mut v = ::core::default::Default::default();
-                        r.merge_group(&mut v, 6)?;
-                        self.items.push(v);
-                    }
-                    count_6 += 1;
-                }
-                _ => self.merge_field(key, r)?,
-            }
-            ::core::result::Result::Ok(())
-        })?;
-        self.items.truncate(count_6);
-        ::core::result::Result::Ok(())
-    }
+    #[inline]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "n",

@@ -57,9 +57,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                self.id = r.read_str()?;
-            }
+            10 => r.set(&mut self.id, ::vtproto::Reader::read_str),
             18 => {
                 let mut k: &'a str = ::core::default::Default::default();
                 let mut v: &'a str = ::core::default::Default::default();
@@ -71,15 +69,10 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
                     ::core::result::Result::Ok(())
                 })?;
                 self.meta_data.push((k, v));
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Candidate {
         Candidate {
@@ -122,15 +115,10 @@ impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
                 let mut v = ::core::default::Default::default();
                 r.merge_view(&mut v)?;
                 self.candidates.push(v);
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> CandidatesResponse {
         CandidatesResponse {

@@ -48,23 +48,11 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_view(self.child.get_or_insert_with(::core::default::Default::default))?;
-            }
-            16 => {
-                self.value = r.read_int64()?;
-            }
-            26 => {
-                self.label = r.read_str()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=3) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_view(self.child.get_or_insert_with(::core::default::Default::default)),
+            16 => r.set(&mut self.value, ::vtproto::Reader::read_int64),
+            26 => r.set(&mut self.label, ::vtproto::Reader::read_str),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Node {
         Node {

@@ -204,41 +204,17 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.r#type = r.read_int32()?;
-            }
-            18 => {
-                self.r#fn = r.read_str()?;
-            }
-            24 => {
-                self.self_ = r.read_bool()?;
-            }
-            34 => {
-                r.merge_view(self.me.get_or_insert_with(::core::default::Default::default))?;
-            }
-            42 => {
-                self.crate_ = r.read_str()?;
-            }
-            50 => {
-                self.super_ = r.read_str()?;
-            }
-            56 => {
-                self.r#async = r.read_int32()?;
-            }
-            64 => {
-                self.r#match = r.read_int32()?;
-            }
-            72 => {
-                self.r#gen = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=9) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.r#type, ::vtproto::Reader::read_int32),
+            18 => r.set(&mut self.r#fn, ::vtproto::Reader::read_str),
+            24 => r.set(&mut self.self_, ::vtproto::Reader::read_bool),
+            34 => r.merge_view(self.me.get_or_insert_with(::core::default::Default::default)),
+            42 => r.set(&mut self.crate_, ::vtproto::Reader::read_str),
+            50 => r.set(&mut self.super_, ::vtproto::Reader::read_str),
+            56 => r.set(&mut self.r#async, ::vtproto::Reader::read_int32),
+            64 => r.set(&mut self.r#match, ::vtproto::Reader::read_int32),
+            72 => r.set(&mut self.r#gen, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=9)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Type {
         Type {
@@ -281,17 +257,9 @@ impl<'a> ::vtproto::MessageView<'a> for Self_View<'a> {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.value = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.value, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Self_ {
         Self_ {
@@ -335,20 +303,10 @@ impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.thing = r.read_int32()?;
-            }
-            18 => {
-                r.merge_view(self.child.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1 | 2) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.thing, ::vtproto::Reader::read_int32),
+            18 => r.merge_view(self.child.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Thing {
         Thing {
@@ -429,24 +387,22 @@ impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
                         self.choice = ::core::option::Option::Some(holder_views::ChoiceOneOf::ChoiceMsg(v));
                     }
                 }
+                ::core::result::Result::Ok(())
             }
             16 => {
                 self.choice = ::core::option::Option::Some(holder_views::ChoiceOneOf::Number(r.read_int32()?));
+                ::core::result::Result::Ok(())
             }
             24 => {
                 self.kind = ::core::option::Option::Some(holder_views::KindOneOf::KindEnum(r.read_int32()?));
+                ::core::result::Result::Ok(())
             }
             34 => {
                 self.kind = ::core::option::Option::Some(holder_views::KindOneOf::KindName(r.read_str()?));
+                ::core::result::Result::Ok(())
             }
-            _ => {
-                if matches!(key >> 3, 1..=4) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Holder {
         Holder {
@@ -488,17 +444,9 @@ impl<'a> ::vtproto::MessageView<'a> for holder_views::ChoiceView<'a> {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.x = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.x, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> holder::Choice {
         holder::Choice {
@@ -569,32 +517,17 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.value = r.read_int32()?;
-            }
+            8 => r.set(&mut self.value, ::vtproto::Reader::read_int32),
             16 => {
                 self.values.push(r.read_int32()?);
+                ::core::result::Result::Ok(())
             }
-            18 => {
-                r.merge_packed(&mut self.values, 0, |r| r.read_int32())?;
-            }
-            26 => {
-                self.camel_case_field = r.read_str()?;
-            }
-            32 => {
-                self.screaming_field = r.read_int32()?;
-            }
-            40 => {
-                self.field_with_123_digits = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1..=5) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            18 => r.merge_packed(&mut self.values, 0, |r| r.read_int32()),
+            26 => r.set(&mut self.camel_case_field, ::vtproto::Reader::read_str),
+            32 => r.set(&mut self.screaming_field, ::vtproto::Reader::read_int32),
+            40 => r.set(&mut self.field_with_123_digits, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> UsesEnum {
         UsesEnum {
@@ -633,17 +566,9 @@ impl<'a> ::vtproto::MessageView<'a> for CoreView<'a> {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.std = r.read_int32()?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            8 => r.set(&mut self.std, ::vtproto::Reader::read_int32),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Core {
         Core {
@@ -680,17 +605,9 @@ impl<'a> ::vtproto::MessageView<'a> for OptionView<'a> {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_view(self.some.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_view(self.some.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Option {
         Option {
@@ -727,17 +644,9 @@ impl<'a> ::vtproto::MessageView<'a> for ResultView<'a> {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                r.merge_view(self.ok.get_or_insert_with(::core::default::Default::default))?;
-            }
-            _ => {
-                if matches!(key >> 3, 1) {
-                    return ::core::result::Result::Err(::vtproto::__private::wire_type_mismatch(key));
-                }
-                r.skip_field(key)?;
-            }
+            10 => r.merge_view(self.ok.get_or_insert_with(::core::default::Default::default)),
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
-        ::core::result::Result::Ok(())
     }
     fn to_owned_message(&self) -> Result {
         Result {
