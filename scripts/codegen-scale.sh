@@ -2,19 +2,21 @@
 # Codegen at scale: rust-vt's impls for googleapis (npm google-proto-files, fetched by
 # scripts/fetch-corpora.sh --bench), generated and compiled beside prost-build's structs.
 #
-#   scripts/codegen-scale.sh [--full] [--measure]
+#   scripts/codegen-scale.sh [--full | --first N] [--measure]
 #
 # By default the google/cloud/aiplatform/v1 closure (its 125 files and their imports, a few
 # hundred): parsed once by protoc into a descriptor set, generated (prost-build's structs and
 # our impls, `vtproto-build`'s `compile_fds`), then `cargo check`ed as one crate. The test
 # command runs this.
 #
-# --full    the whole set: every file outside google/protobuf (about 7,200), then `cargo check`.
+# --full    the whole set: every file outside google/protobuf (7,207), then `cargo check`.
+# --first N the first N files of the whole set (sorted by path), with --measure: the plugins
+#           only, to see how their cost grows with the request.
 # --measure also measure, on the same request, protoc-gen-rust-vt against protoc-gen-prost 0.5
-#           (installed into target/tools; plugin time and peak memory, output size), and the
-#           compile cost of our impls: the generated crate built with prost's structs alone and
-#           with our impls (release build; non-incremental debug build; rlib size).
-#           Prints the table of benches/RESULTS.md's "codegen" section.
+#           (installed into target/tools; plugin time and peak memory, output size), and, for
+#           the default set, the compile cost of our impls: the generated crate built with
+#           prost's structs alone and with our impls (release build; non-incremental debug
+#           build; rlib size). Prints the tables of benches/RESULTS.md's "Codegen" section.
 #
 # Work goes to target/scale/<set>/. Needs what fetch-corpora.sh needs, and GNU time for
 # --measure.
@@ -22,13 +24,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-full=0 measure=0
-for arg in "$@"; do
-    case $arg in
+full=0 first=0 measure=0
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
+while (($#)); do
+    case $1 in
         --full) full=1 ;;
+        --first) shift; first=${1:-}; [[ $first =~ ^[0-9]+$ ]] || usage ;;
         --measure) measure=1 ;;
-        *) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
+        *) usage ;;
     esac
+    shift
 done
 log() { printf 'codegen-scale: %s\n' "$*" >&2; }
 
@@ -37,9 +42,13 @@ gpf=$google_proto_files_include
 protoc_bin=$protoc
 include=$wkt_include
 
-if ((full)); then
+if ((full || first)); then
     set_name=googleapis
     files=$(cd "$gpf" && find google grafeas -name '*.proto' -not -path 'google/protobuf/*' | sort)
+    if ((first)); then
+        set_name=googleapis-first-$first
+        files=$(head -n "$first" <<<"$files")
+    fi
 else
     set_name=aiplatform-v1
     files=$(cd "$gpf" && find google/cloud/aiplatform/v1 -name '*.proto' | sort)
@@ -84,12 +93,14 @@ include!("gen/mod.rs");
 RS
 }
 
-make_crate "$work/vt-crate"
-/usr/bin/env time -f '%e s, %M KB peak' "$generate" "$work/set.fds" "$work/vt-crate/src/gen" 2>"$work/generate.time"
-log "generated $(du -sh "$work/vt-crate/src/gen" | cut -f1) of Rust in $(cat "$work/generate.time")"
-export CARGO_TARGET_DIR=$root/target/scale/target
-cargo check --quiet --manifest-path "$work/vt-crate/Cargo.toml"
-log "cargo check of the $set_name crate (prost's structs and our impls) passes"
+if ((first == 0)); then
+    make_crate "$work/vt-crate"
+    /usr/bin/env time -f '%e s, %M KB peak' "$generate" "$work/set.fds" "$work/vt-crate/src/gen" 2>"$work/generate.time"
+    log "generated $(du -sh "$work/vt-crate/src/gen" | cut -f1) of Rust in $(cat "$work/generate.time")"
+    export CARGO_TARGET_DIR=$root/target/scale/target
+    cargo check --quiet --manifest-path "$work/vt-crate/Cargo.toml"
+    log "cargo check of the $set_name crate (prost's structs and our impls) passes"
+fi
 
 ((measure)) || exit 0
 
@@ -116,7 +127,8 @@ echo '|---|---:|---:|---:|'
 run_plugin protoc-gen-rust-vt "$root/target/release/protoc-gen-rust-vt"
 run_plugin protoc-gen-prost "$tools/bin/protoc-gen-prost"
 
-# Compile cost: the same crate with prost's structs alone.
+# Compile cost, for the default set: the same crate with prost's structs alone.
+((full || first)) && exit 0
 make_crate "$work/prost-crate"
 "$generate" "$work/set.fds" "$work/prost-crate/src/gen" --prost-only
 build_time() { # crate-dir profile-args...

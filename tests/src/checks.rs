@@ -272,9 +272,11 @@ fn field(f: &Field, names: &[String]) -> FieldDescriptorProto {
         oneof_index: f.oneof.map(i32::from),
         default_value: f.default.clone(),
         proto3_optional: Some(f.proto3_optional),
-        options: f.packed.map(|p| FieldOptions {
-            packed: Some(p),
-            ..Default::default()
+        options: f.packed.map(|p| {
+            Box::new(FieldOptions {
+                packed: Some(p),
+                ..Default::default()
+            })
         }),
         ..Default::default()
     }
@@ -296,9 +298,11 @@ fn message(
                 ..Default::default()
             })
             .collect(),
-        options: map_entry.then(|| MessageOptions {
-            map_entry: Some(true),
-            ..Default::default()
+        options: map_entry.then(|| {
+            Box::new(MessageOptions {
+                map_entry: Some(true),
+                ..Default::default()
+            })
         }),
         ..Default::default()
     }

@@ -6,14 +6,27 @@
 //! and a pretty-printer over the whole output cost several times what generating it does), and
 //! it writes no line breaks for width: lines are as long as their statement.
 
-use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
+use std::fmt::{Display, Write as _};
+
+use proc_macro2::{Delimiter, Ident, Literal, Spacing, TokenStream, TokenTree};
 
 /// Writes `tokens` as source text.
+#[cfg(test)]
 pub(crate) fn print(tokens: TokenStream) -> String {
+    let mut out = String::new();
+    print_to(tokens, &mut out);
+    out
+}
+
+/// Appends `tokens` to `out` as source text (items at the top level).
+pub(crate) fn print_to(tokens: TokenStream, out: &mut String) {
     let mut atoms = Vec::new();
     flatten(tokens, &mut atoms);
+    if atoms.is_empty() {
+        return;
+    }
     let mut p = Printer {
-        out: String::new(),
+        out: std::mem::take(out),
         indent: 0,
         groups: vec![Group::new(Delimiter::Brace)],
         prev: Prev::Start,
@@ -26,14 +39,14 @@ pub(crate) fn print(tokens: TokenStream) -> String {
     if !p.out.ends_with('\n') {
         p.out.push('\n');
     }
-    p.out
+    *out = p.out;
 }
 
 /// A token with its groups opened and closed in line.
 #[derive(Debug)]
 enum Atom {
-    Word(String),
-    Lit(String),
+    Word(Ident),
+    Lit(Literal),
     Punct(char, Spacing),
     Open(Delimiter),
     Close(Delimiter),
@@ -42,8 +55,8 @@ enum Atom {
 fn flatten(tokens: TokenStream, out: &mut Vec<Atom>) {
     for t in tokens {
         match t {
-            TokenTree::Ident(i) => out.push(Atom::Word(i.to_string())),
-            TokenTree::Literal(l) => out.push(Atom::Lit(l.to_string())),
+            TokenTree::Ident(i) => out.push(Atom::Word(i)),
+            TokenTree::Literal(l) => out.push(Atom::Lit(l)),
             TokenTree::Punct(p) => out.push(Atom::Punct(p.as_char(), p.spacing())),
             TokenTree::Group(g) if g.delimiter() == Delimiter::None => flatten(g.stream(), out),
             TokenTree::Group(g) => {
@@ -121,6 +134,10 @@ const KEYWORDS: &[&str] = &[
     "return", "static", "struct", "trait", "type", "unsafe", "use", "where", "while",
 ];
 
+fn is_keyword(word: &Ident) -> bool {
+    KEYWORDS.iter().any(|k| word == k)
+}
+
 /// Operators of more than one character, longest first.
 const OPERATORS: &[&str] = &[
     "<<=", ">>=", "..=", "...", "::", "->", "=>", "==", "!=", "<=", ">=", "&&", "||", "+=", "-=",
@@ -150,13 +167,14 @@ impl Printer {
     }
 
     /// Writes `text`, after a line break or a space as the previous token asks.
-    fn write(&mut self, text: &str, space: bool) {
+    fn write(&mut self, text: impl Display, space: bool) {
         if self.line_break || self.out.is_empty() {
             self.newline();
         } else if space {
             self.out.push(' ');
         }
-        self.out.push_str(text);
+        // Writing to a `String` does not fail.
+        let _ = write!(self.out, "{text}");
     }
 
     /// Whether a word or an opening token takes a space after the previous token.
@@ -185,12 +203,12 @@ impl Printer {
         match &atoms[i] {
             Atom::Word(w) => {
                 let after_close_brace = self.prev == Prev::CloseBrace;
-                if after_close_brace && w == "else" {
+                if after_close_brace && *w == "else" {
                     self.line_break = false;
                 }
                 let space = self.space_before_word();
                 self.write(w, space);
-                self.prev = if KEYWORDS.contains(&w.as_str()) {
+                self.prev = if is_keyword(w) {
                     Prev::Keyword
                 } else {
                     Prev::Value
@@ -216,10 +234,8 @@ impl Printer {
     }
 
     fn open(&mut self, d: Delimiter, atoms: &[Atom], i: usize) {
-        let prev_word = match i.checked_sub(1).map(|j| &atoms[j]) {
-            Some(Atom::Word(w)) => Some(w.as_str()),
-            _ => None,
-        };
+        let after_pub =
+            matches!(i.checked_sub(1).map(|j| &atoms[j]), Some(Atom::Word(w)) if *w == "pub");
         let after_hash = matches!(
             i.checked_sub(1).map(|j| &atoms[j]),
             Some(Atom::Punct('#' | '!', _))
@@ -227,7 +243,7 @@ impl Printer {
         let space = match d {
             Delimiter::Brace => !matches!(self.prev, Prev::Open | Prev::Start | Prev::Glued),
             _ => match self.prev {
-                Prev::Keyword => prev_word != Some("pub"),
+                Prev::Keyword => !after_pub,
                 Prev::Spaced | Prev::CloseBrace => true,
                 _ => false,
             },
@@ -283,7 +299,7 @@ impl Printer {
             (Atom::Punct('\'', _), Some(Atom::Word(name))) => {
                 // A lifetime.
                 let space = self.space_before_word();
-                self.write(&format!("'{name}"), space);
+                self.write(format!("'{name}"), space);
                 self.prev = Prev::Value;
                 return i + 2;
             }
@@ -292,7 +308,7 @@ impl Printer {
                     if self.prev == Prev::CloseBrace {
                         self.line_break = true;
                     }
-                    self.write(&format!("///{text}"), false);
+                    self.write(format!("///{text}"), false);
                     self.line_break = true;
                     self.prev = Prev::Start;
                     return i + 6;
@@ -458,9 +474,10 @@ fn doc_comment(atoms: &[Atom]) -> Option<String> {
     else {
         return None;
     };
-    if doc != "doc" {
+    if *doc != "doc" {
         return None;
     }
+    let lit = lit.to_string();
     unescape(lit.strip_prefix('"')?.strip_suffix('"')?).filter(|t| !t.contains(['\n', '\r']))
 }
 

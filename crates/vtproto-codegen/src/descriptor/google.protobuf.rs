@@ -26,10 +26,12 @@ pub struct FileDescriptorProto {
     pub service: ::prost::alloc::vec::Vec<ServiceDescriptorProto>,
     #[prost(message, repeated, tag = "7")]
     pub extension: ::prost::alloc::vec::Vec<FieldDescriptorProto>,
-    #[prost(message, optional, tag = "8")]
-    pub options: ::core::option::Option<FileOptions>,
-    #[prost(message, optional, tag = "9")]
-    pub source_code_info: ::core::option::Option<SourceCodeInfo>,
+    #[prost(message, optional, boxed, tag = "8")]
+    pub options: ::core::option::Option<::prost::alloc::boxed::Box<FileOptions>>,
+    #[prost(message, optional, boxed, tag = "9")]
+    pub source_code_info: ::core::option::Option<
+        ::prost::alloc::boxed::Box<SourceCodeInfo>,
+    >,
     #[prost(string, optional, tag = "12")]
     pub syntax: ::core::option::Option<::prost::alloc::string::String>,
     #[prost(enumeration = "Edition", optional, tag = "14")]
@@ -51,8 +53,8 @@ pub struct DescriptorProto {
     pub extension_range: ::prost::alloc::vec::Vec<descriptor_proto::ExtensionRange>,
     #[prost(message, repeated, tag = "8")]
     pub oneof_decl: ::prost::alloc::vec::Vec<OneofDescriptorProto>,
-    #[prost(message, optional, tag = "7")]
-    pub options: ::core::option::Option<MessageOptions>,
+    #[prost(message, optional, boxed, tag = "7")]
+    pub options: ::core::option::Option<::prost::alloc::boxed::Box<MessageOptions>>,
     #[prost(message, repeated, tag = "9")]
     pub reserved_range: ::prost::alloc::vec::Vec<descriptor_proto::ReservedRange>,
     #[prost(string, repeated, tag = "10")]
@@ -167,8 +169,8 @@ pub struct FieldDescriptorProto {
     pub oneof_index: ::core::option::Option<i32>,
     #[prost(string, optional, tag = "10")]
     pub json_name: ::core::option::Option<::prost::alloc::string::String>,
-    #[prost(message, optional, tag = "8")]
-    pub options: ::core::option::Option<FieldOptions>,
+    #[prost(message, optional, boxed, tag = "8")]
+    pub options: ::core::option::Option<::prost::alloc::boxed::Box<FieldOptions>>,
     #[prost(bool, optional, tag = "17")]
     pub proto3_optional: ::core::option::Option<bool>,
 }
@@ -302,8 +304,8 @@ pub mod field_descriptor_proto {
 pub struct OneofDescriptorProto {
     #[prost(string, optional, tag = "1")]
     pub name: ::core::option::Option<::prost::alloc::string::String>,
-    #[prost(message, optional, tag = "2")]
-    pub options: ::core::option::Option<OneofOptions>,
+    #[prost(message, optional, boxed, tag = "2")]
+    pub options: ::core::option::Option<::prost::alloc::boxed::Box<OneofOptions>>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct EnumDescriptorProto {
@@ -311,8 +313,8 @@ pub struct EnumDescriptorProto {
     pub name: ::core::option::Option<::prost::alloc::string::String>,
     #[prost(message, repeated, tag = "2")]
     pub value: ::prost::alloc::vec::Vec<EnumValueDescriptorProto>,
-    #[prost(message, optional, tag = "3")]
-    pub options: ::core::option::Option<EnumOptions>,
+    #[prost(message, optional, boxed, tag = "3")]
+    pub options: ::core::option::Option<::prost::alloc::boxed::Box<EnumOptions>>,
     #[prost(message, repeated, tag = "4")]
     pub reserved_range: ::prost::alloc::vec::Vec<
         enum_descriptor_proto::EnumReservedRange,
@@ -338,8 +340,8 @@ pub struct EnumValueDescriptorProto {
     pub name: ::core::option::Option<::prost::alloc::string::String>,
     #[prost(int32, optional, tag = "2")]
     pub number: ::core::option::Option<i32>,
-    #[prost(message, optional, tag = "3")]
-    pub options: ::core::option::Option<EnumValueOptions>,
+    #[prost(message, optional, boxed, tag = "3")]
+    pub options: ::core::option::Option<::prost::alloc::boxed::Box<EnumValueOptions>>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ServiceDescriptorProto {
@@ -347,8 +349,8 @@ pub struct ServiceDescriptorProto {
     pub name: ::core::option::Option<::prost::alloc::string::String>,
     #[prost(message, repeated, tag = "2")]
     pub method: ::prost::alloc::vec::Vec<MethodDescriptorProto>,
-    #[prost(message, optional, tag = "3")]
-    pub options: ::core::option::Option<ServiceOptions>,
+    #[prost(message, optional, boxed, tag = "3")]
+    pub options: ::core::option::Option<::prost::alloc::boxed::Box<ServiceOptions>>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct MethodDescriptorProto {
@@ -358,8 +360,8 @@ pub struct MethodDescriptorProto {
     pub input_type: ::core::option::Option<::prost::alloc::string::String>,
     #[prost(string, optional, tag = "3")]
     pub output_type: ::core::option::Option<::prost::alloc::string::String>,
-    #[prost(message, optional, tag = "4")]
-    pub options: ::core::option::Option<MethodOptions>,
+    #[prost(message, optional, boxed, tag = "4")]
+    pub options: ::core::option::Option<::prost::alloc::boxed::Box<MethodOptions>>,
     #[prost(bool, optional, tag = "5", default = "false")]
     pub client_streaming: ::core::option::Option<bool>,
     #[prost(bool, optional, tag = "6", default = "false")]

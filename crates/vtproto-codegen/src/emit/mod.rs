@@ -23,8 +23,9 @@ use crate::{Error, Options};
 pub(crate) struct Feature {
     /// The name options select it by.
     pub name: &'static str,
-    /// The feature's code for one package.
-    pub emit: fn(&Package, &Options) -> TokenStream,
+    /// The feature's code for one package, handed to the sink an item (or a few) at a time,
+    /// so that the generator holds the tokens of one item, not of a whole package.
+    pub emit: fn(&Package, &Options, &mut dyn FnMut(TokenStream)),
 }
 
 /// Every feature, in the order their code is written to a file.

@@ -35,16 +35,21 @@ pub fn build(
         file_features(f, options).unwrap_or_else(|_| Edition::Proto2.defaults())
     });
     let mut packages: Vec<Package> = Vec::new();
+    // Lookups by name, so that the walk stays linear in the request's size.
+    let by_name: std::collections::HashMap<&str, &FileDescriptorProto> =
+        files.iter().map(|f| (f.name(), f)).collect();
+    let mut package_index: std::collections::HashMap<String, usize> =
+        std::collections::HashMap::new();
     for name in to_generate {
-        let file = files
-            .iter()
-            .find(|f| f.name() == name)
+        let file = *by_name
+            .get(name.as_str())
             .ok_or_else(|| Error::file(name, "file to generate is not in the request"))?;
         let features = file_features(file, options)?;
         let package = file.package();
-        let idx = match packages.iter().position(|p| p.name == package) {
-            Some(i) => i,
+        let idx = match package_index.get(package) {
+            Some(i) => *i,
             None => {
+                package_index.insert(package.to_string(), packages.len());
                 packages.push(Package {
                     name: package.to_string(),
                     module: RustPath::new(

@@ -2,7 +2,7 @@
 //! refers to (its Rust name, its package, an enum's default and closedness) and the questions
 //! that need the message graph (recursion, collections at any depth).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::descriptor::field_descriptor_proto::{Label as PbLabel, Type as PbType};
 use crate::descriptor::{DescriptorProto, EnumDescriptorProto, FileDescriptorProto};
@@ -146,7 +146,7 @@ impl<'a> TypeIndex<'a> {
     /// Whether the message `type_name` has a repeated or map field, directly or through
     /// its message fields.
     pub(super) fn has_collections(&self, type_name: &str) -> bool {
-        self.any_reachable(type_name, &mut Vec::new(), &|_, m| {
+        self.any_reachable(type_name, &mut HashSet::new(), &|_, m| {
             // Outside the request (an extern type): assume the worst.
             m.is_none_or(|m| m.field.iter().any(|f| f.label() == PbLabel::Repeated))
         })
@@ -155,7 +155,7 @@ impl<'a> TypeIndex<'a> {
     /// Whether a value of message type `type_name` can miss a required field: it, or a message
     /// it can contain, declares one (proto2 `required`, editions `LEGACY_REQUIRED`).
     pub(super) fn has_required(&self, type_name: &str) -> bool {
-        self.any_reachable(type_name, &mut Vec::new(), &|_, m| {
+        self.any_reachable(type_name, &mut HashSet::new(), &|_, m| {
             m.is_some_and(|m| m.field.iter().any(is_required))
         })
     }
@@ -163,22 +163,21 @@ impl<'a> TypeIndex<'a> {
     /// Whether a value of message type `from` can contain a `target`: `from` is `target` or
     /// has a message field (map values included) of a type that can.
     pub(super) fn reaches(&self, from: &str, target: &str) -> bool {
-        self.any_reachable(from, &mut Vec::new(), &|name, _| name == target)
+        self.any_reachable(from, &mut HashSet::new(), &|name, _| name == target)
     }
 
     /// Whether a value of message type `from` can contain a `target` through singular
     /// (not repeated, not map) message fields only: prost-build's rule for boxing a field.
     pub(super) fn reaches_singular(&self, from: &str, target: &str) -> bool {
-        let mut seen = Vec::new();
+        let mut seen = HashSet::new();
         let mut stack = vec![from];
         while let Some(name) = stack.pop() {
             if name == target {
                 return true;
             }
-            if seen.contains(&name) {
+            if !seen.insert(name) {
                 continue;
             }
-            seen.push(name);
             if let Some((m, _)) = self.messages.get(name) {
                 stack.extend(
                     m.field
@@ -200,13 +199,12 @@ impl<'a> TypeIndex<'a> {
     fn any_reachable(
         &self,
         type_name: &str,
-        seen: &mut Vec<String>,
+        seen: &mut HashSet<String>,
         found: &impl Fn(&str, Option<&DescriptorProto>) -> bool,
     ) -> bool {
-        if seen.iter().any(|s| s == type_name) {
+        if !seen.insert(type_name.to_string()) {
             return false;
         }
-        seen.push(type_name.to_string());
         let m = self.messages.get(type_name).map(|(m, _)| *m);
         if found(type_name, m) {
             return true;

@@ -131,17 +131,17 @@ fn presence_per_syntax() {
 #[test]
 fn packing_per_syntax_and_option() {
     let unpacked = FieldDescriptorProto {
-        options: Some(FieldOptions {
+        options: Some(Box::new(FieldOptions {
             packed: Some(false),
             ..Default::default()
-        }),
+        })),
         ..field("unpacked", 2, T::Sint64, L::Repeated)
     };
     let packed = FieldDescriptorProto {
-        options: Some(FieldOptions {
+        options: Some(Box::new(FieldOptions {
             packed: Some(true),
             ..Default::default()
-        }),
+        })),
         ..field("packed", 2, T::Fixed32, L::Repeated)
     };
     let fields = |extra: FieldDescriptorProto| {
@@ -184,10 +184,10 @@ fn packing_per_syntax_and_option() {
 
 fn map_message(key: T, value: FieldDescriptorProto) -> DescriptorProto {
     let mut entry = message("AttrsEntry", vec![field("key", 1, key, L::Optional), value]);
-    entry.options = Some(MessageOptions {
+    entry.options = Some(Box::new(MessageOptions {
         map_entry: Some(true),
         ..Default::default()
-    });
+    }));
     let mut m = message(
         "M",
         vec![typed(

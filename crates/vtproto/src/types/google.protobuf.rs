@@ -602,6 +602,7 @@ impl ::vtproto::Message for Any {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "type_url",
@@ -774,6 +775,7 @@ impl ::vtproto::Message for Api {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -906,6 +908,7 @@ impl ::vtproto::Message for Method {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -966,6 +969,7 @@ impl ::vtproto::Message for Mixin {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1020,6 +1024,7 @@ impl ::vtproto::Message for Duration {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "seconds",
@@ -1106,6 +1111,7 @@ impl ::vtproto::Message for FieldMask {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "paths",
@@ -1150,6 +1156,7 @@ impl ::vtproto::Message for SourceContext {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "file_name",
@@ -1207,6 +1214,7 @@ impl ::vtproto::Message for Struct {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "fields",
@@ -1329,6 +1337,7 @@ impl ::vtproto::Message for Value {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "null_value",
@@ -1395,6 +1404,7 @@ impl ::vtproto::Message for ListValue {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "values",
@@ -1448,6 +1458,7 @@ impl ::vtproto::Message for Timestamp {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "seconds",
@@ -1609,6 +1620,7 @@ impl ::vtproto::Message for Type {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1757,6 +1769,7 @@ impl ::vtproto::Message for Field {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "kind",
@@ -1904,6 +1917,7 @@ impl ::vtproto::Message for Enum {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1988,6 +2002,7 @@ impl ::vtproto::Message for EnumValue {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -2066,6 +2081,7 @@ impl ::vtproto::Message for Option {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -2111,6 +2127,7 @@ impl ::vtproto::Message for DoubleValue {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2155,6 +2172,7 @@ impl ::vtproto::Message for FloatValue {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2199,6 +2217,7 @@ impl ::vtproto::Message for Int64Value {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2243,6 +2262,7 @@ impl ::vtproto::Message for UInt64Value {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2287,6 +2307,7 @@ impl ::vtproto::Message for Int32Value {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2331,6 +2352,7 @@ impl ::vtproto::Message for UInt32Value {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2375,6 +2397,7 @@ impl ::vtproto::Message for BoolValue {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2419,6 +2442,7 @@ impl ::vtproto::Message for StringValue {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -2463,6 +2487,7 @@ impl ::vtproto::Message for BytesValue {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",

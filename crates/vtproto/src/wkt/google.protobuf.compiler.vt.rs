@@ -91,6 +91,7 @@ impl ::vtproto::Message for Version {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "major",
@@ -224,6 +225,7 @@ impl ::vtproto::Message for CodeGeneratorRequest {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "file_to_generate",
@@ -321,6 +323,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "error",
@@ -455,6 +458,7 @@ impl ::vtproto::Message for code_generator_response::File {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",

@@ -43,6 +43,7 @@ impl ::vtproto::Message for Any {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "type_url",
@@ -203,6 +204,7 @@ impl ::vtproto::Message for Api {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -322,6 +324,7 @@ impl ::vtproto::Message for Method {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -378,6 +381,7 @@ impl ::vtproto::Message for Mixin {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -437,6 +441,7 @@ impl ::vtproto::Message for FileDescriptorSet {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "file",
@@ -741,6 +746,7 @@ impl ::vtproto::Message for FileDescriptorProto {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1026,6 +1032,7 @@ impl ::vtproto::Message for DescriptorProto {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1119,6 +1126,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "start",
@@ -1177,6 +1185,7 @@ impl ::vtproto::Message for descriptor_proto::ReservedRange {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "start",
@@ -1236,6 +1245,7 @@ impl ::vtproto::Message for ExtensionRangeOptions {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             999 => "uninterpreted_option",
@@ -1476,6 +1486,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1570,6 +1581,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1725,6 +1737,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1785,6 +1798,7 @@ impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "start",
@@ -1882,6 +1896,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -1992,6 +2007,7 @@ impl ::vtproto::Message for ServiceDescriptorProto {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -2150,6 +2166,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -2562,6 +2579,7 @@ impl ::vtproto::Message for FileOptions {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "java_package",
@@ -2687,6 +2705,7 @@ impl ::vtproto::Message for MessageOptions {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "message_set_wire_format",
@@ -2822,6 +2841,7 @@ impl ::vtproto::Message for FieldOptions {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "ctype",
@@ -2886,6 +2906,7 @@ impl ::vtproto::Message for OneofOptions {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             999 => "uninterpreted_option",
@@ -2968,6 +2989,7 @@ impl ::vtproto::Message for EnumOptions {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             2 => "allow_alias",
@@ -3040,6 +3062,7 @@ impl ::vtproto::Message for EnumValueOptions {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "deprecated",
@@ -3111,6 +3134,7 @@ impl ::vtproto::Message for ServiceOptions {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             33 => "deprecated",
@@ -3194,6 +3218,7 @@ impl ::vtproto::Message for MethodOptions {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             33 => "deprecated",
@@ -3362,6 +3387,7 @@ impl ::vtproto::Message for UninterpretedOption {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             2 => "name",
@@ -3410,6 +3436,7 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name_part",
@@ -3469,6 +3496,7 @@ impl ::vtproto::Message for SourceCodeInfo {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "location",
@@ -3615,6 +3643,7 @@ impl ::vtproto::Message for source_code_info::Location {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "path",
@@ -3677,6 +3706,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "annotation",
@@ -3780,6 +3810,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "path",
@@ -3833,6 +3864,7 @@ impl ::vtproto::Message for Duration {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "seconds",
@@ -3890,6 +3922,7 @@ impl ::vtproto::Message for FieldMask {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "paths",
@@ -3931,6 +3964,7 @@ impl ::vtproto::Message for SourceContext {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "file_name",
@@ -4027,6 +4061,7 @@ impl ::vtproto::Message for Struct {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "fields",
@@ -4146,6 +4181,7 @@ impl ::vtproto::Message for Value {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "null_value",
@@ -4209,6 +4245,7 @@ impl ::vtproto::Message for ListValue {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "values",
@@ -4259,6 +4296,7 @@ impl ::vtproto::Message for Timestamp {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "seconds",
@@ -4408,6 +4446,7 @@ impl ::vtproto::Message for Type {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -4552,6 +4591,7 @@ impl ::vtproto::Message for Field {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "kind",
@@ -4687,6 +4727,7 @@ impl ::vtproto::Message for Enum {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -4767,6 +4808,7 @@ impl ::vtproto::Message for EnumValue {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",
@@ -4842,6 +4884,7 @@ impl ::vtproto::Message for Option {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "name",

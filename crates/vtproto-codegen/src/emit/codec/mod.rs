@@ -29,13 +29,11 @@ use crate::model::{BytesRepr, Label, Message, Scalar};
 /// The feature's registration.
 pub(super) const FEATURE: Feature = Feature {
     name: "codec",
-    emit: |package, options| {
+    emit: |package, options, out| {
         let reuse = super::is_selected(options, REUSE.name);
-        package
-            .messages
-            .iter()
-            .map(|m| message_impl(m, reuse))
-            .collect()
+        for m in &package.messages {
+            out(message_impl(m, reuse));
+        }
     },
 };
 
@@ -44,7 +42,7 @@ pub(super) const FEATURE: Feature = Feature {
 /// merges: the same result, for about half the decoder's generated code.
 pub(super) const REUSE: Feature = Feature {
     name: "reuse",
-    emit: |_, _| TokenStream::new(),
+    emit: |_, _, _| {},
 };
 
 /// `impl ::vtproto::Message for <message>`.
@@ -193,6 +191,7 @@ fn field_name_fn(m: &Message) -> TokenStream {
     }
     quote! {
         #[inline]
+        #[cold]
         fn field_name(number: u32) -> &'static str {
             match number {
                 #(#arms)*

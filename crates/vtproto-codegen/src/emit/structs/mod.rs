@@ -21,7 +21,7 @@ use crate::Options;
 /// The feature's registration.
 pub(super) const FEATURE: Feature = Feature {
     name: "structs",
-    emit,
+    emit: |package, options, out| out(emit(package, options)),
 };
 
 fn emit(package: &Package, options: &Options) -> TokenStream {

@@ -56,6 +56,7 @@ impl ::vtproto::Message for Candidate {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "id",
@@ -95,6 +96,7 @@ impl ::vtproto::Message for CandidatesResponse {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "candidates",

@@ -50,6 +50,7 @@ impl ::vtproto::Message for Node {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "child",

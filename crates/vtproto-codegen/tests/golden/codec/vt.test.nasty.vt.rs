@@ -95,6 +95,7 @@ impl ::vtproto::Message for Type {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "type",
@@ -139,6 +140,7 @@ impl ::vtproto::Message for Self_ {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -188,6 +190,7 @@ impl ::vtproto::Message for Thing {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "thing",
@@ -283,6 +286,7 @@ impl ::vtproto::Message for Holder {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "choice_msg",
@@ -322,6 +326,7 @@ impl ::vtproto::Message for holder::Choice {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "x",
@@ -398,6 +403,7 @@ impl ::vtproto::Message for UsesEnum {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -438,6 +444,7 @@ impl ::vtproto::Message for Core {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "std",
@@ -476,6 +483,7 @@ impl ::vtproto::Message for Option {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "some",
@@ -514,6 +522,7 @@ impl ::vtproto::Message for Result {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "ok",

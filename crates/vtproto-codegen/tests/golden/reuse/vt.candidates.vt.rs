@@ -83,6 +83,7 @@ impl ::vtproto::Message for Candidate {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "id",
@@ -142,6 +143,7 @@ impl ::vtproto::Message for CandidatesResponse {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "candidates",

@@ -78,6 +78,7 @@ impl ::vtproto::Message for Node {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "child",

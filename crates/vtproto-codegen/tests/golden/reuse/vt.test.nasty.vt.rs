@@ -129,6 +129,7 @@ impl ::vtproto::Message for Type {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "type",
@@ -178,6 +179,7 @@ impl ::vtproto::Message for Self_ {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -254,6 +256,7 @@ impl ::vtproto::Message for Thing {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "thing",
@@ -355,6 +358,7 @@ impl ::vtproto::Message for Holder {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "choice_msg",
@@ -399,6 +403,7 @@ impl ::vtproto::Message for holder::Choice {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "x",
@@ -484,6 +489,7 @@ impl ::vtproto::Message for UsesEnum {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -529,6 +535,7 @@ impl ::vtproto::Message for Core {
         self.merge(r)
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "std",
@@ -593,6 +600,7 @@ impl ::vtproto::Message for Option {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "some",
@@ -657,6 +665,7 @@ impl ::vtproto::Message for Result {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "ok",

@@ -65,6 +65,7 @@ impl ::vtproto::Message for Candidate {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "id",
@@ -106,6 +107,7 @@ impl ::vtproto::Message for CandidatesResponse {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "candidates",

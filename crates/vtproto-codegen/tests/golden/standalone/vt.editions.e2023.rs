@@ -234,6 +234,7 @@ impl ::vtproto::Message for Leaf {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "a",
@@ -344,6 +345,7 @@ impl ::vtproto::Message for FileDefaults {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "implicit_int",
@@ -576,6 +578,7 @@ impl ::vtproto::Message for FieldOverrides {
         ::core::result::Result::Ok(())
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "explicit_int",
@@ -636,6 +639,7 @@ impl ::vtproto::Message for field_overrides::Nested {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "x",

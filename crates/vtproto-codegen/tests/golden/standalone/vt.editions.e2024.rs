@@ -349,6 +349,7 @@ impl ::vtproto::Message for Item {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "id",
@@ -442,6 +443,7 @@ impl ::vtproto::Message for Implicit {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "n",

@@ -301,6 +301,7 @@ impl ::vtproto::Message for Type {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "type",
@@ -347,6 +348,7 @@ impl ::vtproto::Message for Self_ {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -398,6 +400,7 @@ impl ::vtproto::Message for Thing {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "thing",
@@ -495,6 +498,7 @@ impl ::vtproto::Message for Holder {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "choice_msg",
@@ -536,6 +540,7 @@ impl ::vtproto::Message for holder::Choice {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "x",
@@ -614,6 +619,7 @@ impl ::vtproto::Message for UsesEnum {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "value",
@@ -656,6 +662,7 @@ impl ::vtproto::Message for Core {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "std",
@@ -696,6 +703,7 @@ impl ::vtproto::Message for Option {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "some",
@@ -736,6 +744,7 @@ impl ::vtproto::Message for Result {
         }
     }
     #[inline]
+    #[cold]
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "ok",
