@@ -31,6 +31,7 @@ pub(crate) fn print_to(tokens: TokenStream, out: &mut String) {
         groups: vec![Group::new(Delimiter::Brace)],
         prev: Prev::Start,
         line_break: false,
+        scratch: String::new(),
     };
     let mut i = 0;
     while i < atoms.len() {
@@ -126,6 +127,8 @@ struct Printer {
     prev: Prev,
     /// A line ends before the next token (after `;`, `,` in braces, `}`, an attribute).
     line_break: bool,
+    /// Room to spell an identifier in.
+    scratch: String,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -134,8 +137,14 @@ const KEYWORDS: &[&str] = &[
     "return", "static", "struct", "trait", "type", "unsafe", "use", "where", "while",
 ];
 
-fn is_keyword(word: &Ident) -> bool {
-    KEYWORDS.iter().any(|k| word == k)
+/// Whether `word` is one of [`KEYWORDS`]; `scratch` holds its text (no allocation once grown).
+fn is_keyword(word: &Ident, scratch: &mut String) -> bool {
+    scratch.clear();
+    let _ = write!(scratch, "{word}");
+    // Keywords are short and lowercase; most identifiers are neither.
+    scratch.len() <= 8
+        && scratch.starts_with(|c: char| c.is_ascii_lowercase())
+        && KEYWORDS.contains(&scratch.as_str())
 }
 
 /// Operators of more than one character, longest first.
@@ -208,7 +217,7 @@ impl Printer {
                 }
                 let space = self.space_before_word();
                 self.write(w, space);
-                self.prev = if is_keyword(w) {
+                self.prev = if is_keyword(w, &mut self.scratch) {
                     Prev::Keyword
                 } else {
                     Prev::Value
