@@ -45,25 +45,11 @@ pub(super) fn merge_replace_fn(m: &Message) -> TokenStream {
         arms,
         after,
     } = plan;
-    if arms.is_empty() && after.is_empty() {
-        return quote! {
-            #[inline]
-            fn merge_replace(
-                &mut self,
-                r: &mut ::vtproto::Reader<'_>,
-            ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-                #(#before)*
-                self.merge(r)
-            }
-        };
-    }
-    quote! {
-        #[inline]
-        fn merge_replace(
-            &mut self,
-            r: &mut ::vtproto::Reader<'_>,
-        ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-            #(#before)*
+    // Nothing to reuse beyond the resets: the plain merge loop.
+    let body = if arms.is_empty() && after.is_empty() {
+        quote!(self.merge(r))
+    } else {
+        quote! {
             ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
                 match key {
                     #(#arms)*
@@ -73,6 +59,16 @@ pub(super) fn merge_replace_fn(m: &Message) -> TokenStream {
             })?;
             #(#after)*
             ::core::result::Result::Ok(())
+        }
+    };
+    quote! {
+        #[inline]
+        fn merge_replace(
+            &mut self,
+            r: &mut ::vtproto::Reader<'_>,
+        ) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+            #(#before)*
+            #body
         }
     }
 }
