@@ -63,6 +63,10 @@ else
 fi
 
 step "publishable crates"
+# Verification builds the packaged crates from cargo's local overlay registry, whose extracted
+# sources (registry/src/-<hash>/) cargo reuses when present: an earlier run's extraction of
+# the same version would be built instead of today's sources. Only the overlay's folders go.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/{vtproto,vtproto-codegen,vtproto-build,protoc-gen-rust-vt}-[0-9]*
 cargo package --quiet -p vtproto -p vtproto-codegen -p vtproto-build -p protoc-gen-rust-vt
 echo "cargo package (with verification) passes for the four published crates"
 
