@@ -102,20 +102,27 @@ check_set() {
     cargo check --quiet --manifest-path "$work/vt-crate/Cargo.toml"
 }
 if ((full)); then
-    # The whole set as one crate needs more than 24 GB in rustc: it is checked in slices, one
-    # crate per directory (three levels deep; four under google/ads/googleads), each with its
-    # imports, so that every file is compiled at least once.
+    # The whole set as one crate needs more than 24 GB in rustc: it is checked in slices of
+    # about 800 files with their imports, cut at directory boundaries (three levels deep, four
+    # under google/ads/googleads), so that every file is compiled at least once.
     make_crate "$work/vt-crate"
     keyed=$(awk -F/ '{ d = ($0 ~ /^google\/ads\/googleads\//) ? 4 : 3; if (NF - 1 < d) d = NF - 1;
         k = $1; for (i = 2; i <= d; i++) k = k "/" $i; print k " " $0 }' <<<"$files")
-    n=0
-    for slice in $(cut -d' ' -f1 <<<"$keyed" | sort -u); do
+    n=0 batch=""
+    check_batch() {
         n=$((n + 1))
-        slice_files=$(awk -v k="$slice" '$1 == k { print $2 }' <<<"$keyed")
         (cd "$gpf" && "$protoc_bin" -I . -I "$include" --include_imports -o "$work/slice.fds" \
-            $slice_files 2>/dev/null)
-        check_set "$work/slice.fds" "slice $n ($slice, $(wc -w <<<"$slice_files") files)"
+            $batch 2>/dev/null)
+        local first_file
+        first_file=$(awk '{ print $1 }' <<<"$batch")
+        check_set "$work/slice.fds" "slice $n ($(wc -w <<<"$batch") files from $first_file)"
+        batch=""
+    }
+    for dir in $(cut -d' ' -f1 <<<"$keyed" | sort -u); do
+        batch="$batch $(awk -v k="$dir" '$1 == k { print $2 }' <<<"$keyed" | tr '\n' ' ')"
+        if (($(wc -w <<<"$batch") >= 800)); then check_batch; fi
     done
+    if [ -n "${batch// /}" ]; then check_batch; fi
     log "cargo check passes for all $n slices of the whole set ($(wc -w <<<"$files") files)"
 elif ((first == 0)); then
     make_crate "$work/vt-crate"

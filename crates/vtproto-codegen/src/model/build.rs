@@ -380,6 +380,7 @@ impl FileCx<'_> {
             }),
             // Boxing needs a cycle through singular fields: a subset of recursion, so the
             // second graph walk only runs for recursive fields.
+            in_view: false,
             boxed: recursive
                 && f.label() != PbLabel::Repeated
                 && self.index.reaches_singular(f.type_name(), fq),

@@ -282,6 +282,9 @@ pub struct Field {
     /// through others: its `size` and `encode_reverse` are called through an out-of-line
     /// trampoline, so the containing message's own methods are not recursive and inline.
     pub recursive: bool,
+    /// The field of a view (set by the views feature): a message value is a view, whose
+    /// `size` and `encode_reverse` are `vtproto::MessageView`'s, not `vtproto::Message`'s.
+    pub in_view: bool,
 }
 
 /// A field's declared default value.

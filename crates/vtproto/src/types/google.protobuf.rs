@@ -621,21 +621,21 @@ impl ::vtproto::Message for Api {
         }
         n += self.methods.len();
         for v in &self.methods {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if !self.version.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.version.len());
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.mixins.len();
         for v in &self.mixins {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if self.syntax != 0 {
             n += 1 + ::vtproto::wire::int32(self.syntax);
@@ -659,13 +659,13 @@ impl ::vtproto::Message for Api {
         }
         for v in self.mixins.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(50);
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(42);
         }
@@ -675,13 +675,13 @@ impl ::vtproto::Message for Api {
         }
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
         for v in self.methods.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -813,7 +813,7 @@ impl ::vtproto::Message for Method {
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if self.syntax != 0 {
             n += 1 + ::vtproto::wire::int32(self.syntax);
@@ -837,7 +837,7 @@ impl ::vtproto::Message for Method {
         }
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(50);
         }
@@ -1477,7 +1477,7 @@ impl ::vtproto::Message for Type {
         }
         n += self.fields.len();
         for v in &self.fields {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.oneofs.len();
         for v in &self.oneofs {
@@ -1485,10 +1485,10 @@ impl ::vtproto::Message for Type {
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if self.syntax != 0 {
             n += 1 + ::vtproto::wire::int32(self.syntax);
@@ -1512,13 +1512,13 @@ impl ::vtproto::Message for Type {
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(42);
         }
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
@@ -1528,7 +1528,7 @@ impl ::vtproto::Message for Type {
         }
         for v in self.fields.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -1662,7 +1662,7 @@ impl ::vtproto::Message for Field {
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if !self.json_name.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.json_name.len());
@@ -1686,7 +1686,7 @@ impl ::vtproto::Message for Field {
         }
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(74);
         }
@@ -1796,14 +1796,14 @@ impl ::vtproto::Message for Enum {
         }
         n += self.enumvalue.len();
         for v in &self.enumvalue {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if self.syntax != 0 {
             n += 1 + ::vtproto::wire::int32(self.syntax);
@@ -1827,19 +1827,19 @@ impl ::vtproto::Message for Enum {
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
         for v in self.enumvalue.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -1943,7 +1943,7 @@ impl ::vtproto::Message for EnumValue {
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -1953,7 +1953,7 @@ impl ::vtproto::Message for EnumValue {
         self.unknown_fields.encode_reverse(w);
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
@@ -2025,7 +2025,7 @@ impl ::vtproto::Message for Option {
             n += 1 + ::vtproto::wire::len_delimited(self.name.len());
         }
         if let ::core::option::Option::Some(v) = &self.value {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -2035,7 +2035,7 @@ impl ::vtproto::Message for Option {
         self.unknown_fields.encode_reverse(w);
         if let ::core::option::Option::Some(v) = &self.value {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }

@@ -115,11 +115,11 @@ impl ::vtproto::Message for CodeGeneratorRequest {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
         if let ::core::option::Option::Some(v) = &self.compiler_version {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.proto_file.len();
         for v in &self.proto_file {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -127,13 +127,13 @@ impl ::vtproto::Message for CodeGeneratorRequest {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.proto_file.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(122);
         }
         if let ::core::option::Option::Some(v) = &self.compiler_version {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
@@ -249,7 +249,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
         }
         n += self.file.len();
         for v in &self.file {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -257,7 +257,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.file.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(122);
         }
@@ -348,7 +348,7 @@ impl ::vtproto::Message for code_generator_response::File {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
         if let ::core::option::Option::Some(v) = &self.generated_code_info {
-            n += 2 + ::vtproto::wire::len_delimited(v.size());
+            n += 2 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -356,7 +356,7 @@ impl ::vtproto::Message for code_generator_response::File {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.generated_code_info {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_slice(&[130, 1]);
         }

@@ -62,21 +62,21 @@ impl ::vtproto::Message for Api {
         }
         n += self.methods.len();
         for v in &self.methods {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if !self.version.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.version.len());
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.mixins.len();
         for v in &self.mixins {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if self.syntax != 0 {
             n += 1 + ::vtproto::wire::int32(self.syntax);
@@ -91,13 +91,13 @@ impl ::vtproto::Message for Api {
         }
         for v in self.mixins.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(50);
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(42);
         }
@@ -107,13 +107,13 @@ impl ::vtproto::Message for Api {
         }
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
         for v in self.methods.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -241,7 +241,7 @@ impl ::vtproto::Message for Method {
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if self.syntax != 0 {
             n += 1 + ::vtproto::wire::int32(self.syntax);
@@ -256,7 +256,7 @@ impl ::vtproto::Message for Method {
         }
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(50);
         }
@@ -397,7 +397,7 @@ impl ::vtproto::Message for FileDescriptorSet {
         let mut n = 0usize;
         n += self.file.len();
         for v in &self.file {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -405,7 +405,7 @@ impl ::vtproto::Message for FileDescriptorSet {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.file.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -466,25 +466,25 @@ impl ::vtproto::Message for FileDescriptorProto {
         }
         n += self.message_type.len();
         for v in &self.message_type {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.enum_type.len();
         for v in &self.enum_type {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.service.len();
         for v in &self.service {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.extension.len();
         for v in &self.extension {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.source_code_info {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.public_dependency.len();
         for v in &self.public_dependency {
@@ -515,37 +515,37 @@ impl ::vtproto::Message for FileDescriptorProto {
         }
         if let ::core::option::Option::Some(v) = &self.source_code_info {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(74);
         }
         if let ::core::option::Option::Some(v) = &self.options {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(66);
         }
         for v in self.extension.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(58);
         }
         for v in self.service.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(50);
         }
         for v in self.enum_type.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(42);
         }
         for v in self.message_type.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
@@ -775,7 +775,7 @@ impl ::vtproto::Message for DescriptorProto {
         }
         n += self.field.len();
         for v in &self.field {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.nested_type.len();
         for v in &self.nested_type {
@@ -783,26 +783,26 @@ impl ::vtproto::Message for DescriptorProto {
         }
         n += self.enum_type.len();
         for v in &self.enum_type {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.extension_range.len();
         for v in &self.extension_range {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.extension.len();
         for v in &self.extension {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.oneof_decl.len();
         for v in &self.oneof_decl {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.reserved_range.len();
         for v in &self.reserved_range {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.reserved_name.len();
         for v in &self.reserved_name {
@@ -818,37 +818,37 @@ impl ::vtproto::Message for DescriptorProto {
         }
         for v in self.reserved_range.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(74);
         }
         for v in self.oneof_decl.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(66);
         }
         if let ::core::option::Option::Some(v) = &self.options {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(58);
         }
         for v in self.extension.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(50);
         }
         for v in self.extension_range.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(42);
         }
         for v in self.enum_type.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
@@ -860,7 +860,7 @@ impl ::vtproto::Message for DescriptorProto {
         }
         for v in self.field.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -1061,7 +1061,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
             n += 1 + ::vtproto::wire::int32(*v);
         }
         if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -1069,7 +1069,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.options {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
@@ -1201,7 +1201,7 @@ impl ::vtproto::Message for ExtensionRangeOptions {
         let mut n = 0usize;
         n += 2 * self.uninterpreted_option.len();
         for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -1209,7 +1209,7 @@ impl ::vtproto::Message for ExtensionRangeOptions {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.uninterpreted_option.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_slice(&[186, 62]);
         }
@@ -1280,7 +1280,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
         if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.oneof_index {
             n += 1 + ::vtproto::wire::int32(*v);
@@ -1309,7 +1309,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
         }
         if let ::core::option::Option::Some(v) = &self.options {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(66);
         }
@@ -1513,7 +1513,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
         if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -1521,7 +1521,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.options {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -1600,14 +1600,14 @@ impl ::vtproto::Message for EnumDescriptorProto {
         }
         n += self.value.len();
         for v in &self.value {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.reserved_range.len();
         for v in &self.reserved_range {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.reserved_name.len();
         for v in &self.reserved_name {
@@ -1623,19 +1623,19 @@ impl ::vtproto::Message for EnumDescriptorProto {
         }
         for v in self.reserved_range.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
         if let ::core::option::Option::Some(v) = &self.options {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
         for v in self.value.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -1819,7 +1819,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
             n += 1 + ::vtproto::wire::int32(*v);
         }
         if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -1827,7 +1827,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.options {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
@@ -1916,10 +1916,10 @@ impl ::vtproto::Message for ServiceDescriptorProto {
         }
         n += self.method.len();
         for v in &self.method {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -1927,13 +1927,13 @@ impl ::vtproto::Message for ServiceDescriptorProto {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.options {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
         for v in self.method.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -2032,7 +2032,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
         if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if self.client_streaming.is_some() {
             n += 2;
@@ -2054,7 +2054,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
         }
         if let ::core::option::Option::Some(v) = &self.options {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
@@ -2244,7 +2244,7 @@ impl ::vtproto::Message for FileOptions {
         }
         n += 2 * self.uninterpreted_option.len();
         for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -2252,7 +2252,7 @@ impl ::vtproto::Message for FileOptions {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.uninterpreted_option.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_slice(&[186, 62]);
         }
@@ -2625,7 +2625,7 @@ impl ::vtproto::Message for MessageOptions {
         }
         n += 2 * self.uninterpreted_option.len();
         for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -2633,7 +2633,7 @@ impl ::vtproto::Message for MessageOptions {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.uninterpreted_option.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_slice(&[186, 62]);
         }
@@ -2743,7 +2743,7 @@ impl ::vtproto::Message for FieldOptions {
         }
         n += 2 * self.uninterpreted_option.len();
         for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -2751,7 +2751,7 @@ impl ::vtproto::Message for FieldOptions {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.uninterpreted_option.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_slice(&[186, 62]);
         }
@@ -2862,7 +2862,7 @@ impl ::vtproto::Message for OneofOptions {
         let mut n = 0usize;
         n += 2 * self.uninterpreted_option.len();
         for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -2870,7 +2870,7 @@ impl ::vtproto::Message for OneofOptions {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.uninterpreted_option.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_slice(&[186, 62]);
         }
@@ -2927,7 +2927,7 @@ impl ::vtproto::Message for EnumOptions {
         }
         n += 2 * self.uninterpreted_option.len();
         for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -2935,7 +2935,7 @@ impl ::vtproto::Message for EnumOptions {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.uninterpreted_option.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_slice(&[186, 62]);
         }
@@ -3009,7 +3009,7 @@ impl ::vtproto::Message for EnumValueOptions {
         }
         n += 2 * self.uninterpreted_option.len();
         for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -3017,7 +3017,7 @@ impl ::vtproto::Message for EnumValueOptions {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.uninterpreted_option.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_slice(&[186, 62]);
         }
@@ -3081,7 +3081,7 @@ impl ::vtproto::Message for ServiceOptions {
         }
         n += 2 * self.uninterpreted_option.len();
         for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -3089,7 +3089,7 @@ impl ::vtproto::Message for ServiceOptions {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.uninterpreted_option.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_slice(&[186, 62]);
         }
@@ -3156,7 +3156,7 @@ impl ::vtproto::Message for MethodOptions {
         }
         n += 2 * self.uninterpreted_option.len();
         for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -3164,7 +3164,7 @@ impl ::vtproto::Message for MethodOptions {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.uninterpreted_option.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_slice(&[186, 62]);
         }
@@ -3235,7 +3235,7 @@ impl ::vtproto::Message for UninterpretedOption {
         let mut n = 0usize;
         n += self.name.len();
         for v in &self.name {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.identifier_value {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
@@ -3285,7 +3285,7 @@ impl ::vtproto::Message for UninterpretedOption {
         }
         for v in self.name.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -3452,7 +3452,7 @@ impl ::vtproto::Message for SourceCodeInfo {
         let mut n = 0usize;
         n += self.location.len();
         for v in &self.location {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -3460,7 +3460,7 @@ impl ::vtproto::Message for SourceCodeInfo {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.location.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -3662,7 +3662,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
         let mut n = 0usize;
         n += self.annotation.len();
         for v in &self.annotation {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -3670,7 +3670,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.annotation.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -4315,7 +4315,7 @@ impl ::vtproto::Message for Type {
         }
         n += self.fields.len();
         for v in &self.fields {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.oneofs.len();
         for v in &self.oneofs {
@@ -4323,10 +4323,10 @@ impl ::vtproto::Message for Type {
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if self.syntax != 0 {
             n += 1 + ::vtproto::wire::int32(self.syntax);
@@ -4341,13 +4341,13 @@ impl ::vtproto::Message for Type {
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(42);
         }
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
@@ -4357,7 +4357,7 @@ impl ::vtproto::Message for Type {
         }
         for v in self.fields.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -4487,7 +4487,7 @@ impl ::vtproto::Message for Field {
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if !self.json_name.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.json_name.len());
@@ -4509,7 +4509,7 @@ impl ::vtproto::Message for Field {
         }
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(74);
         }
@@ -4618,14 +4618,14 @@ impl ::vtproto::Message for Enum {
         }
         n += self.enumvalue.len();
         for v in &self.enumvalue {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if self.syntax != 0 {
             n += 1 + ::vtproto::wire::int32(self.syntax);
@@ -4640,19 +4640,19 @@ impl ::vtproto::Message for Enum {
         }
         if let ::core::option::Option::Some(v) = &self.source_context {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
         for v in self.enumvalue.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -4752,7 +4752,7 @@ impl ::vtproto::Message for EnumValue {
         }
         n += self.options.len();
         for v in &self.options {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -4760,7 +4760,7 @@ impl ::vtproto::Message for EnumValue {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.options.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
@@ -4831,7 +4831,7 @@ impl ::vtproto::Message for Option {
             n += 1 + ::vtproto::wire::len_delimited(self.name.len());
         }
         if let ::core::option::Option::Some(v) = &self.value {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -4839,7 +4839,7 @@ impl ::vtproto::Message for Option {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.value {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }

@@ -151,11 +151,13 @@ fn keyed_value_write(f: &Field, v: &TokenStream, place: bool) -> TokenStream {
 }
 
 /// `v.encode_reverse(w);` for a message value of `f`; out of line when `f` is recursive.
+/// Through its trait, as `size` is (a field can be named `encode_reverse`).
 fn encode_call(f: &Field, v: &TokenStream) -> TokenStream {
     if f.recursive {
         quote!(::vtproto::__private::encode_out_of_line(#v, w);)
     } else {
-        quote!(#v.encode_reverse(w);)
+        let (via, v) = super::via_trait(f, v);
+        quote!(#via::encode_reverse(#v, w);)
     }
 }
 

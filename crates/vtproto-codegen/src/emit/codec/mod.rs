@@ -45,6 +45,23 @@ pub(super) const REUSE: Feature = Feature {
     emit: |_, _, _| {},
 };
 
+/// The trait whose `size` and `encode_reverse` a message value of `f` has, and the value as a
+/// reference to pass it (a place, `self.x`, is borrowed; a bound `v` already is one). Called
+/// through the trait: prost gives a message with a field `size` an inherent `size()` accessor,
+/// which a method call would pick.
+fn via_trait(f: &crate::model::Field, v: &TokenStream) -> (TokenStream, TokenStream) {
+    let via = if f.in_view {
+        quote!(::vtproto::MessageView)
+    } else {
+        quote!(::vtproto::Message)
+    };
+    let v = match v.clone().into_iter().next() {
+        Some(proc_macro2::TokenTree::Ident(i)) if i == "self" => quote!(&#v),
+        _ => v.clone(),
+    };
+    (via, v)
+}
+
 /// `impl ::vtproto::Message for <message>`.
 fn message_impl(m: &Message, reuse: bool) -> TokenStream {
     let path = m.rust_path.tokens();

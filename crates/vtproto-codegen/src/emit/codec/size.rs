@@ -69,12 +69,14 @@ fn value_size(f: &Field, v: &TokenStream) -> TokenStream {
     }
 }
 
-/// `v.size()` for a message value of `f`; out of line when `f` is recursive.
+/// `v.size()` for a message value of `f`, through its trait (see `via_trait`); out of line
+/// when `f` is recursive.
 fn size_call(f: &Field, v: &TokenStream) -> TokenStream {
     if f.recursive {
         quote!(::vtproto::__private::size_out_of_line(#v))
     } else {
-        quote!(#v.size())
+        let (via, v) = super::via_trait(f, v);
+        quote!(#via::size(#v))
     }
 }
 

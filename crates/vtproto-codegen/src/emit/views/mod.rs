@@ -96,6 +96,7 @@ impl Cx<'_> {
         view.unknown_fields = None;
         for f in &mut view.fields {
             f.recursive = false;
+            f.in_view = true;
             // Map entries are kept in wire order, duplicates included: written backward, they
             // must be walked in reverse (as a `BTreeMap` is) to come out in order, last wins.
             if let Label::Map(map) = &mut f.label {
@@ -106,6 +107,7 @@ impl Cx<'_> {
             o.enum_path = beside(&o.enum_path, o.enum_path.name().to_string());
             for f in &mut o.fields {
                 f.recursive = false;
+                f.in_view = true;
             }
         }
         view

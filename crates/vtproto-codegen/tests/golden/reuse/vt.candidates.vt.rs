@@ -99,7 +99,7 @@ impl ::vtproto::Message for CandidatesResponse {
         let mut n = 0usize;
         n += self.candidates.len();
         for v in &self.candidates {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -107,7 +107,7 @@ impl ::vtproto::Message for CandidatesResponse {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.candidates.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }

@@ -19,7 +19,7 @@ impl ::vtproto::Message for Type {
             n += 2;
         }
         if let ::core::option::Option::Some(v) = &self.me {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if !self.crate_.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.crate_.len());
@@ -62,7 +62,7 @@ impl ::vtproto::Message for Type {
         }
         if let ::core::option::Option::Some(v) = &self.me {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
@@ -276,7 +276,7 @@ impl ::vtproto::Message for Holder {
         let mut n = 0usize;
         if let ::core::option::Option::Some(o) = &self.choice {
             n += match o {
-                holder::ChoiceOneOf::ChoiceMsg(v) => 1 + ::vtproto::wire::len_delimited(v.size()),
+                holder::ChoiceOneOf::ChoiceMsg(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v)),
                 holder::ChoiceOneOf::Number(v) => 1 + ::vtproto::wire::int32(*v),
             };
         }
@@ -306,7 +306,7 @@ impl ::vtproto::Message for Holder {
             match o {
                 holder::ChoiceOneOf::ChoiceMsg(v) => {
                     let mark = w.written();
-                    v.encode_reverse(w);
+                    ::vtproto::Message::encode_reverse(v, w);
                     w.put_len(mark);
                     w.put_u8(10);
                 }
@@ -553,7 +553,7 @@ impl ::vtproto::Message for Option {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(v) = &self.some {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -561,7 +561,7 @@ impl ::vtproto::Message for Option {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.some {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -618,7 +618,7 @@ impl ::vtproto::Message for Result {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(v) = &self.ok {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n
     }
@@ -626,7 +626,7 @@ impl ::vtproto::Message for Result {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.ok {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -669,6 +669,275 @@ impl ::vtproto::Message for Result {
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "ok",
+            _ => "?",
+        }
+    }
+}
+impl ::vtproto::Message for Methods {
+    const NAME: &'static str = "vt.test.nasty.Methods";
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn size(&self) -> usize {
+        let mut n = 0usize;
+        if let ::core::option::Option::Some(v) = &self.size {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        if let ::core::option::Option::Some(v) = &self.encode_reverse {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        if let ::core::option::Option::Some(v) = &self.merge_field {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        if let ::core::option::Option::Some(v) = &self.field_name {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        n
+    }
+    #[inline(always)]
+    fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
+        if let ::core::option::Option::Some(v) = &self.field_name {
+            w.put_int32(*v);
+            w.put_u8(32);
+        }
+        if let ::core::option::Option::Some(v) = &self.merge_field {
+            w.put_int32(*v);
+            w.put_u8(24);
+        }
+        if let ::core::option::Option::Some(v) = &self.encode_reverse {
+            w.put_int32(*v);
+            w.put_u8(16);
+        }
+        if let ::core::option::Option::Some(v) = &self.size {
+            w.put_int32(*v);
+            w.put_u8(8);
+        }
+    }
+    #[inline]
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        match key {
+            8 => {
+                self.size = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            16 => {
+                self.encode_reverse = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            24 => {
+                self.merge_field = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            32 => {
+                self.field_name = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+        }
+    }
+    #[inline]
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.size = ::core::option::Option::None;
+        self.encode_reverse = ::core::option::Option::None;
+        self.merge_field = ::core::option::Option::None;
+        self.field_name = ::core::option::Option::None;
+        self.merge(r)
+    }
+    #[inline]
+    #[cold]
+    fn field_name(number: u32) -> &'static str {
+        match number {
+            1 => "size",
+            2 => "encode_reverse",
+            3 => "merge_field",
+            4 => "field_name",
+            _ => "?",
+        }
+    }
+}
+impl ::vtproto::Message for HasMethods {
+    const NAME: &'static str = "vt.test.nasty.HasMethods";
+    #[inline]
+    fn size(&self) -> usize {
+        let mut n = 0usize;
+        if let ::core::option::Option::Some(v) = &self.one {
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
+        }
+        n += self.many.len();
+        for v in &self.many {
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
+        }
+        for (k, v) in &self.by_name {
+            let entry = (if !k.is_empty() {
+                1 + ::vtproto::wire::len_delimited(k.len())
+            } else {
+                0
+            }) + {
+                let s = ::vtproto::Message::size(v);
+                if s != 0 {
+                    1 + ::vtproto::wire::len_delimited(s)
+                } else {
+                    0
+                }
+            };
+            n += 1 + ::vtproto::wire::len_delimited(entry);
+        }
+        if let ::core::option::Option::Some(o) = &self.pick {
+            n += match o {
+                has_methods::Pick::Picked(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v)),
+            };
+        }
+        n
+    }
+    #[inline]
+    fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
+        if let ::core::option::Option::Some(o) = &self.pick {
+            match o {
+                has_methods::Pick::Picked(v) => {
+                    let mark = w.written();
+                    ::vtproto::Message::encode_reverse(v, w);
+                    w.put_len(mark);
+                    w.put_u8(34);
+                }
+            }
+        }
+        ::vtproto::__private::for_each_entry(&self.by_name, w, |w, k, v| {
+            let mark = w.written();
+            let value_mark = w.written();
+            ::vtproto::Message::encode_reverse(v, w);
+            if w.written() != value_mark {
+                w.put_len(value_mark);
+                w.put_u8(18);
+            }
+            if !k.is_empty() {
+                w.put_string(k);
+                w.put_u8(10);
+            }
+            w.put_len(mark);
+            w.put_u8(26);
+        });
+        for v in self.many.iter().rev() {
+            let mark = w.written();
+            ::vtproto::Message::encode_reverse(v, w);
+            w.put_len(mark);
+            w.put_u8(18);
+        }
+        if let ::core::option::Option::Some(v) = &self.one {
+            let mark = w.written();
+            ::vtproto::Message::encode_reverse(v, w);
+            w.put_len(mark);
+            w.put_u8(10);
+        }
+    }
+    #[inline]
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        match key {
+            10 => r.merge_message(self.one.get_or_insert_with(::core::default::Default::default)),
+            18 => {
+                self.many.push(r.read_message()?);
+                ::core::result::Result::Ok(())
+            }
+            26 => {
+                if self.by_name.is_empty() {
+                    self.by_name.reserve(r.count_ahead(26, 256));
+                }
+                let mut k: ::std::string::String = ::core::default::Default::default();
+                let mut v = ::core::default::Default::default();
+                r.merge_map_entry(&mut k, &mut v, 10, 18, |r, k: &mut ::std::string::String| {
+                    r.merge_string(k)?;
+                    ::core::result::Result::Ok(())
+                }, |r, v| r.merge_message(v))?;
+                self.by_name.insert(k, v);
+                ::core::result::Result::Ok(())
+            }
+            34 => {
+                match &mut self.pick {
+                    ::core::option::Option::Some(has_methods::Pick::Picked(v)) => {
+                        r.merge_message(v)?;
+                    }
+                    _ => {
+                        let mut v = ::core::default::Default::default();
+                        {
+                            let v = &mut v;
+                            r.merge_message(v)?;
+                        }
+                        self.pick = ::core::option::Option::Some(has_methods::Pick::Picked(v));
+                    }
+                }
+                ::core::result::Result::Ok(())
+            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+        }
+    }
+    #[inline]
+    fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        self.pick = ::core::option::Option::None;
+        let mut spare_1 = self.one.take();
+        let mut count_2 = 0usize;
+        let mut map_3 = ::vtproto::__private::MapReuse::default();
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                10 => {
+                    match &mut self.one {
+                        ::core::option::Option::Some(v) => {
+                            r.merge_message(v)?;
+                        }
+                        ::core::option::Option::None => {
+                            let mut owned = spare_1.take().unwrap_or_default();
+                            {
+                                let v = &mut owned;
+                                r.replace_message(v)?;
+                            }
+                            self.one = ::core::option::Option::Some(owned);
+                        }
+                    }
+                }
+                18 => {
+                    if count_2 < self.many.len() {
+                        r.replace_message(&mut self.many[count_2])?;
+                    } else {
+                        self.many.push(r.read_message()?);
+                    }
+                    count_2 += 1;
+                }
+                26 => {
+                    let fill = |entry: &::vtproto::Reader<'_>, v: &mut _| {
+                        let mut first = true;
+                        let found = entry.merge_map_value(10, 18, v, |r, v| {
+                            if first {
+                                first = false;
+                                r.replace_message(v)
+                            } else {
+                                r.merge_message(v)
+                            }
+                        })?;
+                        if !found {
+                            *v = ::core::default::Default::default();
+                        }
+                        ::core::result::Result::Ok(())
+                    };
+                    if !::vtproto::__private::replace_str_map_entry(&mut self.by_name, &mut map_3, r, 10, fill)? {
+                        self.merge_field(key, r)?;
+                    }
+                }
+                _ => self.merge_field(key, r)?,
+            }
+            ::core::result::Result::Ok(())
+        })?;
+        self.many.truncate(count_2);
+        ::vtproto::__private::finish_str_map(&mut self.by_name, &map_3);
+        ::core::result::Result::Ok(())
+    }
+    #[inline]
+    #[cold]
+    fn field_name(number: u32) -> &'static str {
+        match number {
+            1 => "one",
+            2 => "many",
+            3 => "by_name",
+            4 => "picked",
             _ => "?",
         }
     }

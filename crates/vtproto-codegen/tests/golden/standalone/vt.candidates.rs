@@ -81,7 +81,7 @@ impl ::vtproto::Message for CandidatesResponse {
         let mut n = 0usize;
         n += self.candidates.len();
         for v in &self.candidates {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -91,7 +91,7 @@ impl ::vtproto::Message for CandidatesResponse {
         self.unknown_fields.encode_reverse(w);
         for v in self.candidates.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }

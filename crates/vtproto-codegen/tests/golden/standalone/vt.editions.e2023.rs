@@ -269,7 +269,7 @@ impl ::vtproto::Message for FileDefaults {
             n += 1 + ::vtproto::wire::int32(self.open);
         }
         if let ::core::option::Option::Some(v) = &self.leaf {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -279,7 +279,7 @@ impl ::vtproto::Message for FileDefaults {
         self.unknown_fields.encode_reverse(w);
         if let ::core::option::Option::Some(v) = &self.leaf {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(58);
         }
@@ -386,16 +386,16 @@ impl ::vtproto::Message for FieldOverrides {
         }
         n += 5 * self.expanded_again.len();
         if let ::core::option::Option::Some(v) = &self.delimited {
-            n += 2 + v.size();
+            n += 2 + ::vtproto::Message::size(v);
         }
         for v in &self.delimited_list {
-            n += 2 + v.size();
+            n += 2 + ::vtproto::Message::size(v);
         }
         if let ::core::option::Option::Some(v) = &self.required {
             n += 1 + ::vtproto::wire::int32(*v);
         }
         if let ::core::option::Option::Some(v) = &self.required_leaf {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if !self.unchecked.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.unchecked.len());
@@ -403,12 +403,12 @@ impl ::vtproto::Message for FieldOverrides {
         if let ::core::option::Option::Some(o) = &self.choice {
             n += match o {
                 field_overrides::Choice::ChoiceClosed(v) => 1 + ::vtproto::wire::int32(*v),
-                field_overrides::Choice::ChoiceLeaf(v) => 2 + v.size(),
+                field_overrides::Choice::ChoiceLeaf(v) => 2 + ::vtproto::Message::size(v),
                 field_overrides::Choice::ChoiceText(v) => 1 + ::vtproto::wire::len_delimited(v.len()),
             };
         }
         if let ::core::option::Option::Some(v) = &self.nested {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -418,7 +418,7 @@ impl ::vtproto::Message for FieldOverrides {
         self.unknown_fields.encode_reverse(w);
         if let ::core::option::Option::Some(v) = &self.nested {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(114);
         }
@@ -430,7 +430,7 @@ impl ::vtproto::Message for FieldOverrides {
                 }
                 field_overrides::Choice::ChoiceLeaf(v) => {
                     w.put_u8(100);
-                    v.encode_reverse(w);
+                    ::vtproto::Message::encode_reverse(v, w);
                     w.put_u8(99);
                 }
                 field_overrides::Choice::ChoiceText(v) => {
@@ -445,7 +445,7 @@ impl ::vtproto::Message for FieldOverrides {
         }
         if let ::core::option::Option::Some(v) = &self.required_leaf {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(74);
         }
@@ -455,12 +455,12 @@ impl ::vtproto::Message for FieldOverrides {
         }
         for v in self.delimited_list.iter().rev() {
             w.put_u8(60);
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_u8(59);
         }
         if let ::core::option::Option::Some(v) = &self.delimited {
             w.put_u8(52);
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_u8(51);
         }
         for v in self.expanded_again.iter().rev() {

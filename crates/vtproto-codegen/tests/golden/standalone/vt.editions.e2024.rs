@@ -381,13 +381,13 @@ impl ::vtproto::Message for Implicit {
             n += 1 + ::vtproto::wire::int32(self.kind);
         }
         if let ::core::option::Option::Some(v) = &self.item {
-            n += 2 + v.size();
+            n += 2 + ::vtproto::Message::size(v);
         }
         if let ::core::option::Option::Some(v) = &self.explicit_n {
             n += 1 + ::vtproto::wire::int32(*v);
         }
         for v in &self.items {
-            n += 2 + v.size();
+            n += 2 + ::vtproto::Message::size(v);
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -397,7 +397,7 @@ impl ::vtproto::Message for Implicit {
         self.unknown_fields.encode_reverse(w);
         for v in self.items.iter().rev() {
             w.put_u8(52);
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_u8(51);
         }
         if let ::core::option::Option::Some(v) = &self.explicit_n {
@@ -406,7 +406,7 @@ impl ::vtproto::Message for Implicit {
         }
         if let ::core::option::Option::Some(v) = &self.item {
             w.put_u8(36);
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_u8(35);
         }
         if self.kind != 0 {

@@ -88,6 +88,44 @@ pub struct Result {
     /// Fields this schema does not declare, and extensions, in wire order.
     pub unknown_fields: ::vtproto::UnknownFields,
 }
+/// The message `vt.test.nasty.Methods`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Methods {
+    pub size: ::core::option::Option<i32>,
+    pub encode_reverse: ::core::option::Option<i32>,
+    pub merge_field: ::core::option::Option<i32>,
+    pub field_name: ::core::option::Option<i32>,
+    /// Fields this schema does not declare, and extensions, in wire order.
+    pub unknown_fields: ::vtproto::UnknownFields,
+}
+impl Methods {
+    /// `size`, or its default when not set.
+    pub fn size(&self) -> i32 {
+        self.size.unwrap_or(::core::default::Default::default())
+    }
+    /// `encode_reverse`, or its default when not set.
+    pub fn encode_reverse(&self) -> i32 {
+        self.encode_reverse.unwrap_or(::core::default::Default::default())
+    }
+    /// `merge_field`, or its default when not set.
+    pub fn merge_field(&self) -> i32 {
+        self.merge_field.unwrap_or(::core::default::Default::default())
+    }
+    /// `field_name`, or its default when not set.
+    pub fn field_name(&self) -> i32 {
+        self.field_name.unwrap_or(::core::default::Default::default())
+    }
+}
+/// The message `vt.test.nasty.HasMethods`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct HasMethods {
+    pub one: ::core::option::Option<Methods>,
+    pub many: ::std::vec::Vec<Methods>,
+    pub by_name: ::std::collections::HashMap<::std::string::String, Methods>,
+    pub pick: ::core::option::Option<has_methods::Pick>,
+    /// Fields this schema does not declare, and extensions, in wire order.
+    pub unknown_fields: ::vtproto::UnknownFields,
+}
 /// The enum `vt.test.nasty.PrefixedEnum`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i32)]
@@ -135,6 +173,14 @@ impl ::core::convert::TryFrom<i32> for PrefixedEnum {
             2 => ::core::result::Result::Ok(Self::Prefixedenumbar),
             _ => ::core::result::Result::Err(::vtproto::UnknownEnumValue(value)),
         }
+    }
+}
+/// Nested messages, enums and oneofs of `has_methods`.
+pub mod has_methods {
+    /// The oneof `pick`.
+    #[derive(Clone, PartialEq, Debug)]
+    pub enum Pick {
+        Picked(super::Methods),
     }
 }
 /// Nested messages, enums and oneofs of `holder`.
@@ -223,7 +269,7 @@ impl ::vtproto::Message for Type {
             n += 2;
         }
         if let ::core::option::Option::Some(v) = &self.me {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         if !self.crate_.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.crate_.len());
@@ -268,7 +314,7 @@ impl ::vtproto::Message for Type {
         }
         if let ::core::option::Option::Some(v) = &self.me {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
@@ -420,7 +466,7 @@ impl ::vtproto::Message for Holder {
         let mut n = 0usize;
         if let ::core::option::Option::Some(o) = &self.choice {
             n += match o {
-                holder::ChoiceOneOf::ChoiceMsg(v) => 1 + ::vtproto::wire::len_delimited(v.size()),
+                holder::ChoiceOneOf::ChoiceMsg(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v)),
                 holder::ChoiceOneOf::Number(v) => 1 + ::vtproto::wire::int32(*v),
             };
         }
@@ -452,7 +498,7 @@ impl ::vtproto::Message for Holder {
             match o {
                 holder::ChoiceOneOf::ChoiceMsg(v) => {
                     let mark = w.written();
-                    v.encode_reverse(w);
+                    ::vtproto::Message::encode_reverse(v, w);
                     w.put_len(mark);
                     w.put_u8(10);
                 }
@@ -680,7 +726,7 @@ impl ::vtproto::Message for Option {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(v) = &self.some {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -690,7 +736,7 @@ impl ::vtproto::Message for Option {
         self.unknown_fields.encode_reverse(w);
         if let ::core::option::Option::Some(v) = &self.some {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -721,7 +767,7 @@ impl ::vtproto::Message for Result {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(v) = &self.ok {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
         }
         n += self.unknown_fields.encoded_len();
         n
@@ -731,7 +777,7 @@ impl ::vtproto::Message for Result {
         self.unknown_fields.encode_reverse(w);
         if let ::core::option::Option::Some(v) = &self.ok {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::Message::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -748,6 +794,197 @@ impl ::vtproto::Message for Result {
     fn field_name(number: u32) -> &'static str {
         match number {
             1 => "ok",
+            _ => "?",
+        }
+    }
+}
+impl ::vtproto::Message for Methods {
+    const NAME: &'static str = "vt.test.nasty.Methods";
+    #[inline]
+    fn size_walk_is_cheap(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn size(&self) -> usize {
+        let mut n = 0usize;
+        if let ::core::option::Option::Some(v) = &self.size {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        if let ::core::option::Option::Some(v) = &self.encode_reverse {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        if let ::core::option::Option::Some(v) = &self.merge_field {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        if let ::core::option::Option::Some(v) = &self.field_name {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        n += self.unknown_fields.encoded_len();
+        n
+    }
+    #[inline(always)]
+    fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
+        self.unknown_fields.encode_reverse(w);
+        if let ::core::option::Option::Some(v) = &self.field_name {
+            w.put_int32(*v);
+            w.put_u8(32);
+        }
+        if let ::core::option::Option::Some(v) = &self.merge_field {
+            w.put_int32(*v);
+            w.put_u8(24);
+        }
+        if let ::core::option::Option::Some(v) = &self.encode_reverse {
+            w.put_int32(*v);
+            w.put_u8(16);
+        }
+        if let ::core::option::Option::Some(v) = &self.size {
+            w.put_int32(*v);
+            w.put_u8(8);
+        }
+    }
+    #[inline]
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        match key {
+            8 => {
+                self.size = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            16 => {
+                self.encode_reverse = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            24 => {
+                self.merge_field = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            32 => {
+                self.field_name = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            _ => self.unknown_fields.merge_field(key, r),
+        }
+    }
+    #[inline]
+    #[cold]
+    fn field_name(number: u32) -> &'static str {
+        match number {
+            1 => "size",
+            2 => "encode_reverse",
+            3 => "merge_field",
+            4 => "field_name",
+            _ => "?",
+        }
+    }
+}
+impl ::vtproto::Message for HasMethods {
+    const NAME: &'static str = "vt.test.nasty.HasMethods";
+    #[inline]
+    fn size(&self) -> usize {
+        let mut n = 0usize;
+        if let ::core::option::Option::Some(v) = &self.one {
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
+        }
+        n += self.many.len();
+        for v in &self.many {
+            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
+        }
+        for (k, v) in &self.by_name {
+            let entry = 1 + ::vtproto::wire::len_delimited(k.len()) + 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
+            n += 1 + ::vtproto::wire::len_delimited(entry);
+        }
+        if let ::core::option::Option::Some(o) = &self.pick {
+            n += match o {
+                has_methods::Pick::Picked(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v)),
+            };
+        }
+        n += self.unknown_fields.encoded_len();
+        n
+    }
+    #[inline]
+    fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
+        self.unknown_fields.encode_reverse(w);
+        if let ::core::option::Option::Some(o) = &self.pick {
+            match o {
+                has_methods::Pick::Picked(v) => {
+                    let mark = w.written();
+                    ::vtproto::Message::encode_reverse(v, w);
+                    w.put_len(mark);
+                    w.put_u8(34);
+                }
+            }
+        }
+        ::vtproto::__private::for_each_entry(&self.by_name, w, |w, k, v| {
+            let mark = w.written();
+            let value_mark = w.written();
+            ::vtproto::Message::encode_reverse(v, w);
+            w.put_len(value_mark);
+            w.put_u8(18);
+            w.put_string(k);
+            w.put_u8(10);
+            w.put_len(mark);
+            w.put_u8(26);
+        });
+        for v in self.many.iter().rev() {
+            let mark = w.written();
+            ::vtproto::Message::encode_reverse(v, w);
+            w.put_len(mark);
+            w.put_u8(18);
+        }
+        if let ::core::option::Option::Some(v) = &self.one {
+            let mark = w.written();
+            ::vtproto::Message::encode_reverse(v, w);
+            w.put_len(mark);
+            w.put_u8(10);
+        }
+    }
+    #[inline]
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        match key {
+            10 => r.merge_message(self.one.get_or_insert_with(::core::default::Default::default)),
+            18 => {
+                self.many.push(r.read_message()?);
+                ::core::result::Result::Ok(())
+            }
+            26 => {
+                if self.by_name.is_empty() {
+                    self.by_name.reserve(r.count_ahead(26, 256));
+                }
+                let mut k: ::std::string::String = ::core::default::Default::default();
+                let mut v = ::core::default::Default::default();
+                r.merge_map_entry_as_spec(&mut k, &mut v, 10, 18, |r, k: &mut ::std::string::String| {
+                    r.merge_string(k)?;
+                    ::core::result::Result::Ok(())
+                }, |r, v| r.merge_message(v))?;
+                self.by_name.insert(k, v);
+                ::core::result::Result::Ok(())
+            }
+            34 => {
+                match &mut self.pick {
+                    ::core::option::Option::Some(has_methods::Pick::Picked(v)) => {
+                        r.merge_message(v)?;
+                    }
+                    _ => {
+                        let mut v = ::core::default::Default::default();
+                        {
+                            let v = &mut v;
+                            r.merge_message(v)?;
+                        }
+                        self.pick = ::core::option::Option::Some(has_methods::Pick::Picked(v));
+                    }
+                }
+                ::core::result::Result::Ok(())
+            }
+            _ => self.unknown_fields.merge_field(key, r),
+        }
+    }
+    #[inline]
+    #[cold]
+    fn field_name(number: u32) -> &'static str {
+        match number {
+            1 => "one",
+            2 => "many",
+            3 => "by_name",
+            4 => "picked",
             _ => "?",
         }
     }

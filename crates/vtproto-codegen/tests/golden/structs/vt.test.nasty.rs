@@ -88,6 +88,44 @@ pub struct Result {
     /// Fields this schema does not declare, and extensions, in wire order.
     pub unknown_fields: ::vtproto::UnknownFields,
 }
+/// The message `vt.test.nasty.Methods`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Methods {
+    pub size: ::core::option::Option<i32>,
+    pub encode_reverse: ::core::option::Option<i32>,
+    pub merge_field: ::core::option::Option<i32>,
+    pub field_name: ::core::option::Option<i32>,
+    /// Fields this schema does not declare, and extensions, in wire order.
+    pub unknown_fields: ::vtproto::UnknownFields,
+}
+impl Methods {
+    /// `size`, or its default when not set.
+    pub fn size(&self) -> i32 {
+        self.size.unwrap_or(::core::default::Default::default())
+    }
+    /// `encode_reverse`, or its default when not set.
+    pub fn encode_reverse(&self) -> i32 {
+        self.encode_reverse.unwrap_or(::core::default::Default::default())
+    }
+    /// `merge_field`, or its default when not set.
+    pub fn merge_field(&self) -> i32 {
+        self.merge_field.unwrap_or(::core::default::Default::default())
+    }
+    /// `field_name`, or its default when not set.
+    pub fn field_name(&self) -> i32 {
+        self.field_name.unwrap_or(::core::default::Default::default())
+    }
+}
+/// The message `vt.test.nasty.HasMethods`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct HasMethods {
+    pub one: ::core::option::Option<Methods>,
+    pub many: ::std::vec::Vec<Methods>,
+    pub by_name: ::std::collections::HashMap<::std::string::String, Methods>,
+    pub pick: ::core::option::Option<has_methods::Pick>,
+    /// Fields this schema does not declare, and extensions, in wire order.
+    pub unknown_fields: ::vtproto::UnknownFields,
+}
 /// The enum `vt.test.nasty.PrefixedEnum`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i32)]
@@ -135,6 +173,14 @@ impl ::core::convert::TryFrom<i32> for PrefixedEnum {
             2 => ::core::result::Result::Ok(Self::Prefixedenumbar),
             _ => ::core::result::Result::Err(::vtproto::UnknownEnumValue(value)),
         }
+    }
+}
+/// Nested messages, enums and oneofs of `has_methods`.
+pub mod has_methods {
+    /// The oneof `pick`.
+    #[derive(Clone, PartialEq, Debug)]
+    pub enum Pick {
+        Picked(super::Methods),
     }
 }
 /// Nested messages, enums and oneofs of `holder`.

@@ -95,7 +95,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
         let mut n = 0usize;
         n += self.candidates.len();
         for v in &self.candidates {
-            n += ::vtproto::wire::len_delimited(v.size());
+            n += ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
         }
         n
     }
@@ -103,7 +103,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for v in self.candidates.iter().rev() {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::MessageView::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }

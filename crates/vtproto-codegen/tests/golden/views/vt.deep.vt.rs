@@ -18,7 +18,7 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(v) = &self.child {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
         }
         if self.value != 0 {
             n += 1 + ::vtproto::wire::int64(self.value);
@@ -40,7 +40,7 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
         }
         if let ::core::option::Option::Some(v) = &self.child {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::MessageView::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }

@@ -99,6 +99,40 @@ pub struct ResultView<'a> {
 pub enum ResultViewFamily {}
 ///A view of `vt.test.nasty.Result` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
 pub type ResultOwnedView = ::vtproto::OwnedView<ResultViewFamily>;
+///A view of `vt.test.nasty.Methods` whose strings and bytes borrow the input (see `vtproto::MessageView`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MethodsView<'a> {
+    pub size: ::core::option::Option<i32>,
+    pub encode_reverse: ::core::option::Option<i32>,
+    pub merge_field: ::core::option::Option<i32>,
+    pub field_name: ::core::option::Option<i32>,
+    #[doc(hidden)]
+    pub _input: ::core::marker::PhantomData<&'a[u8]>,
+}
+///`MethodsView` for every lifetime of its input (a `vtproto::ViewFamily`), for `MethodsOwnedView`.
+pub enum MethodsViewFamily {}
+///A view of `vt.test.nasty.Methods` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type MethodsOwnedView = ::vtproto::OwnedView<MethodsViewFamily>;
+///A view of `vt.test.nasty.HasMethods` whose strings and bytes borrow the input (see `vtproto::MessageView`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HasMethodsView<'a> {
+    pub one: ::core::option::Option<MethodsView<'a>>,
+    pub many: ::std::vec::Vec<MethodsView<'a>>,
+    pub by_name: ::std::vec::Vec<(&'a str, MethodsView<'a>)>,
+    pub pick: ::core::option::Option<has_methods_views::Pick<'a>>,
+}
+///`HasMethodsView` for every lifetime of its input (a `vtproto::ViewFamily`), for `HasMethodsOwnedView`.
+pub enum HasMethodsViewFamily {}
+///A view of `vt.test.nasty.HasMethods` that owns its input, a `bytes::Bytes` (see `vtproto::OwnedView`).
+pub type HasMethodsOwnedView = ::vtproto::OwnedView<HasMethodsViewFamily>;
+///Views of nested messages, and oneof enums of views (see `MessageView`).
+pub mod has_methods_views {
+    ///The oneof `pick` of a view.
+    #[derive(Clone, Debug, PartialEq)]
+    pub enum Pick<'a> {
+        Picked(super::MethodsView<'a>),
+    }
+}
 ///Views of nested messages, and oneof enums of views (see `MessageView`).
 pub mod holder_views {
     ///The oneof `choice` of a view.
@@ -141,7 +175,7 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
             n += 2;
         }
         if let ::core::option::Option::Some(v) = &self.me {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
         }
         if !self.crate_.is_empty() {
             n += 1 + ::vtproto::wire::len_delimited(self.crate_.len());
@@ -184,7 +218,7 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
         }
         if let ::core::option::Option::Some(v) = &self.me {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::MessageView::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
@@ -283,7 +317,7 @@ impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
             n += 1 + ::vtproto::wire::int32(self.thing);
         }
         if let ::core::option::Option::Some(v) = &self.child {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
         }
         n
     }
@@ -291,7 +325,7 @@ impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.child {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::MessageView::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(18);
         }
@@ -329,7 +363,7 @@ impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
         let mut n = 0usize;
         if let ::core::option::Option::Some(o) = &self.choice {
             n += match o {
-                holder_views::ChoiceOneOf::ChoiceMsg(v) => 1 + ::vtproto::wire::len_delimited(v.size()),
+                holder_views::ChoiceOneOf::ChoiceMsg(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v)),
                 holder_views::ChoiceOneOf::Number(v) => 1 + ::vtproto::wire::int32(*v),
             };
         }
@@ -359,7 +393,7 @@ impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
             match o {
                 holder_views::ChoiceOneOf::ChoiceMsg(v) => {
                     let mark = w.written();
-                    v.encode_reverse(w);
+                    ::vtproto::MessageView::encode_reverse(v, w);
                     w.put_len(mark);
                     w.put_u8(10);
                 }
@@ -589,7 +623,7 @@ impl<'a> ::vtproto::MessageView<'a> for OptionView<'a> {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(v) = &self.some {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
         }
         n
     }
@@ -597,7 +631,7 @@ impl<'a> ::vtproto::MessageView<'a> for OptionView<'a> {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.some {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::MessageView::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -628,7 +662,7 @@ impl<'a> ::vtproto::MessageView<'a> for ResultView<'a> {
     fn size(&self) -> usize {
         let mut n = 0usize;
         if let ::core::option::Option::Some(v) = &self.ok {
-            n += 1 + ::vtproto::wire::len_delimited(v.size());
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
         }
         n
     }
@@ -636,7 +670,7 @@ impl<'a> ::vtproto::MessageView<'a> for ResultView<'a> {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.ok {
             let mark = w.written();
-            v.encode_reverse(w);
+            ::vtproto::MessageView::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(10);
         }
@@ -657,6 +691,213 @@ impl<'a> ::vtproto::MessageView<'a> for ResultView<'a> {
 impl ::vtproto::ViewFamily for ResultViewFamily {
     type View<'a> = ResultView<'a>;
     fn shorten<'a, 'b: 'a>(view: &'a ResultView<'b>) -> &'a ResultView<'a> {
+        view
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl<'a> ::vtproto::MessageView<'a> for MethodsView<'a> {
+    type Owned = Methods;
+    #[inline]
+    fn size(&self) -> usize {
+        let mut n = 0usize;
+        if let ::core::option::Option::Some(v) = &self.size {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        if let ::core::option::Option::Some(v) = &self.encode_reverse {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        if let ::core::option::Option::Some(v) = &self.merge_field {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        if let ::core::option::Option::Some(v) = &self.field_name {
+            n += 1 + ::vtproto::wire::int32(*v);
+        }
+        n
+    }
+    #[inline(always)]
+    fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
+        if let ::core::option::Option::Some(v) = &self.field_name {
+            w.put_int32(*v);
+            w.put_u8(32);
+        }
+        if let ::core::option::Option::Some(v) = &self.merge_field {
+            w.put_int32(*v);
+            w.put_u8(24);
+        }
+        if let ::core::option::Option::Some(v) = &self.encode_reverse {
+            w.put_int32(*v);
+            w.put_u8(16);
+        }
+        if let ::core::option::Option::Some(v) = &self.size {
+            w.put_int32(*v);
+            w.put_u8(8);
+        }
+    }
+    #[inline]
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        match key {
+            8 => {
+                self.size = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            16 => {
+                self.encode_reverse = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            24 => {
+                self.merge_field = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            32 => {
+                self.field_name = ::core::option::Option::Some(r.read_int32()?);
+                ::core::result::Result::Ok(())
+            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+        }
+    }
+    fn to_owned_message(&self) -> Methods {
+        Methods {
+            size: self.size.as_ref().map(|v| *v),
+            encode_reverse: self.encode_reverse.as_ref().map(|v| *v),
+            merge_field: self.merge_field.as_ref().map(|v| *v),
+            field_name: self.field_name.as_ref().map(|v| *v),
+        }
+    }
+}
+impl ::vtproto::ViewFamily for MethodsViewFamily {
+    type View<'a> = MethodsView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a MethodsView<'b>) -> &'a MethodsView<'a> {
+        view
+    }
+}
+#[allow(clippy::needless_borrow)]
+impl<'a> ::vtproto::MessageView<'a> for HasMethodsView<'a> {
+    type Owned = HasMethods;
+    #[inline]
+    fn size(&self) -> usize {
+        let mut n = 0usize;
+        if let ::core::option::Option::Some(v) = &self.one {
+            n += 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
+        }
+        n += self.many.len();
+        for v in &self.many {
+            n += ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
+        }
+        for (k, v) in &self.by_name {
+            let entry = (if !k.is_empty() {
+                1 + ::vtproto::wire::len_delimited(k.len())
+            } else {
+                0
+            }) + {
+                let s = ::vtproto::MessageView::size(v);
+                if s != 0 {
+                    1 + ::vtproto::wire::len_delimited(s)
+                } else {
+                    0
+                }
+            };
+            n += 1 + ::vtproto::wire::len_delimited(entry);
+        }
+        if let ::core::option::Option::Some(o) = &self.pick {
+            n += match o {
+                has_methods_views::Pick::Picked(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v)),
+            };
+        }
+        n
+    }
+    #[inline]
+    fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
+        if let ::core::option::Option::Some(o) = &self.pick {
+            match o {
+                has_methods_views::Pick::Picked(v) => {
+                    let mark = w.written();
+                    ::vtproto::MessageView::encode_reverse(v, w);
+                    w.put_len(mark);
+                    w.put_u8(34);
+                }
+            }
+        }
+        for (k, v) in self.by_name.iter().rev() {
+            let mark = w.written();
+            let value_mark = w.written();
+            ::vtproto::MessageView::encode_reverse(v, w);
+            if w.written() != value_mark {
+                w.put_len(value_mark);
+                w.put_u8(18);
+            }
+            if !k.is_empty() {
+                w.put_string(k);
+                w.put_u8(10);
+            }
+            w.put_len(mark);
+            w.put_u8(26);
+        }
+        for v in self.many.iter().rev() {
+            let mark = w.written();
+            ::vtproto::MessageView::encode_reverse(v, w);
+            w.put_len(mark);
+            w.put_u8(18);
+        }
+        if let ::core::option::Option::Some(v) = &self.one {
+            let mark = w.written();
+            ::vtproto::MessageView::encode_reverse(v, w);
+            w.put_len(mark);
+            w.put_u8(10);
+        }
+    }
+    #[inline]
+    fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
+        match key {
+            10 => r.merge_view(self.one.get_or_insert_with(::core::default::Default::default)),
+            18 => {
+                let mut v = ::core::default::Default::default();
+                r.merge_view(&mut v)?;
+                self.many.push(v);
+                ::core::result::Result::Ok(())
+            }
+            26 => {
+                let mut k: &'a str = ::core::default::Default::default();
+                let mut v: MethodsView<'a> = ::core::default::Default::default();
+                r.merge_map_entry(&mut k, &mut v, 10, 18, |r, k: &mut &'a str| {
+                    *k = r.read_str()?;
+                    ::core::result::Result::Ok(())
+                }, |r, v: &mut MethodsView<'a>| r.merge_view(v))?;
+                self.by_name.push((k, v));
+                ::core::result::Result::Ok(())
+            }
+            34 => {
+                match &mut self.pick {
+                    ::core::option::Option::Some(has_methods_views::Pick::Picked(v)) => {
+                        r.merge_view(v)?;
+                    }
+                    _ => {
+                        let mut v = ::core::default::Default::default();
+                        {
+                            let v = &mut v;
+                            r.merge_view(v)?;
+                        }
+                        self.pick = ::core::option::Option::Some(has_methods_views::Pick::Picked(v));
+                    }
+                }
+                ::core::result::Result::Ok(())
+            }
+            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+        }
+    }
+    fn to_owned_message(&self) -> HasMethods {
+        HasMethods {
+            one: self.one.as_ref().map(::vtproto::MessageView::to_owned_message),
+            many: self.many.iter().map(::vtproto::MessageView::to_owned_message).collect(),
+            by_name: self.by_name.iter().map(|(k, v)| (::std::string::String::from(*k), ::vtproto::MessageView::to_owned_message(v))).collect(),
+            pick: self.pick.as_ref().map(|o| match o {
+                has_methods_views::Pick::Picked(v) => has_methods::Pick::Picked(::vtproto::MessageView::to_owned_message(v)),
+            }),
+        }
+    }
+}
+impl ::vtproto::ViewFamily for HasMethodsViewFamily {
+    type View<'a> = HasMethodsView<'a>;
+    fn shorten<'a, 'b: 'a>(view: &'a HasMethodsView<'b>) -> &'a HasMethodsView<'a> {
         view
     }
 }
