@@ -134,9 +134,8 @@ fi
 
 # Plugin time and memory on one request, captured from protoc once.
 tools=$root/target/tools
-if ! "$tools/bin/protoc-gen-prost" --version >/dev/null 2>&1 && [ ! -x "$tools/bin/protoc-gen-prost" ]; then
+[ -x "$tools/bin/protoc-gen-prost" ] ||
     cargo install --quiet --locked --root "$tools" protoc-gen-prost --version 0.5.0
-fi
 printf '#!/bin/sh\ncat > "%s"\n' "$work/request.bin" >"$work/dump-plugin"
 chmod +x "$work/dump-plugin"
 "$protoc_bin" --descriptor_set_in="$work/set.fds" --plugin=protoc-gen-dump="$work/dump-plugin" \

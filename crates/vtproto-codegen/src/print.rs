@@ -314,9 +314,6 @@ impl Printer {
             }
             (Atom::Punct('#', _), _) => {
                 if let Some(text) = doc_comment(&atoms[i..]) {
-                    if self.prev == Prev::CloseBrace {
-                        self.line_break = true;
-                    }
                     self.write(format!("///{text}"), false);
                     self.line_break = true;
                     self.prev = Prev::Start;
@@ -325,20 +322,26 @@ impl Printer {
             }
             _ => {}
         }
-        let mut run = String::new();
+        // Operators are at most three characters, and punctuation is ASCII: no allocation.
+        let mut buf = [0u8; 3];
+        let mut len = 0;
         let mut j = i;
         while let Some(Atom::Punct(c, spacing)) = atoms.get(j) {
-            run.push(*c);
+            if len < buf.len() && c.is_ascii() {
+                buf[len] = *c as u8;
+                len += 1;
+            }
             j += 1;
             if *spacing == Spacing::Alone || *c == '\'' {
                 break;
             }
         }
+        let run = std::str::from_utf8(&buf[..len]).unwrap_or("");
         let op = OPERATORS
             .iter()
             .find(|op| run.starts_with(**op))
             .copied()
-            .unwrap_or(&run[..run.chars().next().map_or(0, char::len_utf8)]);
+            .unwrap_or(&run[..len.min(1)]);
         // In a generic argument list, `>>` closes two lists.
         let op = if op.starts_with('>') && !self.group().generics.is_empty() {
             ">"
@@ -347,7 +350,7 @@ impl Printer {
         } else {
             op
         };
-        let next = i + op.chars().count();
+        let next = i + op.len().max(1);
         self.operator(op, atoms, next);
         next
     }
