@@ -62,7 +62,9 @@ log "$set_name: $(wc -w <<<"$files") files"
 (cd "$gpf" && "$protoc_bin" -I . -I "$include" --include_imports --include_source_info \
     -o "$work/set.fds" $files 2>/dev/null)
 
-cargo build --quiet --release -p vtproto-build --example generate -p protoc-gen-rust-vt
+# Two commands: with `--example`, cargo would build no binary of the other package.
+cargo build --quiet --release -p vtproto-build --example generate
+cargo build --quiet --release -p protoc-gen-rust-vt
 generate=$root/target/release/examples/generate
 
 # A crate around generated code: `mod.rs` declares one module per package.

@@ -249,8 +249,11 @@ impl Printer {
             i.checked_sub(1).map(|j| &atoms[j]),
             Some(Atom::Punct('#' | '!', _))
         ) && self.prev == Prev::Glued;
+        // `&'static [T]`: a type after a lifetime, never an index.
+        let after_lifetime = i >= 2 && matches!(atoms[i - 2], Atom::Punct('\'', _));
         let space = match d {
             Delimiter::Brace => !matches!(self.prev, Prev::Open | Prev::Start | Prev::Glued),
+            _ if after_lifetime => true,
             _ => match self.prev {
                 Prev::Keyword => !after_pub,
                 Prev::Spaced | Prev::CloseBrace => true,
@@ -532,6 +535,7 @@ mod tests {
             #[doc = " A \"quoted\" doc."]
             impl<'a> ::vtproto::Message for Thing<'a> {
                 const NAME: &'static str = "x";
+                const FIELDS: &'static [(u32, &'static str)] = &[(1, "id")];
                 #[inline]
                 fn size(&self) -> usize {
                     let mut n = 0usize;
@@ -560,6 +564,7 @@ mod tests {
         let expected = r#"/// A "quoted" doc.
 impl<'a> ::vtproto::Message for Thing<'a> {
     const NAME: &'static str = "x";
+    const FIELDS: &'static [(u32, &'static str)] = &[(1, "id")];
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;

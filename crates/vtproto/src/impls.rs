@@ -39,6 +39,7 @@ impl<M: Message> Message for Box<M> {
     fn check_initialized(&self) -> Result<(), DecodeError> {
         (**self).check_initialized()
     }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = M::FIELD_NAMES;
     fn field_name(number: u32) -> &'static str {
         M::field_name(number)
     }
@@ -88,9 +89,7 @@ macro_rules! wrapper {
                     _ => r.skip_field(key),
                 }
             }
-            fn field_name(_: u32) -> &'static str {
-                "value"
-            }
+            const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
         }
     };
 }

@@ -34,6 +34,7 @@ mod prelude {
 
 mod error;
 pub mod ext;
+pub mod field;
 mod impls;
 mod message;
 mod reader;

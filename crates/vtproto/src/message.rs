@@ -50,10 +50,17 @@ pub trait Message: Default {
         Ok(())
     }
 
-    /// The name of field `number`, for error messages.
+    /// The message's fields by number, for error messages; generated code lists them.
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[];
+
+    /// The name of field `number`, for error messages: from [`FIELD_NAMES`](Message::FIELD_NAMES),
+    /// `"?"` for a number not there.
+    #[cold]
     fn field_name(number: u32) -> &'static str {
-        let _ = number;
-        "?"
+        Self::FIELD_NAMES
+            .iter()
+            .find(|(n, _)| *n == number)
+            .map_or("?", |(_, name)| name)
     }
 
     /// Merges every field left in `r` into `self`: last scalar wins, repeated fields append,

@@ -565,26 +565,16 @@ impl ::vtproto::Message for Any {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.type_url.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.type_url.len());
-        }
-        if !self.value.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.value.len());
-        }
+        n += ::vtproto::field::len_size(1, self.type_url.len());
+        n += ::vtproto::field::len_size(1, self.value.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.value.is_empty() {
-            w.put_bytes(&self.value);
-            w.put_u8(18);
-        }
-        if !self.type_url.is_empty() {
-            w.put_string(&self.type_url);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[18], &self.value);
+        w.put_bytes_field(&[10], &self.type_url);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -601,113 +591,45 @@ impl ::vtproto::Message for Any {
         self.value.clear();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "type_url",
-            2 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "type_url"), (2, "value")];
 }
 impl ::vtproto::Message for Api {
     const NAME: &'static str = "google.protobuf.Api";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        n += self.methods.len();
-        for v in &self.methods {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if !self.version.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.version.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.mixins.len();
-        for v in &self.mixins {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if self.syntax != 0 {
-            n += 1 + ::vtproto::wire::int32(self.syntax);
-        }
-        if !self.edition.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.edition.len());
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::messages_size(1, &self.methods);
+        n += ::vtproto::field::messages_size(1, &self.options);
+        n += ::vtproto::field::len_size(1, self.version.len());
+        n += ::vtproto::field::message_size(1, &self.source_context);
+        n += ::vtproto::field::messages_size(1, &self.mixins);
+        n += ::vtproto::field::int32_size(1, self.syntax);
+        n += ::vtproto::field::len_size(1, self.edition.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.edition.is_empty() {
-            w.put_string(&self.edition);
-            w.put_u8(66);
-        }
-        if self.syntax != 0 {
-            w.put_int32(self.syntax);
-            w.put_u8(56);
-        }
-        for v in self.mixins.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(50);
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(42);
-        }
-        if !self.version.is_empty() {
-            w.put_string(&self.version);
-            w.put_u8(34);
-        }
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
-        for v in self.methods.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[66], &self.edition);
+        w.put_int32_field(&[56], self.syntax);
+        w.put_message_fields(&[50], &self.mixins);
+        w.put_message_field(&[42], &self.source_context);
+        w.put_bytes_field(&[34], &self.version);
+        w.put_message_fields(&[26], &self.options);
+        w.put_message_fields(&[18], &self.methods);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
-            18 => {
-                self.methods.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            26 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            18 => r.push_message(&mut self.methods),
+            26 => r.push_message(&mut self.options),
             34 => r.merge_string(&mut self.version),
-            42 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
-            50 => {
-                self.mixins.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            42 => r.merge_message_field(&mut self.source_context),
+            50 => r.push_message(&mut self.mixins),
             56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
             66 => r.merge_string(&mut self.edition),
             _ => self.unknown_fields.merge_field(key, r),
@@ -774,21 +696,7 @@ impl ::vtproto::Message for Api {
         self.mixins.truncate(count_6);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "methods",
-            3 => "options",
-            4 => "version",
-            5 => "source_context",
-            6 => "mixins",
-            7 => "syntax",
-            8 => "edition",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "methods"), (3, "options"), (4, "version"), (5, "source_context"), (6, "mixins"), (7, "syntax"), (8, "edition")];
 }
 #[allow(deprecated)]
 impl ::vtproto::Message for Method {
@@ -796,71 +704,28 @@ impl ::vtproto::Message for Method {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        if !self.request_type_url.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.request_type_url.len());
-        }
-        if self.request_streaming {
-            n += 2;
-        }
-        if !self.response_type_url.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.response_type_url.len());
-        }
-        if self.response_streaming {
-            n += 2;
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if self.syntax != 0 {
-            n += 1 + ::vtproto::wire::int32(self.syntax);
-        }
-        if !self.edition.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.edition.len());
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::len_size(1, self.request_type_url.len());
+        n += ::vtproto::field::bool_size(1, self.request_streaming);
+        n += ::vtproto::field::len_size(1, self.response_type_url.len());
+        n += ::vtproto::field::bool_size(1, self.response_streaming);
+        n += ::vtproto::field::messages_size(1, &self.options);
+        n += ::vtproto::field::int32_size(1, self.syntax);
+        n += ::vtproto::field::len_size(1, self.edition.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.edition.is_empty() {
-            w.put_string(&self.edition);
-            w.put_u8(66);
-        }
-        if self.syntax != 0 {
-            w.put_int32(self.syntax);
-            w.put_u8(56);
-        }
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(50);
-        }
-        if self.response_streaming {
-            w.put_bool(self.response_streaming);
-            w.put_u8(40);
-        }
-        if !self.response_type_url.is_empty() {
-            w.put_string(&self.response_type_url);
-            w.put_u8(34);
-        }
-        if self.request_streaming {
-            w.put_bool(self.request_streaming);
-            w.put_u8(24);
-        }
-        if !self.request_type_url.is_empty() {
-            w.put_string(&self.request_type_url);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[66], &self.edition);
+        w.put_int32_field(&[56], self.syntax);
+        w.put_message_fields(&[50], &self.options);
+        w.put_bool_field(&[40], self.response_streaming);
+        w.put_bytes_field(&[34], &self.response_type_url);
+        w.put_bool_field(&[24], self.request_streaming);
+        w.put_bytes_field(&[18], &self.request_type_url);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -870,10 +735,7 @@ impl ::vtproto::Message for Method {
             24 => r.set(&mut self.request_streaming, ::vtproto::Reader::read_bool),
             34 => r.merge_string(&mut self.response_type_url),
             40 => r.set(&mut self.response_streaming, ::vtproto::Reader::read_bool),
-            50 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            50 => r.push_message(&mut self.options),
             56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
             66 => r.merge_string(&mut self.edition),
             _ => self.unknown_fields.merge_field(key, r),
@@ -907,21 +769,7 @@ impl ::vtproto::Message for Method {
         self.options.truncate(count_6);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "request_type_url",
-            3 => "request_streaming",
-            4 => "response_type_url",
-            5 => "response_streaming",
-            6 => "options",
-            7 => "syntax",
-            8 => "edition",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "request_type_url"), (3, "request_streaming"), (4, "response_type_url"), (5, "response_streaming"), (6, "options"), (7, "syntax"), (8, "edition")];
 }
 impl ::vtproto::Message for Mixin {
     const NAME: &'static str = "google.protobuf.Mixin";
@@ -932,26 +780,16 @@ impl ::vtproto::Message for Mixin {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        if !self.root.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.root.len());
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::len_size(1, self.root.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.root.is_empty() {
-            w.put_string(&self.root);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[18], &self.root);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -968,15 +806,7 @@ impl ::vtproto::Message for Mixin {
         self.root.clear();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "root",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "root")];
 }
 impl ::vtproto::Message for Duration {
     const NAME: &'static str = "google.protobuf.Duration";
@@ -987,26 +817,16 @@ impl ::vtproto::Message for Duration {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.seconds != 0 {
-            n += 1 + ::vtproto::wire::int64(self.seconds);
-        }
-        if self.nanos != 0 {
-            n += 1 + ::vtproto::wire::int32(self.nanos);
-        }
+        n += ::vtproto::field::int64_size(1, self.seconds);
+        n += ::vtproto::field::int32_size(1, self.nanos);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if self.nanos != 0 {
-            w.put_int32(self.nanos);
-            w.put_u8(16);
-        }
-        if self.seconds != 0 {
-            w.put_int64(self.seconds);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[16], self.nanos);
+        w.put_int64_field(&[8], self.seconds);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -1023,15 +843,7 @@ impl ::vtproto::Message for Duration {
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "seconds",
-            2 => "nanos",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "seconds"), (2, "nanos")];
 }
 impl ::vtproto::Message for Empty {
     const NAME: &'static str = "google.protobuf.Empty";
@@ -1064,28 +876,19 @@ impl ::vtproto::Message for FieldMask {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += self.paths.len();
-        for v in &self.paths {
-            n += ::vtproto::wire::len_delimited(v.len());
-        }
+        n += ::vtproto::field::strings_size(1, &self.paths);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        for v in self.paths.iter().rev() {
-            w.put_string(v);
-            w.put_u8(10);
-        }
+        w.put_bytes_fields(&[10], &self.paths);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                self.paths.push(r.read_string()?);
-                ::core::result::Result::Ok(())
-            }
+            10 => r.push_string(&mut self.paths),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1110,14 +913,7 @@ impl ::vtproto::Message for FieldMask {
         self.paths.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "paths",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "paths")];
 }
 impl ::vtproto::Message for SourceContext {
     const NAME: &'static str = "google.protobuf.SourceContext";
@@ -1128,19 +924,14 @@ impl ::vtproto::Message for SourceContext {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.file_name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.file_name.len());
-        }
+        n += ::vtproto::field::len_size(1, self.file_name.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.file_name.is_empty() {
-            w.put_string(&self.file_name);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[10], &self.file_name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -1155,14 +946,7 @@ impl ::vtproto::Message for SourceContext {
         self.file_name.clear();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "file_name",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "file_name")];
 }
 impl ::vtproto::Message for Struct {
     const NAME: &'static str = "google.protobuf.Struct";
@@ -1213,14 +997,7 @@ impl ::vtproto::Message for Struct {
         self.fields.clear();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "fields",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "fields")];
 }
 impl ::vtproto::Message for Value {
     const NAME: &'static str = "google.protobuf.Value";
@@ -1336,19 +1113,7 @@ impl ::vtproto::Message for Value {
         self.kind = ::core::option::Option::None;
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "null_value",
-            2 => "number_value",
-            3 => "string_value",
-            4 => "bool_value",
-            5 => "struct_value",
-            6 => "list_value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "null_value"), (2, "number_value"), (3, "string_value"), (4, "bool_value"), (5, "struct_value"), (6, "list_value")];
 }
 impl ::vtproto::Message for ListValue {
     const NAME: &'static str = "google.protobuf.ListValue";
@@ -1375,10 +1140,7 @@ impl ::vtproto::Message for ListValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                self.values.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            10 => r.push_message(&mut self.values),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1403,14 +1165,7 @@ impl ::vtproto::Message for ListValue {
         self.values.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "values",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "values")];
 }
 impl ::vtproto::Message for Timestamp {
     const NAME: &'static str = "google.protobuf.Timestamp";
@@ -1421,26 +1176,16 @@ impl ::vtproto::Message for Timestamp {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.seconds != 0 {
-            n += 1 + ::vtproto::wire::int64(self.seconds);
-        }
-        if self.nanos != 0 {
-            n += 1 + ::vtproto::wire::int32(self.nanos);
-        }
+        n += ::vtproto::field::int64_size(1, self.seconds);
+        n += ::vtproto::field::int32_size(1, self.nanos);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if self.nanos != 0 {
-            w.put_int32(self.nanos);
-            w.put_u8(16);
-        }
-        if self.seconds != 0 {
-            w.put_int64(self.seconds);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[16], self.nanos);
+        w.put_int64_field(&[8], self.seconds);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -1457,103 +1202,42 @@ impl ::vtproto::Message for Timestamp {
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "seconds",
-            2 => "nanos",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "seconds"), (2, "nanos")];
 }
 impl ::vtproto::Message for Type {
     const NAME: &'static str = "google.protobuf.Type";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        n += self.fields.len();
-        for v in &self.fields {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.oneofs.len();
-        for v in &self.oneofs {
-            n += ::vtproto::wire::len_delimited(v.len());
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if self.syntax != 0 {
-            n += 1 + ::vtproto::wire::int32(self.syntax);
-        }
-        if !self.edition.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.edition.len());
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::messages_size(1, &self.fields);
+        n += ::vtproto::field::strings_size(1, &self.oneofs);
+        n += ::vtproto::field::messages_size(1, &self.options);
+        n += ::vtproto::field::message_size(1, &self.source_context);
+        n += ::vtproto::field::int32_size(1, self.syntax);
+        n += ::vtproto::field::len_size(1, self.edition.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.edition.is_empty() {
-            w.put_string(&self.edition);
-            w.put_u8(58);
-        }
-        if self.syntax != 0 {
-            w.put_int32(self.syntax);
-            w.put_u8(48);
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(42);
-        }
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(34);
-        }
-        for v in self.oneofs.iter().rev() {
-            w.put_string(v);
-            w.put_u8(26);
-        }
-        for v in self.fields.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[58], &self.edition);
+        w.put_int32_field(&[48], self.syntax);
+        w.put_message_field(&[42], &self.source_context);
+        w.put_message_fields(&[34], &self.options);
+        w.put_bytes_fields(&[26], &self.oneofs);
+        w.put_message_fields(&[18], &self.fields);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
-            18 => {
-                self.fields.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            26 => {
-                self.oneofs.push(r.read_string()?);
-                ::core::result::Result::Ok(())
-            }
-            34 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            42 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
+            18 => r.push_message(&mut self.fields),
+            26 => r.push_string(&mut self.oneofs),
+            34 => r.push_message(&mut self.options),
+            42 => r.merge_message_field(&mut self.source_context),
             48 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
             58 => r.merge_string(&mut self.edition),
             _ => self.unknown_fields.merge_field(key, r),
@@ -1619,105 +1303,39 @@ impl ::vtproto::Message for Type {
         self.options.truncate(count_4);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "fields",
-            3 => "oneofs",
-            4 => "options",
-            5 => "source_context",
-            6 => "syntax",
-            7 => "edition",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "fields"), (3, "oneofs"), (4, "options"), (5, "source_context"), (6, "syntax"), (7, "edition")];
 }
 impl ::vtproto::Message for Field {
     const NAME: &'static str = "google.protobuf.Field";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.kind != 0 {
-            n += 1 + ::vtproto::wire::int32(self.kind);
-        }
-        if self.cardinality != 0 {
-            n += 1 + ::vtproto::wire::int32(self.cardinality);
-        }
-        if self.number != 0 {
-            n += 1 + ::vtproto::wire::int32(self.number);
-        }
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        if !self.type_url.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.type_url.len());
-        }
-        if self.oneof_index != 0 {
-            n += 1 + ::vtproto::wire::int32(self.oneof_index);
-        }
-        if self.packed {
-            n += 2;
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if !self.json_name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.json_name.len());
-        }
-        if !self.default_value.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.default_value.len());
-        }
+        n += ::vtproto::field::int32_size(1, self.kind);
+        n += ::vtproto::field::int32_size(1, self.cardinality);
+        n += ::vtproto::field::int32_size(1, self.number);
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::len_size(1, self.type_url.len());
+        n += ::vtproto::field::int32_size(1, self.oneof_index);
+        n += ::vtproto::field::bool_size(1, self.packed);
+        n += ::vtproto::field::messages_size(1, &self.options);
+        n += ::vtproto::field::len_size(1, self.json_name.len());
+        n += ::vtproto::field::len_size(1, self.default_value.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.default_value.is_empty() {
-            w.put_string(&self.default_value);
-            w.put_u8(90);
-        }
-        if !self.json_name.is_empty() {
-            w.put_string(&self.json_name);
-            w.put_u8(82);
-        }
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(74);
-        }
-        if self.packed {
-            w.put_bool(self.packed);
-            w.put_u8(64);
-        }
-        if self.oneof_index != 0 {
-            w.put_int32(self.oneof_index);
-            w.put_u8(56);
-        }
-        if !self.type_url.is_empty() {
-            w.put_string(&self.type_url);
-            w.put_u8(50);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(34);
-        }
-        if self.number != 0 {
-            w.put_int32(self.number);
-            w.put_u8(24);
-        }
-        if self.cardinality != 0 {
-            w.put_int32(self.cardinality);
-            w.put_u8(16);
-        }
-        if self.kind != 0 {
-            w.put_int32(self.kind);
-            w.put_u8(8);
-        }
+        w.put_bytes_field(&[90], &self.default_value);
+        w.put_bytes_field(&[82], &self.json_name);
+        w.put_message_fields(&[74], &self.options);
+        w.put_bool_field(&[64], self.packed);
+        w.put_int32_field(&[56], self.oneof_index);
+        w.put_bytes_field(&[50], &self.type_url);
+        w.put_bytes_field(&[34], &self.name);
+        w.put_int32_field(&[24], self.number);
+        w.put_int32_field(&[16], self.cardinality);
+        w.put_int32_field(&[8], self.kind);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -1729,10 +1347,7 @@ impl ::vtproto::Message for Field {
             50 => r.merge_string(&mut self.type_url),
             56 => r.set(&mut self.oneof_index, ::vtproto::Reader::read_int32),
             64 => r.set(&mut self.packed, ::vtproto::Reader::read_bool),
-            74 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            74 => r.push_message(&mut self.options),
             82 => r.merge_string(&mut self.json_name),
             90 => r.merge_string(&mut self.default_value),
             _ => self.unknown_fields.merge_field(key, r),
@@ -1768,99 +1383,39 @@ impl ::vtproto::Message for Field {
         self.options.truncate(count_9);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "kind",
-            2 => "cardinality",
-            3 => "number",
-            4 => "name",
-            6 => "type_url",
-            7 => "oneof_index",
-            8 => "packed",
-            9 => "options",
-            10 => "json_name",
-            11 => "default_value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "kind"), (2, "cardinality"), (3, "number"), (4, "name"), (6, "type_url"), (7, "oneof_index"), (8, "packed"), (9, "options"), (10, "json_name"), (11, "default_value")];
 }
 impl ::vtproto::Message for Enum {
     const NAME: &'static str = "google.protobuf.Enum";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        n += self.enumvalue.len();
-        for v in &self.enumvalue {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if self.syntax != 0 {
-            n += 1 + ::vtproto::wire::int32(self.syntax);
-        }
-        if !self.edition.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.edition.len());
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::messages_size(1, &self.enumvalue);
+        n += ::vtproto::field::messages_size(1, &self.options);
+        n += ::vtproto::field::message_size(1, &self.source_context);
+        n += ::vtproto::field::int32_size(1, self.syntax);
+        n += ::vtproto::field::len_size(1, self.edition.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.edition.is_empty() {
-            w.put_string(&self.edition);
-            w.put_u8(50);
-        }
-        if self.syntax != 0 {
-            w.put_int32(self.syntax);
-            w.put_u8(40);
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(34);
-        }
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
-        for v in self.enumvalue.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[50], &self.edition);
+        w.put_int32_field(&[40], self.syntax);
+        w.put_message_field(&[34], &self.source_context);
+        w.put_message_fields(&[26], &self.options);
+        w.put_message_fields(&[18], &self.enumvalue);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
-            18 => {
-                self.enumvalue.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            26 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            34 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
+            18 => r.push_message(&mut self.enumvalue),
+            26 => r.push_message(&mut self.options),
+            34 => r.merge_message_field(&mut self.source_context),
             40 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
             50 => r.merge_string(&mut self.edition),
             _ => self.unknown_fields.merge_field(key, r),
@@ -1916,65 +1471,32 @@ impl ::vtproto::Message for Enum {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "enumvalue",
-            3 => "options",
-            4 => "source_context",
-            5 => "syntax",
-            6 => "edition",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "enumvalue"), (3, "options"), (4, "source_context"), (5, "syntax"), (6, "edition")];
 }
 impl ::vtproto::Message for EnumValue {
     const NAME: &'static str = "google.protobuf.EnumValue";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        if self.number != 0 {
-            n += 1 + ::vtproto::wire::int32(self.number);
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::int32_size(1, self.number);
+        n += ::vtproto::field::messages_size(1, &self.options);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
-        if self.number != 0 {
-            w.put_int32(self.number);
-            w.put_u8(16);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_message_fields(&[26], &self.options);
+        w.put_int32_field(&[16], self.number);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
             16 => r.set(&mut self.number, ::vtproto::Reader::read_int32),
-            26 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            26 => r.push_message(&mut self.options),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -2001,16 +1523,7 @@ impl ::vtproto::Message for EnumValue {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "number",
-            3 => "options",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "number"), (3, "options")];
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "google.protobuf.Option";
@@ -2021,34 +1534,22 @@ impl ::vtproto::Message for Option {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.value {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::message_size(1, &self.value);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if let ::core::option::Option::Some(v) = &self.value {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_message_field(&[18], &self.value);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
-            18 => r.merge_message(self.value.get_or_insert_with(::core::default::Default::default)),
+            18 => r.merge_message_field(&mut self.value),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -2080,15 +1581,7 @@ impl ::vtproto::Message for Option {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "value")];
 }
 impl ::vtproto::Message for DoubleValue {
     const NAME: &'static str = "google.protobuf.DoubleValue";
@@ -2126,14 +1619,7 @@ impl ::vtproto::Message for DoubleValue {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
 }
 impl ::vtproto::Message for FloatValue {
     const NAME: &'static str = "google.protobuf.FloatValue";
@@ -2171,14 +1657,7 @@ impl ::vtproto::Message for FloatValue {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
 }
 impl ::vtproto::Message for Int64Value {
     const NAME: &'static str = "google.protobuf.Int64Value";
@@ -2189,19 +1668,14 @@ impl ::vtproto::Message for Int64Value {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value != 0 {
-            n += 1 + ::vtproto::wire::int64(self.value);
-        }
+        n += ::vtproto::field::int64_size(1, self.value);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if self.value != 0 {
-            w.put_int64(self.value);
-            w.put_u8(8);
-        }
+        w.put_int64_field(&[8], self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2216,14 +1690,7 @@ impl ::vtproto::Message for Int64Value {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
 }
 impl ::vtproto::Message for UInt64Value {
     const NAME: &'static str = "google.protobuf.UInt64Value";
@@ -2234,19 +1701,14 @@ impl ::vtproto::Message for UInt64Value {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value != 0 {
-            n += 1 + ::vtproto::wire::uint64(self.value);
-        }
+        n += ::vtproto::field::uint64_size(1, self.value);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if self.value != 0 {
-            w.put_uint64(self.value);
-            w.put_u8(8);
-        }
+        w.put_uint64_field(&[8], self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2261,14 +1723,7 @@ impl ::vtproto::Message for UInt64Value {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
 }
 impl ::vtproto::Message for Int32Value {
     const NAME: &'static str = "google.protobuf.Int32Value";
@@ -2279,19 +1734,14 @@ impl ::vtproto::Message for Int32Value {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value != 0 {
-            n += 1 + ::vtproto::wire::int32(self.value);
-        }
+        n += ::vtproto::field::int32_size(1, self.value);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if self.value != 0 {
-            w.put_int32(self.value);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2306,14 +1756,7 @@ impl ::vtproto::Message for Int32Value {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
 }
 impl ::vtproto::Message for UInt32Value {
     const NAME: &'static str = "google.protobuf.UInt32Value";
@@ -2324,19 +1767,14 @@ impl ::vtproto::Message for UInt32Value {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value != 0 {
-            n += 1 + ::vtproto::wire::uint32(self.value);
-        }
+        n += ::vtproto::field::uint32_size(1, self.value);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if self.value != 0 {
-            w.put_uint32(self.value);
-            w.put_u8(8);
-        }
+        w.put_uint32_field(&[8], self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2351,14 +1789,7 @@ impl ::vtproto::Message for UInt32Value {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
 }
 impl ::vtproto::Message for BoolValue {
     const NAME: &'static str = "google.protobuf.BoolValue";
@@ -2369,19 +1800,14 @@ impl ::vtproto::Message for BoolValue {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value {
-            n += 2;
-        }
+        n += ::vtproto::field::bool_size(1, self.value);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if self.value {
-            w.put_bool(self.value);
-            w.put_u8(8);
-        }
+        w.put_bool_field(&[8], self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2396,14 +1822,7 @@ impl ::vtproto::Message for BoolValue {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
 }
 impl ::vtproto::Message for StringValue {
     const NAME: &'static str = "google.protobuf.StringValue";
@@ -2414,19 +1833,14 @@ impl ::vtproto::Message for StringValue {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.value.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.value.len());
-        }
+        n += ::vtproto::field::len_size(1, self.value.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.value.is_empty() {
-            w.put_string(&self.value);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[10], &self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2441,14 +1855,7 @@ impl ::vtproto::Message for StringValue {
         self.value.clear();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
 }
 impl ::vtproto::Message for BytesValue {
     const NAME: &'static str = "google.protobuf.BytesValue";
@@ -2459,19 +1866,14 @@ impl ::vtproto::Message for BytesValue {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.value.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.value.len());
-        }
+        n += ::vtproto::field::len_size(1, self.value.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.value.is_empty() {
-            w.put_bytes(&self.value);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[10], &self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2486,12 +1888,5 @@ impl ::vtproto::Message for BytesValue {
         self.value.clear();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
 }

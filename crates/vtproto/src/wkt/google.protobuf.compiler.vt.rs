@@ -90,75 +90,38 @@ impl ::vtproto::Message for Version {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "major",
-            2 => "minor",
-            3 => "patch",
-            4 => "suffix",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "major"), (2, "minor"), (3, "patch"), (4, "suffix")];
 }
 impl ::vtproto::Message for CodeGeneratorRequest {
     const NAME: &'static str = "google.protobuf.compiler.CodeGeneratorRequest";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += self.file_to_generate.len();
-        for v in &self.file_to_generate {
-            n += ::vtproto::wire::len_delimited(v.len());
-        }
+        n += ::vtproto::field::strings_size(1, &self.file_to_generate);
         if let ::core::option::Option::Some(v) = &self.parameter {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        if let ::core::option::Option::Some(v) = &self.compiler_version {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.proto_file.len();
-        for v in &self.proto_file {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(1, &self.compiler_version);
+        n += ::vtproto::field::messages_size(1, &self.proto_file);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.proto_file.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(122);
-        }
-        if let ::core::option::Option::Some(v) = &self.compiler_version {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
+        w.put_message_fields(&[122], &self.proto_file);
+        w.put_message_field(&[26], &self.compiler_version);
         if let ::core::option::Option::Some(v) = &self.parameter {
             w.put_string(v);
             w.put_u8(18);
         }
-        for v in self.file_to_generate.iter().rev() {
-            w.put_string(v);
-            w.put_u8(10);
-        }
+        w.put_bytes_fields(&[10], &self.file_to_generate);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                self.file_to_generate.push(r.read_string()?);
-                ::core::result::Result::Ok(())
-            }
+            10 => r.push_string(&mut self.file_to_generate),
             18 => r.merge_string(self.parameter.get_or_insert_with(::core::default::Default::default)),
-            122 => {
-                self.proto_file.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            26 => r.merge_message(self.compiler_version.get_or_insert_with(::core::default::Default::default)),
+            122 => r.push_message(&mut self.proto_file),
+            26 => r.merge_message_field(&mut self.compiler_version),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3 | 15)),
         }
     }
@@ -224,17 +187,7 @@ impl ::vtproto::Message for CodeGeneratorRequest {
         self.proto_file.truncate(count_15);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "file_to_generate",
-            2 => "parameter",
-            15 => "proto_file",
-            3 => "compiler_version",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "file_to_generate"), (2, "parameter"), (15, "proto_file"), (3, "compiler_version")];
 }
 impl ::vtproto::Message for CodeGeneratorResponse {
     const NAME: &'static str = "google.protobuf.compiler.CodeGeneratorResponse";
@@ -247,20 +200,12 @@ impl ::vtproto::Message for CodeGeneratorResponse {
         if let ::core::option::Option::Some(v) = &self.supported_features {
             n += 1 + ::vtproto::wire::uint64(*v);
         }
-        n += self.file.len();
-        for v in &self.file {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(1, &self.file);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.file.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(122);
-        }
+        w.put_message_fields(&[122], &self.file);
         if let ::core::option::Option::Some(v) = &self.supported_features {
             w.put_uint64(*v);
             w.put_u8(16);
@@ -278,10 +223,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
                 self.supported_features = ::core::option::Option::Some(r.read_uint64()?);
                 ::core::result::Result::Ok(())
             }
-            122 => {
-                self.file.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            122 => r.push_message(&mut self.file),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2 | 15)),
         }
     }
@@ -322,16 +264,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
         self.file.truncate(count_15);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "error",
-            2 => "supported_features",
-            15 => "file",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "error"), (2, "supported_features"), (15, "file")];
 }
 impl ::vtproto::Message for code_generator_response::File {
     const NAME: &'static str = "google.protobuf.compiler.CodeGeneratorResponse.File";
@@ -347,19 +280,12 @@ impl ::vtproto::Message for code_generator_response::File {
         if let ::core::option::Option::Some(v) = &self.content {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        if let ::core::option::Option::Some(v) = &self.generated_code_info {
-            n += 2 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(2, &self.generated_code_info);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if let ::core::option::Option::Some(v) = &self.generated_code_info {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_slice(&[130, 1]);
-        }
+        w.put_message_field(&[130, 1], &self.generated_code_info);
         if let ::core::option::Option::Some(v) = &self.content {
             w.put_string(v);
             w.put_u8(122);
@@ -379,7 +305,7 @@ impl ::vtproto::Message for code_generator_response::File {
             10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             18 => r.merge_string(self.insertion_point.get_or_insert_with(::core::default::Default::default)),
             122 => r.merge_string(self.content.get_or_insert_with(::core::default::Default::default)),
-            130 => r.merge_message(self.generated_code_info.get_or_insert_with(::core::default::Default::default)),
+            130 => r.merge_message_field(&mut self.generated_code_info),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2 | 15 | 16)),
         }
     }
@@ -457,15 +383,5 @@ impl ::vtproto::Message for code_generator_response::File {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "insertion_point",
-            15 => "content",
-            16 => "generated_code_info",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "insertion_point"), (15, "content"), (16, "generated_code_info")];
 }

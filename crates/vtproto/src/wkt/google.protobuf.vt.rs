@@ -9,24 +9,14 @@ impl ::vtproto::Message for Any {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.type_url.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.type_url.len());
-        }
-        if !self.value.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.value.len());
-        }
+        n += ::vtproto::field::len_size(1, self.type_url.len());
+        n += ::vtproto::field::len_size(1, self.value.len());
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if !self.value.is_empty() {
-            w.put_bytes(&self.value);
-            w.put_u8(18);
-        }
-        if !self.type_url.is_empty() {
-            w.put_string(&self.type_url);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[18], &self.value);
+        w.put_bytes_field(&[10], &self.type_url);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -42,104 +32,41 @@ impl ::vtproto::Message for Any {
         self.value.clear();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "type_url",
-            2 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "type_url"), (2, "value")];
 }
 impl ::vtproto::Message for Api {
     const NAME: &'static str = "google.protobuf.Api";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        n += self.methods.len();
-        for v in &self.methods {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if !self.version.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.version.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.mixins.len();
-        for v in &self.mixins {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if self.syntax != 0 {
-            n += 1 + ::vtproto::wire::int32(self.syntax);
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::messages_size(1, &self.methods);
+        n += ::vtproto::field::messages_size(1, &self.options);
+        n += ::vtproto::field::len_size(1, self.version.len());
+        n += ::vtproto::field::message_size(1, &self.source_context);
+        n += ::vtproto::field::messages_size(1, &self.mixins);
+        n += ::vtproto::field::int32_size(1, self.syntax);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.syntax != 0 {
-            w.put_int32(self.syntax);
-            w.put_u8(56);
-        }
-        for v in self.mixins.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(50);
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(42);
-        }
-        if !self.version.is_empty() {
-            w.put_string(&self.version);
-            w.put_u8(34);
-        }
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
-        for v in self.methods.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_int32_field(&[56], self.syntax);
+        w.put_message_fields(&[50], &self.mixins);
+        w.put_message_field(&[42], &self.source_context);
+        w.put_bytes_field(&[34], &self.version);
+        w.put_message_fields(&[26], &self.options);
+        w.put_message_fields(&[18], &self.methods);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
-            18 => {
-                self.methods.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            26 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            18 => r.push_message(&mut self.methods),
+            26 => r.push_message(&mut self.options),
             34 => r.merge_string(&mut self.version),
-            42 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
-            50 => {
-                self.mixins.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            42 => r.merge_message_field(&mut self.source_context),
+            50 => r.push_message(&mut self.mixins),
             56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=7)),
         }
@@ -203,20 +130,7 @@ impl ::vtproto::Message for Api {
         self.mixins.truncate(count_6);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "methods",
-            3 => "options",
-            4 => "version",
-            5 => "source_context",
-            6 => "mixins",
-            7 => "syntax",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "methods"), (3, "options"), (4, "version"), (5, "source_context"), (6, "mixins"), (7, "syntax")];
 }
 #[allow(deprecated)]
 impl ::vtproto::Message for Method {
@@ -224,62 +138,24 @@ impl ::vtproto::Message for Method {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        if !self.request_type_url.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.request_type_url.len());
-        }
-        if self.request_streaming {
-            n += 2;
-        }
-        if !self.response_type_url.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.response_type_url.len());
-        }
-        if self.response_streaming {
-            n += 2;
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if self.syntax != 0 {
-            n += 1 + ::vtproto::wire::int32(self.syntax);
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::len_size(1, self.request_type_url.len());
+        n += ::vtproto::field::bool_size(1, self.request_streaming);
+        n += ::vtproto::field::len_size(1, self.response_type_url.len());
+        n += ::vtproto::field::bool_size(1, self.response_streaming);
+        n += ::vtproto::field::messages_size(1, &self.options);
+        n += ::vtproto::field::int32_size(1, self.syntax);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.syntax != 0 {
-            w.put_int32(self.syntax);
-            w.put_u8(56);
-        }
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(50);
-        }
-        if self.response_streaming {
-            w.put_bool(self.response_streaming);
-            w.put_u8(40);
-        }
-        if !self.response_type_url.is_empty() {
-            w.put_string(&self.response_type_url);
-            w.put_u8(34);
-        }
-        if self.request_streaming {
-            w.put_bool(self.request_streaming);
-            w.put_u8(24);
-        }
-        if !self.request_type_url.is_empty() {
-            w.put_string(&self.request_type_url);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_int32_field(&[56], self.syntax);
+        w.put_message_fields(&[50], &self.options);
+        w.put_bool_field(&[40], self.response_streaming);
+        w.put_bytes_field(&[34], &self.response_type_url);
+        w.put_bool_field(&[24], self.request_streaming);
+        w.put_bytes_field(&[18], &self.request_type_url);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -289,10 +165,7 @@ impl ::vtproto::Message for Method {
             24 => r.set(&mut self.request_streaming, ::vtproto::Reader::read_bool),
             34 => r.merge_string(&mut self.response_type_url),
             40 => r.set(&mut self.response_streaming, ::vtproto::Reader::read_bool),
-            50 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            50 => r.push_message(&mut self.options),
             56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=7)),
         }
@@ -323,20 +196,7 @@ impl ::vtproto::Message for Method {
         self.options.truncate(count_6);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "request_type_url",
-            3 => "request_streaming",
-            4 => "response_type_url",
-            5 => "response_streaming",
-            6 => "options",
-            7 => "syntax",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "request_type_url"), (3, "request_streaming"), (4, "response_type_url"), (5, "response_streaming"), (6, "options"), (7, "syntax")];
 }
 impl ::vtproto::Message for Mixin {
     const NAME: &'static str = "google.protobuf.Mixin";
@@ -347,24 +207,14 @@ impl ::vtproto::Message for Mixin {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        if !self.root.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.root.len());
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::len_size(1, self.root.len());
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if !self.root.is_empty() {
-            w.put_string(&self.root);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[18], &self.root);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -380,43 +230,24 @@ impl ::vtproto::Message for Mixin {
         self.root.clear();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "root",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "root")];
 }
 impl ::vtproto::Message for FileDescriptorSet {
     const NAME: &'static str = "google.protobuf.FileDescriptorSet";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += self.file.len();
-        for v in &self.file {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(1, &self.file);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.file.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(10);
-        }
+        w.put_message_fields(&[10], &self.file);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                self.file.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            10 => r.push_message(&mut self.file),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
@@ -440,14 +271,7 @@ impl ::vtproto::Message for FileDescriptorSet {
         self.file.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "file",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "file")];
 }
 impl ::vtproto::Message for FileDescriptorProto {
     const NAME: &'static str = "google.protobuf.FileDescriptorProto";
@@ -460,32 +284,13 @@ impl ::vtproto::Message for FileDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.package {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += self.dependency.len();
-        for v in &self.dependency {
-            n += ::vtproto::wire::len_delimited(v.len());
-        }
-        n += self.message_type.len();
-        for v in &self.message_type {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.enum_type.len();
-        for v in &self.enum_type {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.service.len();
-        for v in &self.service {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.extension.len();
-        for v in &self.extension {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if let ::core::option::Option::Some(v) = &self.source_code_info {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::strings_size(1, &self.dependency);
+        n += ::vtproto::field::messages_size(1, &self.message_type);
+        n += ::vtproto::field::messages_size(1, &self.enum_type);
+        n += ::vtproto::field::messages_size(1, &self.service);
+        n += ::vtproto::field::messages_size(1, &self.extension);
+        n += ::vtproto::field::message_size(1, &self.options);
+        n += ::vtproto::field::message_size(1, &self.source_code_info);
         n += self.public_dependency.len();
         for v in &self.public_dependency {
             n += ::vtproto::wire::int32(*v);
@@ -513,46 +318,13 @@ impl ::vtproto::Message for FileDescriptorProto {
             w.put_int32(*v);
             w.put_u8(80);
         }
-        if let ::core::option::Option::Some(v) = &self.source_code_info {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(74);
-        }
-        if let ::core::option::Option::Some(v) = &self.options {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(66);
-        }
-        for v in self.extension.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(58);
-        }
-        for v in self.service.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(50);
-        }
-        for v in self.enum_type.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(42);
-        }
-        for v in self.message_type.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(34);
-        }
-        for v in self.dependency.iter().rev() {
-            w.put_string(v);
-            w.put_u8(26);
-        }
+        w.put_message_field(&[74], &self.source_code_info);
+        w.put_message_field(&[66], &self.options);
+        w.put_message_fields(&[58], &self.extension);
+        w.put_message_fields(&[50], &self.service);
+        w.put_message_fields(&[42], &self.enum_type);
+        w.put_message_fields(&[34], &self.message_type);
+        w.put_bytes_fields(&[26], &self.dependency);
         if let ::core::option::Option::Some(v) = &self.package {
             w.put_string(v);
             w.put_u8(18);
@@ -567,10 +339,7 @@ impl ::vtproto::Message for FileDescriptorProto {
         match key {
             10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             18 => r.merge_string(self.package.get_or_insert_with(::core::default::Default::default)),
-            26 => {
-                self.dependency.push(r.read_string()?);
-                ::core::result::Result::Ok(())
-            }
+            26 => r.push_string(&mut self.dependency),
             80 => {
                 self.public_dependency.push(r.read_int32()?);
                 ::core::result::Result::Ok(())
@@ -581,24 +350,12 @@ impl ::vtproto::Message for FileDescriptorProto {
                 ::core::result::Result::Ok(())
             }
             90 => r.merge_packed(&mut self.weak_dependency, 0, |r| r.read_int32()),
-            34 => {
-                self.message_type.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            42 => {
-                self.enum_type.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            50 => {
-                self.service.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            58 => {
-                self.extension.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            66 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
-            74 => r.merge_message(self.source_code_info.get_or_insert_with(::core::default::Default::default)),
+            34 => r.push_message(&mut self.message_type),
+            42 => r.push_message(&mut self.enum_type),
+            50 => r.push_message(&mut self.service),
+            58 => r.push_message(&mut self.extension),
+            66 => r.merge_message_field(&mut self.options),
+            74 => r.merge_message_field(&mut self.source_code_info),
             98 => r.merge_string(self.syntax.get_or_insert_with(::core::default::Default::default)),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=12)),
         }
@@ -745,25 +502,7 @@ impl ::vtproto::Message for FileDescriptorProto {
         self.extension.truncate(count_7);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "package",
-            3 => "dependency",
-            10 => "public_dependency",
-            11 => "weak_dependency",
-            4 => "message_type",
-            5 => "enum_type",
-            6 => "service",
-            7 => "extension",
-            8 => "options",
-            9 => "source_code_info",
-            12 => "syntax",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "package"), (3, "dependency"), (10, "public_dependency"), (11, "weak_dependency"), (4, "message_type"), (5, "enum_type"), (6, "service"), (7, "extension"), (8, "options"), (9, "source_code_info"), (12, "syntax")];
 }
 impl ::vtproto::Message for DescriptorProto {
     const NAME: &'static str = "google.protobuf.DescriptorProto";
@@ -773,97 +512,36 @@ impl ::vtproto::Message for DescriptorProto {
         if let ::core::option::Option::Some(v) = &self.name {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += self.field.len();
-        for v in &self.field {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(1, &self.field);
         n += self.nested_type.len();
         for v in &self.nested_type {
             n += ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
         }
-        n += self.enum_type.len();
-        for v in &self.enum_type {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.extension_range.len();
-        for v in &self.extension_range {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.extension.len();
-        for v in &self.extension {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.oneof_decl.len();
-        for v in &self.oneof_decl {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.reserved_range.len();
-        for v in &self.reserved_range {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.reserved_name.len();
-        for v in &self.reserved_name {
-            n += ::vtproto::wire::len_delimited(v.len());
-        }
+        n += ::vtproto::field::messages_size(1, &self.enum_type);
+        n += ::vtproto::field::messages_size(1, &self.extension_range);
+        n += ::vtproto::field::messages_size(1, &self.extension);
+        n += ::vtproto::field::message_size(1, &self.options);
+        n += ::vtproto::field::messages_size(1, &self.oneof_decl);
+        n += ::vtproto::field::messages_size(1, &self.reserved_range);
+        n += ::vtproto::field::strings_size(1, &self.reserved_name);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.reserved_name.iter().rev() {
-            w.put_string(v);
-            w.put_u8(82);
-        }
-        for v in self.reserved_range.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(74);
-        }
-        for v in self.oneof_decl.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(66);
-        }
-        if let ::core::option::Option::Some(v) = &self.options {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(58);
-        }
-        for v in self.extension.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(50);
-        }
-        for v in self.extension_range.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(42);
-        }
-        for v in self.enum_type.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(34);
-        }
+        w.put_bytes_fields(&[82], &self.reserved_name);
+        w.put_message_fields(&[74], &self.reserved_range);
+        w.put_message_fields(&[66], &self.oneof_decl);
+        w.put_message_field(&[58], &self.options);
+        w.put_message_fields(&[50], &self.extension);
+        w.put_message_fields(&[42], &self.extension_range);
+        w.put_message_fields(&[34], &self.enum_type);
         for v in self.nested_type.iter().rev() {
             let mark = w.written();
             ::vtproto::__private::encode_out_of_line(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
-        for v in self.field.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
+        w.put_message_fields(&[18], &self.field);
         if let ::core::option::Option::Some(v) = &self.name {
             w.put_string(v);
             w.put_u8(10);
@@ -873,39 +551,15 @@ impl ::vtproto::Message for DescriptorProto {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
-            18 => {
-                self.field.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            50 => {
-                self.extension.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            26 => {
-                self.nested_type.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            34 => {
-                self.enum_type.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            42 => {
-                self.extension_range.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            66 => {
-                self.oneof_decl.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            58 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
-            74 => {
-                self.reserved_range.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            82 => {
-                self.reserved_name.push(r.read_string()?);
-                ::core::result::Result::Ok(())
-            }
+            18 => r.push_message(&mut self.field),
+            50 => r.push_message(&mut self.extension),
+            26 => r.push_message(&mut self.nested_type),
+            34 => r.push_message(&mut self.enum_type),
+            42 => r.push_message(&mut self.extension_range),
+            66 => r.push_message(&mut self.oneof_decl),
+            58 => r.merge_message_field(&mut self.options),
+            74 => r.push_message(&mut self.reserved_range),
+            82 => r.push_string(&mut self.reserved_name),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=10)),
         }
     }
@@ -1031,23 +685,7 @@ impl ::vtproto::Message for DescriptorProto {
         self.reserved_name.truncate(count_10);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "field",
-            6 => "extension",
-            3 => "nested_type",
-            4 => "enum_type",
-            5 => "extension_range",
-            8 => "oneof_decl",
-            7 => "options",
-            9 => "reserved_range",
-            10 => "reserved_name",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "field"), (6, "extension"), (3, "nested_type"), (4, "enum_type"), (5, "extension_range"), (8, "oneof_decl"), (7, "options"), (9, "reserved_range"), (10, "reserved_name")];
 }
 impl ::vtproto::Message for descriptor_proto::ExtensionRange {
     const NAME: &'static str = "google.protobuf.DescriptorProto.ExtensionRange";
@@ -1060,19 +698,12 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
         if let ::core::option::Option::Some(v) = &self.end {
             n += 1 + ::vtproto::wire::int32(*v);
         }
-        if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(1, &self.options);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if let ::core::option::Option::Some(v) = &self.options {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
+        w.put_message_field(&[26], &self.options);
         if let ::core::option::Option::Some(v) = &self.end {
             w.put_int32(*v);
             w.put_u8(16);
@@ -1093,7 +724,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            26 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            26 => r.merge_message_field(&mut self.options),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
     }
@@ -1125,16 +756,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "start",
-            2 => "end",
-            3 => "options",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "start"), (2, "end"), (3, "options")];
 }
 impl ::vtproto::Message for descriptor_proto::ReservedRange {
     const NAME: &'static str = "google.protobuf.DescriptorProto.ReservedRange";
@@ -1184,43 +806,24 @@ impl ::vtproto::Message for descriptor_proto::ReservedRange {
         self.end = ::core::option::Option::None;
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "start",
-            2 => "end",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "start"), (2, "end")];
 }
 impl ::vtproto::Message for ExtensionRangeOptions {
     const NAME: &'static str = "google.protobuf.ExtensionRangeOptions";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += 2 * self.uninterpreted_option.len();
-        for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.uninterpreted_option.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_slice(&[186, 62]);
-        }
+        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            7994 => {
-                self.uninterpreted_option.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            7994 => r.push_message(&mut self.uninterpreted_option),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 999)),
         }
     }
@@ -1244,14 +847,7 @@ impl ::vtproto::Message for ExtensionRangeOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            999 => "uninterpreted_option",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(999, "uninterpreted_option")];
 }
 impl ::vtproto::Message for FieldDescriptorProto {
     const NAME: &'static str = "google.protobuf.FieldDescriptorProto";
@@ -1279,9 +875,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.default_value {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(1, &self.options);
         if let ::core::option::Option::Some(v) = &self.oneof_index {
             n += 1 + ::vtproto::wire::int32(*v);
         }
@@ -1307,12 +901,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
             w.put_int32(*v);
             w.put_u8(72);
         }
-        if let ::core::option::Option::Some(v) = &self.options {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(66);
-        }
+        w.put_message_field(&[66], &self.options);
         if let ::core::option::Option::Some(v) = &self.default_value {
             w.put_string(v);
             w.put_u8(58);
@@ -1366,7 +955,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
                 ::core::result::Result::Ok(())
             }
             82 => r.merge_string(self.json_name.get_or_insert_with(::core::default::Default::default)),
-            66 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            66 => r.merge_message_field(&mut self.options),
             136 => {
                 self.proto3_optional = ::core::option::Option::Some(r.read_bool()?);
                 ::core::result::Result::Ok(())
@@ -1485,24 +1074,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            3 => "number",
-            4 => "label",
-            5 => "type",
-            6 => "type_name",
-            2 => "extendee",
-            7 => "default_value",
-            9 => "oneof_index",
-            10 => "json_name",
-            8 => "options",
-            17 => "proto3_optional",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (3, "number"), (4, "label"), (5, "type"), (6, "type_name"), (2, "extendee"), (7, "default_value"), (9, "oneof_index"), (10, "json_name"), (8, "options"), (17, "proto3_optional")];
 }
 impl ::vtproto::Message for OneofDescriptorProto {
     const NAME: &'static str = "google.protobuf.OneofDescriptorProto";
@@ -1512,19 +1084,12 @@ impl ::vtproto::Message for OneofDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.name {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(1, &self.options);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if let ::core::option::Option::Some(v) = &self.options {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
+        w.put_message_field(&[18], &self.options);
         if let ::core::option::Option::Some(v) = &self.name {
             w.put_string(v);
             w.put_u8(10);
@@ -1534,7 +1099,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
-            18 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            18 => r.merge_message_field(&mut self.options),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
     }
@@ -1580,15 +1145,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "options",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "options")];
 }
 impl ::vtproto::Message for EnumDescriptorProto {
     const NAME: &'static str = "google.protobuf.EnumDescriptorProto";
@@ -1598,47 +1155,18 @@ impl ::vtproto::Message for EnumDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.name {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += self.value.len();
-        for v in &self.value {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.reserved_range.len();
-        for v in &self.reserved_range {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.reserved_name.len();
-        for v in &self.reserved_name {
-            n += ::vtproto::wire::len_delimited(v.len());
-        }
+        n += ::vtproto::field::messages_size(1, &self.value);
+        n += ::vtproto::field::message_size(1, &self.options);
+        n += ::vtproto::field::messages_size(1, &self.reserved_range);
+        n += ::vtproto::field::strings_size(1, &self.reserved_name);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.reserved_name.iter().rev() {
-            w.put_string(v);
-            w.put_u8(42);
-        }
-        for v in self.reserved_range.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(34);
-        }
-        if let ::core::option::Option::Some(v) = &self.options {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
-        for v in self.value.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
+        w.put_bytes_fields(&[42], &self.reserved_name);
+        w.put_message_fields(&[34], &self.reserved_range);
+        w.put_message_field(&[26], &self.options);
+        w.put_message_fields(&[18], &self.value);
         if let ::core::option::Option::Some(v) = &self.name {
             w.put_string(v);
             w.put_u8(10);
@@ -1648,19 +1176,10 @@ impl ::vtproto::Message for EnumDescriptorProto {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
-            18 => {
-                self.value.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            26 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
-            34 => {
-                self.reserved_range.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            42 => {
-                self.reserved_name.push(r.read_string()?);
-                ::core::result::Result::Ok(())
-            }
+            18 => r.push_message(&mut self.value),
+            26 => r.merge_message_field(&mut self.options),
+            34 => r.push_message(&mut self.reserved_range),
+            42 => r.push_string(&mut self.reserved_name),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
         }
     }
@@ -1736,18 +1255,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
         self.reserved_name.truncate(count_5);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "value",
-            3 => "options",
-            4 => "reserved_range",
-            5 => "reserved_name",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "value"), (3, "options"), (4, "reserved_range"), (5, "reserved_name")];
 }
 impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
     const NAME: &'static str = "google.protobuf.EnumDescriptorProto.EnumReservedRange";
@@ -1797,15 +1305,7 @@ impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
         self.end = ::core::option::Option::None;
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "start",
-            2 => "end",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "start"), (2, "end")];
 }
 impl ::vtproto::Message for EnumValueDescriptorProto {
     const NAME: &'static str = "google.protobuf.EnumValueDescriptorProto";
@@ -1818,19 +1318,12 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.number {
             n += 1 + ::vtproto::wire::int32(*v);
         }
-        if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(1, &self.options);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if let ::core::option::Option::Some(v) = &self.options {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
+        w.put_message_field(&[26], &self.options);
         if let ::core::option::Option::Some(v) = &self.number {
             w.put_int32(*v);
             w.put_u8(16);
@@ -1848,7 +1341,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
                 self.number = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            26 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            26 => r.merge_message_field(&mut self.options),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
     }
@@ -1895,16 +1388,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "number",
-            3 => "options",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "number"), (3, "options")];
 }
 impl ::vtproto::Message for ServiceDescriptorProto {
     const NAME: &'static str = "google.protobuf.ServiceDescriptorProto";
@@ -1914,29 +1398,14 @@ impl ::vtproto::Message for ServiceDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.name {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += self.method.len();
-        for v in &self.method {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(1, &self.method);
+        n += ::vtproto::field::message_size(1, &self.options);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if let ::core::option::Option::Some(v) = &self.options {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
-        for v in self.method.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
+        w.put_message_field(&[26], &self.options);
+        w.put_message_fields(&[18], &self.method);
         if let ::core::option::Option::Some(v) = &self.name {
             w.put_string(v);
             w.put_u8(10);
@@ -1946,11 +1415,8 @@ impl ::vtproto::Message for ServiceDescriptorProto {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
-            18 => {
-                self.method.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            26 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            18 => r.push_message(&mut self.method),
+            26 => r.merge_message_field(&mut self.options),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
     }
@@ -2006,16 +1472,7 @@ impl ::vtproto::Message for ServiceDescriptorProto {
         self.method.truncate(count_2);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "method",
-            3 => "options",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "method"), (3, "options")];
 }
 impl ::vtproto::Message for MethodDescriptorProto {
     const NAME: &'static str = "google.protobuf.MethodDescriptorProto";
@@ -2031,9 +1488,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
         if let ::core::option::Option::Some(v) = &self.output_type {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        if let ::core::option::Option::Some(v) = &self.options {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(1, &self.options);
         if self.client_streaming.is_some() {
             n += 2;
         }
@@ -2052,12 +1507,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
             w.put_bool(*v);
             w.put_u8(40);
         }
-        if let ::core::option::Option::Some(v) = &self.options {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(34);
-        }
+        w.put_message_field(&[34], &self.options);
         if let ::core::option::Option::Some(v) = &self.output_type {
             w.put_string(v);
             w.put_u8(26);
@@ -2077,7 +1527,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
             10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             18 => r.merge_string(self.input_type.get_or_insert_with(::core::default::Default::default)),
             26 => r.merge_string(self.output_type.get_or_insert_with(::core::default::Default::default)),
-            34 => r.merge_message(self.options.get_or_insert_with(::core::default::Default::default)),
+            34 => r.merge_message_field(&mut self.options),
             40 => {
                 self.client_streaming = ::core::option::Option::Some(r.read_bool()?);
                 ::core::result::Result::Ok(())
@@ -2165,19 +1615,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "input_type",
-            3 => "output_type",
-            4 => "options",
-            5 => "client_streaming",
-            6 => "server_streaming",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "input_type"), (3, "output_type"), (4, "options"), (5, "client_streaming"), (6, "server_streaming")];
 }
 #[allow(deprecated)]
 impl ::vtproto::Message for FileOptions {
@@ -2242,20 +1680,12 @@ impl ::vtproto::Message for FileOptions {
         if let ::core::option::Option::Some(v) = &self.ruby_package {
             n += 2 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += 2 * self.uninterpreted_option.len();
-        for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.uninterpreted_option.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_slice(&[186, 62]);
-        }
+        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.ruby_package {
             w.put_string(v);
             w.put_slice(&[234, 2]);
@@ -2382,10 +1812,7 @@ impl ::vtproto::Message for FileOptions {
             330 => r.merge_string(self.php_namespace.get_or_insert_with(::core::default::Default::default)),
             354 => r.merge_string(self.php_metadata_namespace.get_or_insert_with(::core::default::Default::default)),
             362 => r.merge_string(self.ruby_package.get_or_insert_with(::core::default::Default::default)),
-            7994 => {
-                self.uninterpreted_option.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            7994 => r.push_message(&mut self.uninterpreted_option),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 8..=11 | 16..=18 | 20 | 23 | 27 | 31 | 36 | 37 | 39..=41 | 44 | 45 | 999)),
         }
     }
@@ -2578,33 +2005,7 @@ impl ::vtproto::Message for FileOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "java_package",
-            8 => "java_outer_classname",
-            10 => "java_multiple_files",
-            20 => "java_generate_equals_and_hash",
-            27 => "java_string_check_utf8",
-            9 => "optimize_for",
-            11 => "go_package",
-            16 => "cc_generic_services",
-            17 => "java_generic_services",
-            18 => "py_generic_services",
-            23 => "deprecated",
-            31 => "cc_enable_arenas",
-            36 => "objc_class_prefix",
-            37 => "csharp_namespace",
-            39 => "swift_prefix",
-            40 => "php_class_prefix",
-            41 => "php_namespace",
-            44 => "php_metadata_namespace",
-            45 => "ruby_package",
-            999 => "uninterpreted_option",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "java_package"), (8, "java_outer_classname"), (10, "java_multiple_files"), (20, "java_generate_equals_and_hash"), (27, "java_string_check_utf8"), (9, "optimize_for"), (11, "go_package"), (16, "cc_generic_services"), (17, "java_generic_services"), (18, "py_generic_services"), (23, "deprecated"), (31, "cc_enable_arenas"), (36, "objc_class_prefix"), (37, "csharp_namespace"), (39, "swift_prefix"), (40, "php_class_prefix"), (41, "php_namespace"), (44, "php_metadata_namespace"), (45, "ruby_package"), (999, "uninterpreted_option")];
 }
 impl ::vtproto::Message for MessageOptions {
     const NAME: &'static str = "google.protobuf.MessageOptions";
@@ -2623,20 +2024,12 @@ impl ::vtproto::Message for MessageOptions {
         if self.map_entry.is_some() {
             n += 2;
         }
-        n += 2 * self.uninterpreted_option.len();
-        for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.uninterpreted_option.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_slice(&[186, 62]);
-        }
+        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.map_entry {
             w.put_bool(*v);
             w.put_u8(56);
@@ -2673,10 +2066,7 @@ impl ::vtproto::Message for MessageOptions {
                 self.map_entry = ::core::option::Option::Some(r.read_bool()?);
                 ::core::result::Result::Ok(())
             }
-            7994 => {
-                self.uninterpreted_option.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            7994 => r.push_message(&mut self.uninterpreted_option),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3 | 7 | 999)),
         }
     }
@@ -2704,18 +2094,7 @@ impl ::vtproto::Message for MessageOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "message_set_wire_format",
-            2 => "no_standard_descriptor_accessor",
-            3 => "deprecated",
-            7 => "map_entry",
-            999 => "uninterpreted_option",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "message_set_wire_format"), (2, "no_standard_descriptor_accessor"), (3, "deprecated"), (7, "map_entry"), (999, "uninterpreted_option")];
 }
 #[allow(deprecated)]
 impl ::vtproto::Message for FieldOptions {
@@ -2741,20 +2120,12 @@ impl ::vtproto::Message for FieldOptions {
         if self.weak.is_some() {
             n += 2;
         }
-        n += 2 * self.uninterpreted_option.len();
-        for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.uninterpreted_option.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_slice(&[186, 62]);
-        }
+        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.weak {
             w.put_bool(*v);
             w.put_u8(80);
@@ -2807,10 +2178,7 @@ impl ::vtproto::Message for FieldOptions {
                 self.weak = ::core::option::Option::Some(r.read_bool()?);
                 ::core::result::Result::Ok(())
             }
-            7994 => {
-                self.uninterpreted_option.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            7994 => r.push_message(&mut self.uninterpreted_option),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3 | 5 | 6 | 10 | 999)),
         }
     }
@@ -2840,48 +2208,24 @@ impl ::vtproto::Message for FieldOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "ctype",
-            2 => "packed",
-            6 => "jstype",
-            5 => "lazy",
-            3 => "deprecated",
-            10 => "weak",
-            999 => "uninterpreted_option",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "ctype"), (2, "packed"), (6, "jstype"), (5, "lazy"), (3, "deprecated"), (10, "weak"), (999, "uninterpreted_option")];
 }
 impl ::vtproto::Message for OneofOptions {
     const NAME: &'static str = "google.protobuf.OneofOptions";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += 2 * self.uninterpreted_option.len();
-        for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.uninterpreted_option.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_slice(&[186, 62]);
-        }
+        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            7994 => {
-                self.uninterpreted_option.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            7994 => r.push_message(&mut self.uninterpreted_option),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 999)),
         }
     }
@@ -2905,14 +2249,7 @@ impl ::vtproto::Message for OneofOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            999 => "uninterpreted_option",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(999, "uninterpreted_option")];
 }
 impl ::vtproto::Message for EnumOptions {
     const NAME: &'static str = "google.protobuf.EnumOptions";
@@ -2925,20 +2262,12 @@ impl ::vtproto::Message for EnumOptions {
         if self.deprecated.is_some() {
             n += 2;
         }
-        n += 2 * self.uninterpreted_option.len();
-        for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.uninterpreted_option.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_slice(&[186, 62]);
-        }
+        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.deprecated {
             w.put_bool(*v);
             w.put_u8(24);
@@ -2959,10 +2288,7 @@ impl ::vtproto::Message for EnumOptions {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
                 ::core::result::Result::Ok(())
             }
-            7994 => {
-                self.uninterpreted_option.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            7994 => r.push_message(&mut self.uninterpreted_option),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 2 | 3 | 999)),
         }
     }
@@ -2988,16 +2314,7 @@ impl ::vtproto::Message for EnumOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            2 => "allow_alias",
-            3 => "deprecated",
-            999 => "uninterpreted_option",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(2, "allow_alias"), (3, "deprecated"), (999, "uninterpreted_option")];
 }
 impl ::vtproto::Message for EnumValueOptions {
     const NAME: &'static str = "google.protobuf.EnumValueOptions";
@@ -3007,20 +2324,12 @@ impl ::vtproto::Message for EnumValueOptions {
         if self.deprecated.is_some() {
             n += 2;
         }
-        n += 2 * self.uninterpreted_option.len();
-        for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.uninterpreted_option.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_slice(&[186, 62]);
-        }
+        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.deprecated {
             w.put_bool(*v);
             w.put_u8(8);
@@ -3033,10 +2342,7 @@ impl ::vtproto::Message for EnumValueOptions {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
                 ::core::result::Result::Ok(())
             }
-            7994 => {
-                self.uninterpreted_option.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            7994 => r.push_message(&mut self.uninterpreted_option),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 999)),
         }
     }
@@ -3061,15 +2367,7 @@ impl ::vtproto::Message for EnumValueOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "deprecated",
-            999 => "uninterpreted_option",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "deprecated"), (999, "uninterpreted_option")];
 }
 impl ::vtproto::Message for ServiceOptions {
     const NAME: &'static str = "google.protobuf.ServiceOptions";
@@ -3079,20 +2377,12 @@ impl ::vtproto::Message for ServiceOptions {
         if self.deprecated.is_some() {
             n += 3;
         }
-        n += 2 * self.uninterpreted_option.len();
-        for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.uninterpreted_option.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_slice(&[186, 62]);
-        }
+        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.deprecated {
             w.put_bool(*v);
             w.put_slice(&[136, 2]);
@@ -3105,10 +2395,7 @@ impl ::vtproto::Message for ServiceOptions {
                 self.deprecated = ::core::option::Option::Some(r.read_bool()?);
                 ::core::result::Result::Ok(())
             }
-            7994 => {
-                self.uninterpreted_option.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            7994 => r.push_message(&mut self.uninterpreted_option),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 33 | 999)),
         }
     }
@@ -3133,15 +2420,7 @@ impl ::vtproto::Message for ServiceOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            33 => "deprecated",
-            999 => "uninterpreted_option",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(33, "deprecated"), (999, "uninterpreted_option")];
 }
 impl ::vtproto::Message for MethodOptions {
     const NAME: &'static str = "google.protobuf.MethodOptions";
@@ -3154,20 +2433,12 @@ impl ::vtproto::Message for MethodOptions {
         if let ::core::option::Option::Some(v) = &self.idempotency_level {
             n += 2 + ::vtproto::wire::int32(*v);
         }
-        n += 2 * self.uninterpreted_option.len();
-        for v in &self.uninterpreted_option {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.uninterpreted_option.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_slice(&[186, 62]);
-        }
+        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.idempotency_level {
             w.put_int32(*v);
             w.put_slice(&[144, 2]);
@@ -3188,10 +2459,7 @@ impl ::vtproto::Message for MethodOptions {
                 self.idempotency_level = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            7994 => {
-                self.uninterpreted_option.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            7994 => r.push_message(&mut self.uninterpreted_option),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 33 | 34 | 999)),
         }
     }
@@ -3217,26 +2485,14 @@ impl ::vtproto::Message for MethodOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            33 => "deprecated",
-            34 => "idempotency_level",
-            999 => "uninterpreted_option",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(33, "deprecated"), (34, "idempotency_level"), (999, "uninterpreted_option")];
 }
 impl ::vtproto::Message for UninterpretedOption {
     const NAME: &'static str = "google.protobuf.UninterpretedOption";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += self.name.len();
-        for v in &self.name {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(1, &self.name);
         if let ::core::option::Option::Some(v) = &self.identifier_value {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
@@ -3283,20 +2539,12 @@ impl ::vtproto::Message for UninterpretedOption {
             w.put_string(v);
             w.put_u8(26);
         }
-        for v in self.name.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
+        w.put_message_fields(&[18], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            18 => {
-                self.name.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            18 => r.push_message(&mut self.name),
             26 => r.merge_string(self.identifier_value.get_or_insert_with(::core::default::Default::default)),
             32 => {
                 self.positive_int_value = ::core::option::Option::Some(r.read_uint64()?);
@@ -3386,20 +2634,7 @@ impl ::vtproto::Message for UninterpretedOption {
         self.name.truncate(count_2);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            2 => "name",
-            3 => "identifier_value",
-            4 => "positive_int_value",
-            5 => "negative_int_value",
-            6 => "double_value",
-            7 => "string_value",
-            8 => "aggregate_value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(2, "name"), (3, "identifier_value"), (4, "positive_int_value"), (5, "negative_int_value"), (6, "double_value"), (7, "string_value"), (8, "aggregate_value")];
 }
 impl ::vtproto::Message for uninterpreted_option::NamePart {
     const NAME: &'static str = "google.protobuf.UninterpretedOption.NamePart";
@@ -3435,43 +2670,24 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
         self.is_extension = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name_part",
-            2 => "is_extension",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name_part"), (2, "is_extension")];
 }
 impl ::vtproto::Message for SourceCodeInfo {
     const NAME: &'static str = "google.protobuf.SourceCodeInfo";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += self.location.len();
-        for v in &self.location {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(1, &self.location);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.location.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(10);
-        }
+        w.put_message_fields(&[10], &self.location);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                self.location.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            10 => r.push_message(&mut self.location),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
@@ -3495,14 +2711,7 @@ impl ::vtproto::Message for SourceCodeInfo {
         self.location.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "location",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "location")];
 }
 impl ::vtproto::Message for source_code_info::Location {
     const NAME: &'static str = "google.protobuf.SourceCodeInfo.Location";
@@ -3529,18 +2738,12 @@ impl ::vtproto::Message for source_code_info::Location {
         if let ::core::option::Option::Some(v) = &self.trailing_comments {
             n += 1 + ::vtproto::wire::len_delimited(v.len());
         }
-        n += self.leading_detached_comments.len();
-        for v in &self.leading_detached_comments {
-            n += ::vtproto::wire::len_delimited(v.len());
-        }
+        n += ::vtproto::field::strings_size(1, &self.leading_detached_comments);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.leading_detached_comments.iter().rev() {
-            w.put_string(v);
-            w.put_u8(50);
-        }
+        w.put_bytes_fields(&[50], &self.leading_detached_comments);
         if let ::core::option::Option::Some(v) = &self.trailing_comments {
             w.put_string(v);
             w.put_u8(34);
@@ -3581,10 +2784,7 @@ impl ::vtproto::Message for source_code_info::Location {
             18 => r.merge_packed(&mut self.span, 0, |r| r.read_int32()),
             26 => r.merge_string(self.leading_comments.get_or_insert_with(::core::default::Default::default)),
             34 => r.merge_string(self.trailing_comments.get_or_insert_with(::core::default::Default::default)),
-            50 => {
-                self.leading_detached_comments.push(r.read_string()?);
-                ::core::result::Result::Ok(())
-            }
+            50 => r.push_string(&mut self.leading_detached_comments),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4 | 6)),
         }
     }
@@ -3642,46 +2842,24 @@ impl ::vtproto::Message for source_code_info::Location {
         self.leading_detached_comments.truncate(count_6);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "path",
-            2 => "span",
-            3 => "leading_comments",
-            4 => "trailing_comments",
-            6 => "leading_detached_comments",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "path"), (2, "span"), (3, "leading_comments"), (4, "trailing_comments"), (6, "leading_detached_comments")];
 }
 impl ::vtproto::Message for GeneratedCodeInfo {
     const NAME: &'static str = "google.protobuf.GeneratedCodeInfo";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += self.annotation.len();
-        for v in &self.annotation {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(1, &self.annotation);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.annotation.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(10);
-        }
+        w.put_message_fields(&[10], &self.annotation);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                self.annotation.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            10 => r.push_message(&mut self.annotation),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
@@ -3705,14 +2883,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
         self.annotation.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "annotation",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "annotation")];
 }
 impl ::vtproto::Message for generated_code_info::Annotation {
     const NAME: &'static str = "google.protobuf.GeneratedCodeInfo.Annotation";
@@ -3809,17 +2980,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "path",
-            2 => "source_file",
-            3 => "begin",
-            4 => "end",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "path"), (2, "source_file"), (3, "begin"), (4, "end")];
 }
 impl ::vtproto::Message for Duration {
     const NAME: &'static str = "google.protobuf.Duration";
@@ -3830,24 +2991,14 @@ impl ::vtproto::Message for Duration {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.seconds != 0 {
-            n += 1 + ::vtproto::wire::int64(self.seconds);
-        }
-        if self.nanos != 0 {
-            n += 1 + ::vtproto::wire::int32(self.nanos);
-        }
+        n += ::vtproto::field::int64_size(1, self.seconds);
+        n += ::vtproto::field::int32_size(1, self.nanos);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.nanos != 0 {
-            w.put_int32(self.nanos);
-            w.put_u8(16);
-        }
-        if self.seconds != 0 {
-            w.put_int64(self.seconds);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[16], self.nanos);
+        w.put_int64_field(&[8], self.seconds);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -3863,41 +3014,24 @@ impl ::vtproto::Message for Duration {
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "seconds",
-            2 => "nanos",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "seconds"), (2, "nanos")];
 }
 impl ::vtproto::Message for FieldMask {
     const NAME: &'static str = "google.protobuf.FieldMask";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += self.paths.len();
-        for v in &self.paths {
-            n += ::vtproto::wire::len_delimited(v.len());
-        }
+        n += ::vtproto::field::strings_size(1, &self.paths);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.paths.iter().rev() {
-            w.put_string(v);
-            w.put_u8(10);
-        }
+        w.put_bytes_fields(&[10], &self.paths);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                self.paths.push(r.read_string()?);
-                ::core::result::Result::Ok(())
-            }
+            10 => r.push_string(&mut self.paths),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
@@ -3921,14 +3055,7 @@ impl ::vtproto::Message for FieldMask {
         self.paths.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "paths",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "paths")];
 }
 impl ::vtproto::Message for SourceContext {
     const NAME: &'static str = "google.protobuf.SourceContext";
@@ -3939,17 +3066,12 @@ impl ::vtproto::Message for SourceContext {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.file_name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.file_name.len());
-        }
+        n += ::vtproto::field::len_size(1, self.file_name.len());
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if !self.file_name.is_empty() {
-            w.put_string(&self.file_name);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[10], &self.file_name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -3963,14 +3085,7 @@ impl ::vtproto::Message for SourceContext {
         self.file_name.clear();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "file_name",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "file_name")];
 }
 impl ::vtproto::Message for Struct {
     const NAME: &'static str = "google.protobuf.Struct";
@@ -4060,14 +3175,7 @@ impl ::vtproto::Message for Struct {
         ::vtproto::__private::finish_str_map(&mut self.fields, &map_1);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "fields",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "fields")];
 }
 impl ::vtproto::Message for Value {
     const NAME: &'static str = "google.protobuf.Value";
@@ -4180,19 +3288,7 @@ impl ::vtproto::Message for Value {
         self.kind = ::core::option::Option::None;
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "null_value",
-            2 => "number_value",
-            3 => "string_value",
-            4 => "bool_value",
-            5 => "struct_value",
-            6 => "list_value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "null_value"), (2, "number_value"), (3, "string_value"), (4, "bool_value"), (5, "struct_value"), (6, "list_value")];
 }
 impl ::vtproto::Message for ListValue {
     const NAME: &'static str = "google.protobuf.ListValue";
@@ -4217,10 +3313,7 @@ impl ::vtproto::Message for ListValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                self.values.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            10 => r.push_message(&mut self.values),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
@@ -4244,14 +3337,7 @@ impl ::vtproto::Message for ListValue {
         self.values.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "values",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "values")];
 }
 impl ::vtproto::Message for Timestamp {
     const NAME: &'static str = "google.protobuf.Timestamp";
@@ -4262,24 +3348,14 @@ impl ::vtproto::Message for Timestamp {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.seconds != 0 {
-            n += 1 + ::vtproto::wire::int64(self.seconds);
-        }
-        if self.nanos != 0 {
-            n += 1 + ::vtproto::wire::int32(self.nanos);
-        }
+        n += ::vtproto::field::int64_size(1, self.seconds);
+        n += ::vtproto::field::int32_size(1, self.nanos);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.nanos != 0 {
-            w.put_int32(self.nanos);
-            w.put_u8(16);
-        }
-        if self.seconds != 0 {
-            w.put_int64(self.seconds);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[16], self.nanos);
+        w.put_int64_field(&[8], self.seconds);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -4295,94 +3371,38 @@ impl ::vtproto::Message for Timestamp {
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "seconds",
-            2 => "nanos",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "seconds"), (2, "nanos")];
 }
 impl ::vtproto::Message for Type {
     const NAME: &'static str = "google.protobuf.Type";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        n += self.fields.len();
-        for v in &self.fields {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.oneofs.len();
-        for v in &self.oneofs {
-            n += ::vtproto::wire::len_delimited(v.len());
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if self.syntax != 0 {
-            n += 1 + ::vtproto::wire::int32(self.syntax);
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::messages_size(1, &self.fields);
+        n += ::vtproto::field::strings_size(1, &self.oneofs);
+        n += ::vtproto::field::messages_size(1, &self.options);
+        n += ::vtproto::field::message_size(1, &self.source_context);
+        n += ::vtproto::field::int32_size(1, self.syntax);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.syntax != 0 {
-            w.put_int32(self.syntax);
-            w.put_u8(48);
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(42);
-        }
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(34);
-        }
-        for v in self.oneofs.iter().rev() {
-            w.put_string(v);
-            w.put_u8(26);
-        }
-        for v in self.fields.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_int32_field(&[48], self.syntax);
+        w.put_message_field(&[42], &self.source_context);
+        w.put_message_fields(&[34], &self.options);
+        w.put_bytes_fields(&[26], &self.oneofs);
+        w.put_message_fields(&[18], &self.fields);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
-            18 => {
-                self.fields.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            26 => {
-                self.oneofs.push(r.read_string()?);
-                ::core::result::Result::Ok(())
-            }
-            34 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            42 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
+            18 => r.push_message(&mut self.fields),
+            26 => r.push_string(&mut self.oneofs),
+            34 => r.push_message(&mut self.options),
+            42 => r.merge_message_field(&mut self.source_context),
             48 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=6)),
         }
@@ -4445,102 +3465,37 @@ impl ::vtproto::Message for Type {
         self.options.truncate(count_4);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "fields",
-            3 => "oneofs",
-            4 => "options",
-            5 => "source_context",
-            6 => "syntax",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "fields"), (3, "oneofs"), (4, "options"), (5, "source_context"), (6, "syntax")];
 }
 impl ::vtproto::Message for Field {
     const NAME: &'static str = "google.protobuf.Field";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.kind != 0 {
-            n += 1 + ::vtproto::wire::int32(self.kind);
-        }
-        if self.cardinality != 0 {
-            n += 1 + ::vtproto::wire::int32(self.cardinality);
-        }
-        if self.number != 0 {
-            n += 1 + ::vtproto::wire::int32(self.number);
-        }
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        if !self.type_url.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.type_url.len());
-        }
-        if self.oneof_index != 0 {
-            n += 1 + ::vtproto::wire::int32(self.oneof_index);
-        }
-        if self.packed {
-            n += 2;
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if !self.json_name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.json_name.len());
-        }
-        if !self.default_value.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.default_value.len());
-        }
+        n += ::vtproto::field::int32_size(1, self.kind);
+        n += ::vtproto::field::int32_size(1, self.cardinality);
+        n += ::vtproto::field::int32_size(1, self.number);
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::len_size(1, self.type_url.len());
+        n += ::vtproto::field::int32_size(1, self.oneof_index);
+        n += ::vtproto::field::bool_size(1, self.packed);
+        n += ::vtproto::field::messages_size(1, &self.options);
+        n += ::vtproto::field::len_size(1, self.json_name.len());
+        n += ::vtproto::field::len_size(1, self.default_value.len());
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if !self.default_value.is_empty() {
-            w.put_string(&self.default_value);
-            w.put_u8(90);
-        }
-        if !self.json_name.is_empty() {
-            w.put_string(&self.json_name);
-            w.put_u8(82);
-        }
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(74);
-        }
-        if self.packed {
-            w.put_bool(self.packed);
-            w.put_u8(64);
-        }
-        if self.oneof_index != 0 {
-            w.put_int32(self.oneof_index);
-            w.put_u8(56);
-        }
-        if !self.type_url.is_empty() {
-            w.put_string(&self.type_url);
-            w.put_u8(50);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(34);
-        }
-        if self.number != 0 {
-            w.put_int32(self.number);
-            w.put_u8(24);
-        }
-        if self.cardinality != 0 {
-            w.put_int32(self.cardinality);
-            w.put_u8(16);
-        }
-        if self.kind != 0 {
-            w.put_int32(self.kind);
-            w.put_u8(8);
-        }
+        w.put_bytes_field(&[90], &self.default_value);
+        w.put_bytes_field(&[82], &self.json_name);
+        w.put_message_fields(&[74], &self.options);
+        w.put_bool_field(&[64], self.packed);
+        w.put_int32_field(&[56], self.oneof_index);
+        w.put_bytes_field(&[50], &self.type_url);
+        w.put_bytes_field(&[34], &self.name);
+        w.put_int32_field(&[24], self.number);
+        w.put_int32_field(&[16], self.cardinality);
+        w.put_int32_field(&[8], self.kind);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -4552,10 +3507,7 @@ impl ::vtproto::Message for Field {
             50 => r.merge_string(&mut self.type_url),
             56 => r.set(&mut self.oneof_index, ::vtproto::Reader::read_int32),
             64 => r.set(&mut self.packed, ::vtproto::Reader::read_bool),
-            74 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            74 => r.push_message(&mut self.options),
             82 => r.merge_string(&mut self.json_name),
             90 => r.merge_string(&mut self.default_value),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4 | 6..=11)),
@@ -4590,90 +3542,35 @@ impl ::vtproto::Message for Field {
         self.options.truncate(count_9);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "kind",
-            2 => "cardinality",
-            3 => "number",
-            4 => "name",
-            6 => "type_url",
-            7 => "oneof_index",
-            8 => "packed",
-            9 => "options",
-            10 => "json_name",
-            11 => "default_value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "kind"), (2, "cardinality"), (3, "number"), (4, "name"), (6, "type_url"), (7, "oneof_index"), (8, "packed"), (9, "options"), (10, "json_name"), (11, "default_value")];
 }
 impl ::vtproto::Message for Enum {
     const NAME: &'static str = "google.protobuf.Enum";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        n += self.enumvalue.len();
-        for v in &self.enumvalue {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if self.syntax != 0 {
-            n += 1 + ::vtproto::wire::int32(self.syntax);
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::messages_size(1, &self.enumvalue);
+        n += ::vtproto::field::messages_size(1, &self.options);
+        n += ::vtproto::field::message_size(1, &self.source_context);
+        n += ::vtproto::field::int32_size(1, self.syntax);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.syntax != 0 {
-            w.put_int32(self.syntax);
-            w.put_u8(40);
-        }
-        if let ::core::option::Option::Some(v) = &self.source_context {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(34);
-        }
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
-        for v in self.enumvalue.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_int32_field(&[40], self.syntax);
+        w.put_message_field(&[34], &self.source_context);
+        w.put_message_fields(&[26], &self.options);
+        w.put_message_fields(&[18], &self.enumvalue);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
-            18 => {
-                self.enumvalue.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            26 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
-            34 => r.merge_message(self.source_context.get_or_insert_with(::core::default::Default::default)),
+            18 => r.push_message(&mut self.enumvalue),
+            26 => r.push_message(&mut self.options),
+            34 => r.merge_message_field(&mut self.source_context),
             40 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
         }
@@ -4726,62 +3623,30 @@ impl ::vtproto::Message for Enum {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "enumvalue",
-            3 => "options",
-            4 => "source_context",
-            5 => "syntax",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "enumvalue"), (3, "options"), (4, "source_context"), (5, "syntax")];
 }
 impl ::vtproto::Message for EnumValue {
     const NAME: &'static str = "google.protobuf.EnumValue";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        if self.number != 0 {
-            n += 1 + ::vtproto::wire::int32(self.number);
-        }
-        n += self.options.len();
-        for v in &self.options {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::int32_size(1, self.number);
+        n += ::vtproto::field::messages_size(1, &self.options);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.options.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(26);
-        }
-        if self.number != 0 {
-            w.put_int32(self.number);
-            w.put_u8(16);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_message_fields(&[26], &self.options);
+        w.put_int32_field(&[16], self.number);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
             16 => r.set(&mut self.number, ::vtproto::Reader::read_int32),
-            26 => {
-                self.options.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            26 => r.push_message(&mut self.options),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
     }
@@ -4807,16 +3672,7 @@ impl ::vtproto::Message for EnumValue {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "number",
-            3 => "options",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "number"), (3, "options")];
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "google.protobuf.Option";
@@ -4827,32 +3683,20 @@ impl ::vtproto::Message for Option {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.name.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.name.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.value {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::len_size(1, self.name.len());
+        n += ::vtproto::field::message_size(1, &self.value);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if let ::core::option::Option::Some(v) = &self.value {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
-        if !self.name.is_empty() {
-            w.put_string(&self.name);
-            w.put_u8(10);
-        }
+        w.put_message_field(&[18], &self.value);
+        w.put_bytes_field(&[10], &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
-            18 => r.merge_message(self.value.get_or_insert_with(::core::default::Default::default)),
+            18 => r.merge_message_field(&mut self.value),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
     }
@@ -4883,13 +3727,5 @@ impl ::vtproto::Message for Option {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "name",
-            2 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "value")];
 }

@@ -279,6 +279,15 @@ fn field_arms(m: &Message, f: &Field) -> Vec<TokenStream> {
             let merge = merge_message(&f.value, f.number, &quote!(&mut self.#ident));
             vec![quote!(#key => { #merge })]
         }
+        (Label::Optional | Label::Implicit, None) if matches!(f.value, ValueType::Message(_)) => {
+            vec![quote!(#key => { r.merge_message_field(&mut self.#ident)?; })]
+        }
+        (Label::Repeated { .. }, None) if matches!(f.value, ValueType::Message(_)) => {
+            vec![quote!(#key => { r.push_message(&mut self.#ident)?; })]
+        }
+        (Label::Repeated { .. }, Some(Scalar::String)) => {
+            vec![quote!(#key => { r.push_string(&mut self.#ident)?; })]
+        }
         (Label::Optional | Label::Implicit, None) => {
             let merge = merge_message(
                 &f.value,
@@ -289,6 +298,14 @@ fn field_arms(m: &Message, f: &Field) -> Vec<TokenStream> {
         }
         (Label::Repeated { .. }, Some(s)) => repeated_scalar_arms(f, s),
         (Label::Repeated { .. }, None) => vec![repeated_message_arm(f)],
+        (Label::Map(map), _) if super::is_bytes_map(f, map, false) && !map.btree => {
+            let map_key = key_literal(f.number, LEN);
+            let cap = usize_lit(MAP_CAP);
+            let full = map.full_entries;
+            vec![quote!(#map_key => {
+                r.merge_string_map_entry(&mut self.#ident, #map_key, #cap, #full)?;
+            })]
+        }
         (Label::Map(map), _) => {
             let map_key = key_literal(f.number, LEN);
             let insert = map_insert(f, map);

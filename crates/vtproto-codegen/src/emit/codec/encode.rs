@@ -163,7 +163,28 @@ fn encode_call(f: &Field, v: &TokenStream) -> TokenStream {
 
 fn field_write(f: &Field) -> TokenStream {
     let ident = &f.ident;
+    if let (Some(x), Some(s)) = (super::implicit_helper(f), f.value.scalar()) {
+        let put = quote::format_ident!("put_{x}_field");
+        let key = key_array(f.number, scalar_wire_type(s));
+        return quote!(w.#put(#key, self.#ident););
+    }
     match &f.label {
+        Label::Implicit if super::is_len_scalar(f) => {
+            let key = key_array(f.number, LEN);
+            quote!(w.put_bytes_field(#key, &self.#ident);)
+        }
+        Label::Optional if super::helper_message(f) => {
+            let key = key_array(f.number, LEN);
+            quote!(w.put_message_field(#key, &self.#ident);)
+        }
+        Label::Repeated { packed: false } if super::helper_message(f) => {
+            let key = key_array(f.number, LEN);
+            quote!(w.put_message_fields(#key, &self.#ident);)
+        }
+        Label::Repeated { packed: false } if super::is_len_scalar(f) => {
+            let key = key_array(f.number, LEN);
+            quote!(w.put_bytes_fields(#key, &self.#ident);)
+        }
         Label::Implicit | Label::Required | Label::Optional => {
             walk::singular(f, |value| keyed_value_write(f, &value.v, value.place))
         }
@@ -196,6 +217,16 @@ fn field_write(f: &Field) -> TokenStream {
 
 fn map_write(f: &Field, map: &MapField) -> TokenStream {
     let ident = &f.ident;
+    if super::is_bytes_map(f, map, true) {
+        let key = key_array(f.number, LEN);
+        let full = map.full_entries;
+        let put = if map.btree {
+            quote!(put_bytes_btree_map)
+        } else {
+            quote!(put_bytes_hash_map)
+        };
+        return quote!(w.#put(#key, #full, &self.#ident););
+    }
     // A `BTreeMap` is written in key order, backward; a `HashMap` in its own order, or sorted
     // when the writer is deterministic.
     let each = |body: TokenStream| {

@@ -62,6 +62,43 @@ fn via_trait(f: &crate::model::Field, v: &TokenStream) -> (TokenStream, TokenStr
     (via, v)
 }
 
+/// Whether `f`'s values are length-delimited messages that the runtime's per-field helpers
+/// (`::vtproto::field`) write and size: not groups, not recursive (those go out of line), not
+/// views (the helpers take `Message`s).
+fn helper_message(f: &crate::model::Field) -> bool {
+    matches!(f.value, crate::model::ValueType::Message(_)) && !f.recursive && !f.in_view
+}
+
+/// The runtime's helpers for an implicit-presence field of integer or `bool` type
+/// (`field::<x>_size`, `ReverseWriter::put_<x>_field`), as `<x>`. Floats are spelled out: which
+/// zero they skip depends on the mode.
+fn implicit_helper(f: &crate::model::Field) -> Option<&'static str> {
+    match (&f.label, f.value.scalar()?) {
+        (
+            crate::model::Label::Implicit,
+            Scalar::Float | Scalar::Double | Scalar::String | Scalar::Bytes,
+        ) => None,
+        (crate::model::Label::Implicit, s) => Some(scalar_method(s)),
+        _ => None,
+    }
+}
+
+/// Whether `f` is a map the runtime's `bytes` map helpers handle: `string` keys, `string` (or,
+/// with `bytes_values`, `bytes`) values, outside views.
+fn is_bytes_map(f: &crate::model::Field, map: &crate::model::MapField, bytes_values: bool) -> bool {
+    let value = match map.value.scalar() {
+        Some(Scalar::String) => true,
+        Some(Scalar::Bytes) => bytes_values,
+        _ => false,
+    };
+    map.key == Scalar::String && value && !f.in_view
+}
+
+/// Whether `f`'s values are `string` or `bytes`.
+fn is_len_scalar(f: &crate::model::Field) -> bool {
+    matches!(f.value.scalar(), Some(Scalar::String | Scalar::Bytes))
+}
+
 /// `impl ::vtproto::Message for <message>`.
 fn message_impl(m: &Message, reuse: bool) -> TokenStream {
     let path = m.rust_path.tokens();
@@ -196,25 +233,19 @@ fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
     }
 }
 
+/// `FIELD_NAMES`, for error messages: a constant, no code.
 fn field_name_fn(m: &Message) -> TokenStream {
-    let arms = m.all_fields().map(|(_, f)| {
-        let n = Literal::u32_unsuffixed(f.number);
-        let name = &f.name;
-        quote!(#n => #name,)
-    });
     if m.all_fields().next().is_none() {
-        // The trait's default answers "?".
+        // The trait's default is empty.
         return TokenStream::new();
     }
+    let entries = m.all_fields().map(|(_, f)| {
+        let n = Literal::u32_unsuffixed(f.number);
+        let name = &f.name;
+        quote!((#n, #name))
+    });
     quote! {
-        #[inline]
-        #[cold]
-        fn field_name(number: u32) -> &'static str {
-            match number {
-                #(#arms)*
-                _ => "?",
-            }
-        }
+        const FIELD_NAMES: &'static [(u32, &'static str)] = &[#(#entries),*];
     }
 }
 

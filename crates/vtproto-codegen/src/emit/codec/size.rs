@@ -102,7 +102,24 @@ fn keyed_value_size(f: &Field, v: &TokenStream) -> TokenStream {
 
 fn field_size(f: &Field) -> TokenStream {
     let ident = &f.ident;
+    let key = usize_lit(key_len(f.number));
+    if let Some(x) = super::implicit_helper(f) {
+        let size = quote::format_ident!("{x}_size");
+        return quote!(n += ::vtproto::field::#size(#key, self.#ident););
+    }
     match &f.label {
+        Label::Implicit if super::is_len_scalar(f) => {
+            quote!(n += ::vtproto::field::len_size(#key, self.#ident.len());)
+        }
+        Label::Optional if super::helper_message(f) => {
+            quote!(n += ::vtproto::field::message_size(#key, &self.#ident);)
+        }
+        Label::Repeated { packed: false } if super::helper_message(f) => {
+            quote!(n += ::vtproto::field::messages_size(#key, &self.#ident);)
+        }
+        Label::Repeated { packed: false } if super::is_len_scalar(f) => {
+            quote!(n += ::vtproto::field::strings_size(#key, &self.#ident);)
+        }
         Label::Optional if fixed_size(f).is_some() => {
             let each = usize_lit(fixed_size(f).unwrap_or_default());
             quote!(if self.#ident.is_some() { n += #each; })
@@ -172,6 +189,10 @@ fn packed_size(f: &Field, s: Scalar) -> TokenStream {
 fn map_size(f: &Field, map: &MapField) -> TokenStream {
     let ident = &f.ident;
     let key = usize_lit(key_len(f.number));
+    if super::is_bytes_map(f, map, true) {
+        let full = map.full_entries;
+        return quote!(n += ::vtproto::field::bytes_map_size(#key, #full, &self.#ident););
+    }
     let k = walk::map_key(map);
     let k_nonzero = super::nonzero(map.key, &k);
     let k_size = scalar_size(map.key, &k);

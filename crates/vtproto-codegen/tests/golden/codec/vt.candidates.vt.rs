@@ -5,102 +5,43 @@ impl ::vtproto::Message for Candidate {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.id.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.id.len());
-        }
-        for (k, v) in &self.meta_data {
-            let entry = (if !k.is_empty() {
-                1 + ::vtproto::wire::len_delimited(k.len())
-            } else {
-                0
-            }) + if !v.is_empty() {
-                1 + ::vtproto::wire::len_delimited(v.len())
-            } else {
-                0
-            };
-            n += 1 + ::vtproto::wire::len_delimited(entry);
-        }
+        n += ::vtproto::field::len_size(1, self.id.len());
+        n += ::vtproto::field::bytes_map_size(1, false, &self.meta_data);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        ::vtproto::__private::for_each_entry(&self.meta_data, w, |w, k, v| {
-            w.put_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
-        });
-        if !self.id.is_empty() {
-            w.put_string(&self.id);
-            w.put_u8(10);
-        }
+        w.put_bytes_hash_map(&[18], false, &self.meta_data);
+        w.put_bytes_field(&[10], &self.id);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.id),
-            18 => {
-                if self.meta_data.is_empty() {
-                    self.meta_data.reserve(r.count_ahead(18, 256));
-                }
-                let mut k: ::std::string::String = ::core::default::Default::default();
-                let mut v: ::std::string::String = ::core::default::Default::default();
-                r.merge_map_entry(&mut k, &mut v, 10, 18, |r, k: &mut ::std::string::String| {
-                    r.merge_string(k)?;
-                    ::core::result::Result::Ok(())
-                }, |r, v: &mut ::std::string::String| {
-                    r.merge_string(v)?;
-                    ::core::result::Result::Ok(())
-                })?;
-                self.meta_data.insert(k, v);
-                ::core::result::Result::Ok(())
-            }
+            18 => r.merge_string_map_entry(&mut self.meta_data, 18, 256, false),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "id",
-            2 => "meta_data",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "id"), (2, "meta_data")];
 }
 impl ::vtproto::Message for CandidatesResponse {
     const NAME: &'static str = "vt.candidates.CandidatesResponse";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        n += self.candidates.len();
-        for v in &self.candidates {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::messages_size(1, &self.candidates);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        for v in self.candidates.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(10);
-        }
+        w.put_message_fields(&[10], &self.candidates);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                self.candidates.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            10 => r.push_message(&mut self.candidates),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "candidates",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "candidates")];
 }

@@ -9,75 +9,28 @@ impl ::vtproto::Message for Type {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.r#type != 0 {
-            n += 1 + ::vtproto::wire::int32(self.r#type);
-        }
-        if !self.r#fn.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.r#fn.len());
-        }
-        if self.self_ {
-            n += 2;
-        }
-        if let ::core::option::Option::Some(v) = &self.me {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if !self.crate_.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.crate_.len());
-        }
-        if !self.super_.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.super_.len());
-        }
-        if self.r#async != 0 {
-            n += 1 + ::vtproto::wire::int32(self.r#async);
-        }
-        if self.r#match != 0 {
-            n += 1 + ::vtproto::wire::int32(self.r#match);
-        }
-        if self.r#gen != 0 {
-            n += 1 + ::vtproto::wire::int32(self.r#gen);
-        }
+        n += ::vtproto::field::int32_size(1, self.r#type);
+        n += ::vtproto::field::len_size(1, self.r#fn.len());
+        n += ::vtproto::field::bool_size(1, self.self_);
+        n += ::vtproto::field::message_size(1, &self.me);
+        n += ::vtproto::field::len_size(1, self.crate_.len());
+        n += ::vtproto::field::len_size(1, self.super_.len());
+        n += ::vtproto::field::int32_size(1, self.r#async);
+        n += ::vtproto::field::int32_size(1, self.r#match);
+        n += ::vtproto::field::int32_size(1, self.r#gen);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.r#gen != 0 {
-            w.put_int32(self.r#gen);
-            w.put_u8(72);
-        }
-        if self.r#match != 0 {
-            w.put_int32(self.r#match);
-            w.put_u8(64);
-        }
-        if self.r#async != 0 {
-            w.put_int32(self.r#async);
-            w.put_u8(56);
-        }
-        if !self.super_.is_empty() {
-            w.put_string(&self.super_);
-            w.put_u8(50);
-        }
-        if !self.crate_.is_empty() {
-            w.put_string(&self.crate_);
-            w.put_u8(42);
-        }
-        if let ::core::option::Option::Some(v) = &self.me {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(34);
-        }
-        if self.self_ {
-            w.put_bool(self.self_);
-            w.put_u8(24);
-        }
-        if !self.r#fn.is_empty() {
-            w.put_string(&self.r#fn);
-            w.put_u8(18);
-        }
-        if self.r#type != 0 {
-            w.put_int32(self.r#type);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[72], self.r#gen);
+        w.put_int32_field(&[64], self.r#match);
+        w.put_int32_field(&[56], self.r#async);
+        w.put_bytes_field(&[50], &self.super_);
+        w.put_bytes_field(&[42], &self.crate_);
+        w.put_message_field(&[34], &self.me);
+        w.put_bool_field(&[24], self.self_);
+        w.put_bytes_field(&[18], &self.r#fn);
+        w.put_int32_field(&[8], self.r#type);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -85,7 +38,7 @@ impl ::vtproto::Message for Type {
             8 => r.set(&mut self.r#type, ::vtproto::Reader::read_int32),
             18 => r.merge_string(&mut self.r#fn),
             24 => r.set(&mut self.self_, ::vtproto::Reader::read_bool),
-            34 => r.merge_message(self.me.get_or_insert_with(::core::default::Default::default)),
+            34 => r.merge_message_field(&mut self.me),
             42 => r.merge_string(&mut self.crate_),
             50 => r.merge_string(&mut self.super_),
             56 => r.set(&mut self.r#async, ::vtproto::Reader::read_int32),
@@ -94,22 +47,7 @@ impl ::vtproto::Message for Type {
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=9)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "type",
-            2 => "fn",
-            3 => "self",
-            4 => "me",
-            5 => "crate",
-            6 => "super",
-            7 => "async",
-            8 => "match",
-            9 => "gen",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "type"), (2, "fn"), (3, "self"), (4, "me"), (5, "crate"), (6, "super"), (7, "async"), (8, "match"), (9, "gen")];
 }
 impl ::vtproto::Message for Self_ {
     const NAME: &'static str = "vt.test.nasty.Self";
@@ -120,17 +58,12 @@ impl ::vtproto::Message for Self_ {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value != 0 {
-            n += 1 + ::vtproto::wire::int32(self.value);
-        }
+        n += ::vtproto::field::int32_size(1, self.value);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.value != 0 {
-            w.put_int32(self.value);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -139,14 +72,7 @@ impl ::vtproto::Message for Self_ {
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
 }
 impl ::vtproto::Message for Thing {
     const NAME: &'static str = "vt.test.nasty.Thing";
@@ -160,9 +86,7 @@ impl ::vtproto::Message for Thing {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.thing != 0 {
-            n += 1 + ::vtproto::wire::int32(self.thing);
-        }
+        n += ::vtproto::field::int32_size(1, self.thing);
         if let ::core::option::Option::Some(v) = &self.child {
             n += 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
         }
@@ -176,28 +100,17 @@ impl ::vtproto::Message for Thing {
             w.put_len(mark);
             w.put_u8(18);
         }
-        if self.thing != 0 {
-            w.put_int32(self.thing);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.thing);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => r.set(&mut self.thing, ::vtproto::Reader::read_int32),
-            18 => r.merge_message(self.child.get_or_insert_with(::core::default::Default::default)),
+            18 => r.merge_message_field(&mut self.child),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "thing",
-            2 => "child",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "thing"), (2, "child")];
 }
 impl ::vtproto::Message for Holder {
     const NAME: &'static str = "vt.test.nasty.Holder";
@@ -285,17 +198,7 @@ impl ::vtproto::Message for Holder {
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "choice_msg",
-            2 => "number",
-            3 => "kind_enum",
-            4 => "kind_name",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "choice_msg"), (2, "number"), (3, "kind_enum"), (4, "kind_name")];
 }
 impl ::vtproto::Message for holder::Choice {
     const NAME: &'static str = "vt.test.nasty.Holder.Choice";
@@ -306,17 +209,12 @@ impl ::vtproto::Message for holder::Choice {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.x != 0 {
-            n += 1 + ::vtproto::wire::int32(self.x);
-        }
+        n += ::vtproto::field::int32_size(1, self.x);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.x != 0 {
-            w.put_int32(self.x);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.x);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -325,23 +223,14 @@ impl ::vtproto::Message for holder::Choice {
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "x",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "x")];
 }
 impl ::vtproto::Message for UsesEnum {
     const NAME: &'static str = "vt.test.nasty.UsesEnum";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value != 0 {
-            n += 1 + ::vtproto::wire::int32(self.value);
-        }
+        n += ::vtproto::field::int32_size(1, self.value);
         if !self.values.is_empty() {
             let mut body = 0usize;
             for v in &self.values {
@@ -349,31 +238,16 @@ impl ::vtproto::Message for UsesEnum {
             }
             n += 1 + ::vtproto::wire::len_delimited(body);
         }
-        if !self.camel_case_field.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.camel_case_field.len());
-        }
-        if self.screaming_field != 0 {
-            n += 1 + ::vtproto::wire::int32(self.screaming_field);
-        }
-        if self.field_with_123_digits != 0 {
-            n += 1 + ::vtproto::wire::int32(self.field_with_123_digits);
-        }
+        n += ::vtproto::field::len_size(1, self.camel_case_field.len());
+        n += ::vtproto::field::int32_size(1, self.screaming_field);
+        n += ::vtproto::field::int32_size(1, self.field_with_123_digits);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.field_with_123_digits != 0 {
-            w.put_int32(self.field_with_123_digits);
-            w.put_u8(40);
-        }
-        if self.screaming_field != 0 {
-            w.put_int32(self.screaming_field);
-            w.put_u8(32);
-        }
-        if !self.camel_case_field.is_empty() {
-            w.put_string(&self.camel_case_field);
-            w.put_u8(26);
-        }
+        w.put_int32_field(&[40], self.field_with_123_digits);
+        w.put_int32_field(&[32], self.screaming_field);
+        w.put_bytes_field(&[26], &self.camel_case_field);
         if !self.values.is_empty() {
             let mark = w.written();
             for v in self.values.iter().rev() {
@@ -382,10 +256,7 @@ impl ::vtproto::Message for UsesEnum {
             w.put_len(mark);
             w.put_u8(18);
         }
-        if self.value != 0 {
-            w.put_int32(self.value);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -402,18 +273,7 @@ impl ::vtproto::Message for UsesEnum {
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "value",
-            2 => "values",
-            3 => "camelCaseField",
-            4 => "SCREAMING_FIELD",
-            5 => "field_with_123_digits",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value"), (2, "values"), (3, "camelCaseField"), (4, "SCREAMING_FIELD"), (5, "field_with_123_digits")];
 }
 impl ::vtproto::Message for Core {
     const NAME: &'static str = "vt.test.nasty.core";
@@ -424,17 +284,12 @@ impl ::vtproto::Message for Core {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.std != 0 {
-            n += 1 + ::vtproto::wire::int32(self.std);
-        }
+        n += ::vtproto::field::int32_size(1, self.std);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.std != 0 {
-            w.put_int32(self.std);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.std);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -443,14 +298,7 @@ impl ::vtproto::Message for Core {
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "std",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "std")];
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "vt.test.nasty.Option";
@@ -461,35 +309,21 @@ impl ::vtproto::Message for Option {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.some {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(1, &self.some);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if let ::core::option::Option::Some(v) = &self.some {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(10);
-        }
+        w.put_message_field(&[10], &self.some);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => r.merge_message(self.some.get_or_insert_with(::core::default::Default::default)),
+            10 => r.merge_message_field(&mut self.some),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "some",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "some")];
 }
 impl ::vtproto::Message for Result {
     const NAME: &'static str = "vt.test.nasty.Result";
@@ -500,35 +334,21 @@ impl ::vtproto::Message for Result {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.ok {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(1, &self.ok);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if let ::core::option::Option::Some(v) = &self.ok {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(10);
-        }
+        w.put_message_field(&[10], &self.ok);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => r.merge_message(self.ok.get_or_insert_with(::core::default::Default::default)),
+            10 => r.merge_message_field(&mut self.ok),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "ok",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "ok")];
 }
 impl ::vtproto::Message for Methods {
     const NAME: &'static str = "vt.test.nasty.Methods";
@@ -594,30 +414,15 @@ impl ::vtproto::Message for Methods {
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "size",
-            2 => "encode_reverse",
-            3 => "merge_field",
-            4 => "field_name",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "size"), (2, "encode_reverse"), (3, "merge_field"), (4, "field_name")];
 }
 impl ::vtproto::Message for HasMethods {
     const NAME: &'static str = "vt.test.nasty.HasMethods";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.one {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        n += self.many.len();
-        for v in &self.many {
-            n += ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(1, &self.one);
+        n += ::vtproto::field::messages_size(1, &self.many);
         for (k, v) in &self.by_name {
             let entry = (if !k.is_empty() {
                 1 + ::vtproto::wire::len_delimited(k.len())
@@ -667,27 +472,14 @@ impl ::vtproto::Message for HasMethods {
             w.put_len(mark);
             w.put_u8(26);
         });
-        for v in self.many.iter().rev() {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(18);
-        }
-        if let ::core::option::Option::Some(v) = &self.one {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(10);
-        }
+        w.put_message_fields(&[18], &self.many);
+        w.put_message_field(&[10], &self.one);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => r.merge_message(self.one.get_or_insert_with(::core::default::Default::default)),
-            18 => {
-                self.many.push(r.read_message()?);
-                ::core::result::Result::Ok(())
-            }
+            10 => r.merge_message_field(&mut self.one),
+            18 => r.push_message(&mut self.many),
             26 => {
                 if self.by_name.is_empty() {
                     self.by_name.reserve(r.count_ahead(26, 256));
@@ -720,15 +512,5 @@ impl ::vtproto::Message for HasMethods {
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "one",
-            2 => "many",
-            3 => "by_name",
-            4 => "picked",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "one"), (2, "many"), (3, "by_name"), (4, "picked")];
 }

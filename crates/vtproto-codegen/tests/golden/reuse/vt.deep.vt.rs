@@ -15,24 +15,14 @@ impl ::vtproto::Message for Node {
         if let ::core::option::Option::Some(v) = &self.child {
             n += 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
         }
-        if self.value != 0 {
-            n += 1 + ::vtproto::wire::int64(self.value);
-        }
-        if !self.label.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.label.len());
-        }
+        n += ::vtproto::field::int64_size(1, self.value);
+        n += ::vtproto::field::len_size(1, self.label.len());
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if !self.label.is_empty() {
-            w.put_string(&self.label);
-            w.put_u8(26);
-        }
-        if self.value != 0 {
-            w.put_int64(self.value);
-            w.put_u8(16);
-        }
+        w.put_bytes_field(&[26], &self.label);
+        w.put_int64_field(&[16], self.value);
         if let ::core::option::Option::Some(v) = &self.child {
             let mark = w.written();
             ::vtproto::__private::encode_out_of_line(v, w);
@@ -43,7 +33,7 @@ impl ::vtproto::Message for Node {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => r.merge_message(self.child.get_or_insert_with(::core::default::Default::default)),
+            10 => r.merge_message_field(&mut self.child),
             16 => r.set(&mut self.value, ::vtproto::Reader::read_int64),
             26 => r.merge_string(&mut self.label),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
@@ -77,14 +67,5 @@ impl ::vtproto::Message for Node {
         })?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "child",
-            2 => "value",
-            3 => "label",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "child"), (2, "value"), (3, "label")];
 }

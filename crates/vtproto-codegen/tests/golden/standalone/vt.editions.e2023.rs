@@ -204,26 +204,16 @@ impl ::vtproto::Message for Leaf {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.a != 0 {
-            n += 1 + ::vtproto::wire::int32(self.a);
-        }
-        if !self.s.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.s.len());
-        }
+        n += ::vtproto::field::int32_size(1, self.a);
+        n += ::vtproto::field::len_size(1, self.s.len());
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if !self.s.is_empty() {
-            w.put_string(&self.s);
-            w.put_u8(18);
-        }
-        if self.a != 0 {
-            w.put_int32(self.a);
-            w.put_u8(8);
-        }
+        w.put_bytes_field(&[18], &self.s);
+        w.put_int32_field(&[8], self.a);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -233,27 +223,15 @@ impl ::vtproto::Message for Leaf {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "a",
-            2 => "s",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "a"), (2, "s")];
 }
 impl ::vtproto::Message for FileDefaults {
     const NAME: &'static str = "vt.editions.e2023.FileDefaults";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.implicit_int != 0 {
-            n += 1 + ::vtproto::wire::int32(self.implicit_int);
-        }
-        if !self.implicit_string.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.implicit_string.len());
-        }
+        n += ::vtproto::field::int32_size(1, self.implicit_int);
+        n += ::vtproto::field::len_size(1, self.implicit_string.len());
         n += self.expanded.len();
         for v in &self.expanded {
             n += ::vtproto::wire::int32(*v);
@@ -265,28 +243,16 @@ impl ::vtproto::Message for FileDefaults {
         for v in &self.closed_list {
             n += ::vtproto::wire::int32(*v);
         }
-        if self.open != 0 {
-            n += 1 + ::vtproto::wire::int32(self.open);
-        }
-        if let ::core::option::Option::Some(v) = &self.leaf {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::int32_size(1, self.open);
+        n += ::vtproto::field::message_size(1, &self.leaf);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if let ::core::option::Option::Some(v) = &self.leaf {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(58);
-        }
-        if self.open != 0 {
-            w.put_int32(self.open);
-            w.put_u8(48);
-        }
+        w.put_message_field(&[58], &self.leaf);
+        w.put_int32_field(&[48], self.open);
         for v in self.closed_list.iter().rev() {
             w.put_int32(*v);
             w.put_u8(40);
@@ -299,14 +265,8 @@ impl ::vtproto::Message for FileDefaults {
             w.put_int32(*v);
             w.put_u8(24);
         }
-        if !self.implicit_string.is_empty() {
-            w.put_string(&self.implicit_string);
-            w.put_u8(18);
-        }
-        if self.implicit_int != 0 {
-            w.put_int32(self.implicit_int);
-            w.put_u8(8);
-        }
+        w.put_bytes_field(&[18], &self.implicit_string);
+        w.put_int32_field(&[8], self.implicit_int);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -340,24 +300,11 @@ impl ::vtproto::Message for FileDefaults {
             }
             42 => r.merge_packed_closed_enum(&mut self.closed_list, &mut self.unknown_fields, 5, |v| matches!(v, 0 | 1 | 5)),
             48 => r.set(&mut self.open, ::vtproto::Reader::read_int32),
-            58 => r.merge_message(self.leaf.get_or_insert_with(::core::default::Default::default)),
+            58 => r.merge_message_field(&mut self.leaf),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "implicit_int",
-            2 => "implicit_string",
-            3 => "expanded",
-            4 => "closed",
-            5 => "closed_list",
-            6 => "open",
-            7 => "leaf",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "implicit_int"), (2, "implicit_string"), (3, "expanded"), (4, "closed"), (5, "closed_list"), (6, "open"), (7, "leaf")];
 }
 impl ::vtproto::Message for FieldOverrides {
     const NAME: &'static str = "vt.editions.e2023.FieldOverrides";
@@ -381,9 +328,7 @@ impl ::vtproto::Message for FieldOverrides {
             }
             n += 1 + ::vtproto::wire::len_delimited(body);
         }
-        if self.implicit_again != 0 {
-            n += 1 + ::vtproto::wire::int32(self.implicit_again);
-        }
+        n += ::vtproto::field::int32_size(1, self.implicit_again);
         n += 5 * self.expanded_again.len();
         if let ::core::option::Option::Some(v) = &self.delimited {
             n += 2 + ::vtproto::Message::size(v);
@@ -394,12 +339,8 @@ impl ::vtproto::Message for FieldOverrides {
         if let ::core::option::Option::Some(v) = &self.required {
             n += 1 + ::vtproto::wire::int32(*v);
         }
-        if let ::core::option::Option::Some(v) = &self.required_leaf {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
-        if !self.unchecked.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.unchecked.len());
-        }
+        n += ::vtproto::field::message_size(1, &self.required_leaf);
+        n += ::vtproto::field::len_size(1, self.unchecked.len());
         if let ::core::option::Option::Some(o) = &self.choice {
             n += match o {
                 field_overrides::Choice::ChoiceClosed(v) => 1 + ::vtproto::wire::int32(*v),
@@ -407,21 +348,14 @@ impl ::vtproto::Message for FieldOverrides {
                 field_overrides::Choice::ChoiceText(v) => 1 + ::vtproto::wire::len_delimited(v.len()),
             };
         }
-        if let ::core::option::Option::Some(v) = &self.nested {
-            n += 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v));
-        }
+        n += ::vtproto::field::message_size(1, &self.nested);
         n += self.unknown_fields.encoded_len();
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        if let ::core::option::Option::Some(v) = &self.nested {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(114);
-        }
+        w.put_message_field(&[114], &self.nested);
         if let ::core::option::Option::Some(o) = &self.choice {
             match o {
                 field_overrides::Choice::ChoiceClosed(v) => {
@@ -439,16 +373,8 @@ impl ::vtproto::Message for FieldOverrides {
                 }
             }
         }
-        if !self.unchecked.is_empty() {
-            w.put_string(&self.unchecked);
-            w.put_u8(82);
-        }
-        if let ::core::option::Option::Some(v) = &self.required_leaf {
-            let mark = w.written();
-            ::vtproto::Message::encode_reverse(v, w);
-            w.put_len(mark);
-            w.put_u8(74);
-        }
+        w.put_bytes_field(&[82], &self.unchecked);
+        w.put_message_field(&[74], &self.required_leaf);
         if let ::core::option::Option::Some(v) = &self.required {
             w.put_int32(*v);
             w.put_u8(64);
@@ -467,10 +393,7 @@ impl ::vtproto::Message for FieldOverrides {
             w.put_fixed32(*v);
             w.put_u8(45);
         }
-        if self.implicit_again != 0 {
-            w.put_int32(self.implicit_again);
-            w.put_u8(32);
-        }
+        w.put_int32_field(&[32], self.implicit_again);
         if !self.packed_closed.is_empty() {
             let mark = w.written();
             for v in self.packed_closed.iter().rev() {
@@ -532,9 +455,9 @@ impl ::vtproto::Message for FieldOverrides {
                 self.required = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            74 => r.merge_message(self.required_leaf.get_or_insert_with(::core::default::Default::default)),
+            74 => r.merge_message_field(&mut self.required_leaf),
             82 => r.merge_string(&mut self.unchecked),
-            114 => r.merge_message(self.nested.get_or_insert_with(::core::default::Default::default)),
+            114 => r.merge_message_field(&mut self.nested),
             88 => {
                 let mark = r.mark();
                 let v = r.read_int32()?;
@@ -577,36 +500,14 @@ impl ::vtproto::Message for FieldOverrides {
         }
         ::core::result::Result::Ok(())
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "explicit_int",
-            2 => "packed",
-            3 => "packed_closed",
-            4 => "implicit_again",
-            5 => "expanded_again",
-            6 => "delimited",
-            7 => "delimited_list",
-            8 => "required",
-            9 => "required_leaf",
-            10 => "unchecked",
-            14 => "nested",
-            11 => "choice_closed",
-            12 => "choice_leaf",
-            13 => "choice_text",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "explicit_int"), (2, "packed"), (3, "packed_closed"), (4, "implicit_again"), (5, "expanded_again"), (6, "delimited"), (7, "delimited_list"), (8, "required"), (9, "required_leaf"), (10, "unchecked"), (14, "nested"), (11, "choice_closed"), (12, "choice_leaf"), (13, "choice_text")];
 }
 impl ::vtproto::Message for field_overrides::Nested {
     const NAME: &'static str = "vt.editions.e2023.FieldOverrides.Nested";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.x != 0 {
-            n += 1 + ::vtproto::wire::int32(self.x);
-        }
+        n += ::vtproto::field::int32_size(1, self.x);
         n += self.xs.len();
         for v in &self.xs {
             n += ::vtproto::wire::uint32(*v);
@@ -621,10 +522,7 @@ impl ::vtproto::Message for field_overrides::Nested {
             w.put_uint32(*v);
             w.put_u8(16);
         }
-        if self.x != 0 {
-            w.put_int32(self.x);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.x);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -638,13 +536,5 @@ impl ::vtproto::Message for field_overrides::Nested {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "x",
-            2 => "xs",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "x"), (2, "xs")];
 }

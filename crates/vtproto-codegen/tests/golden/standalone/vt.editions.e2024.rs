@@ -310,7 +310,7 @@ impl ::vtproto::Message for Item {
             }
             50 => r.merge_packed(&mut self.expanded, 0, |r| r.read_int32()),
             59 => r.merge_group(self.child.get_or_insert_with(::core::default::Default::default), 7),
-            66 => r.merge_message(self.prefixed_child.get_or_insert_with(::core::default::Default::default)),
+            66 => r.merge_message_field(&mut self.prefixed_child),
             74 => {
                 if self.by_id.is_empty() {
                     self.by_id.reserve(r.count_ahead(74, 256));
@@ -348,38 +348,16 @@ impl ::vtproto::Message for Item {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "id",
-            2 => "name",
-            3 => "kind",
-            4 => "closed",
-            5 => "packed",
-            6 => "expanded",
-            7 => "child",
-            8 => "prefixed_child",
-            9 => "by_id",
-            10 => "closed_by_name",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "id"), (2, "name"), (3, "kind"), (4, "closed"), (5, "packed"), (6, "expanded"), (7, "child"), (8, "prefixed_child"), (9, "by_id"), (10, "closed_by_name")];
 }
 impl ::vtproto::Message for Implicit {
     const NAME: &'static str = "vt.editions.e2024.Implicit";
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.n != 0 {
-            n += 1 + ::vtproto::wire::int32(self.n);
-        }
-        if !self.data.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.data.len());
-        }
-        if self.kind != 0 {
-            n += 1 + ::vtproto::wire::int32(self.kind);
-        }
+        n += ::vtproto::field::int32_size(1, self.n);
+        n += ::vtproto::field::len_size(1, self.data.len());
+        n += ::vtproto::field::int32_size(1, self.kind);
         if let ::core::option::Option::Some(v) = &self.item {
             n += 2 + ::vtproto::Message::size(v);
         }
@@ -409,18 +387,9 @@ impl ::vtproto::Message for Implicit {
             ::vtproto::Message::encode_reverse(v, w);
             w.put_u8(35);
         }
-        if self.kind != 0 {
-            w.put_int32(self.kind);
-            w.put_u8(24);
-        }
-        if !self.data.is_empty() {
-            w.put_bytes(&self.data);
-            w.put_u8(18);
-        }
-        if self.n != 0 {
-            w.put_int32(self.n);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[24], self.kind);
+        w.put_bytes_field(&[18], &self.data);
+        w.put_int32_field(&[8], self.n);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -442,17 +411,5 @@ impl ::vtproto::Message for Implicit {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    #[inline]
-    #[cold]
-    fn field_name(number: u32) -> &'static str {
-        match number {
-            1 => "n",
-            2 => "data",
-            3 => "kind",
-            4 => "item",
-            5 => "explicit_n",
-            6 => "items",
-            _ => "?",
-        }
-    }
+    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "n"), (2, "data"), (3, "kind"), (4, "item"), (5, "explicit_n"), (6, "items")];
 }

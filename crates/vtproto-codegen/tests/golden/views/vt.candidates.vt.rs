@@ -15,7 +15,7 @@ pub type CandidateOwnedView = ::vtproto::OwnedView<CandidateViewFamily>;
 pub struct CandidatesResponseView<'a> {
     pub candidates: ::std::vec::Vec<CandidateView<'a>>,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a[u8]>,
+    pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
 ///`CandidatesResponseView` for every lifetime of its input (a `vtproto::ViewFamily`), for `CandidatesResponseOwnedView`.
 pub enum CandidatesResponseViewFamily {}
@@ -27,9 +27,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if !self.id.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.id.len());
-        }
+        n += ::vtproto::field::len_size(1, self.id.len());
         for (k, v) in &self.meta_data {
             let entry = (if !k.is_empty() {
                 1 + ::vtproto::wire::len_delimited(k.len())
@@ -49,10 +47,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
         for (k, v) in self.meta_data.iter().rev() {
             w.put_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
         }
-        if !self.id.is_empty() {
-            w.put_string(&self.id);
-            w.put_u8(10);
-        }
+        w.put_bytes_field(&[10], &self.id);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {

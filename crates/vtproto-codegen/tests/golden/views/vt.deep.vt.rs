@@ -20,24 +20,14 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
         if let ::core::option::Option::Some(v) = &self.child {
             n += 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
         }
-        if self.value != 0 {
-            n += 1 + ::vtproto::wire::int64(self.value);
-        }
-        if !self.label.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.label.len());
-        }
+        n += ::vtproto::field::int64_size(1, self.value);
+        n += ::vtproto::field::len_size(1, self.label.len());
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if !self.label.is_empty() {
-            w.put_string(&self.label);
-            w.put_u8(26);
-        }
-        if self.value != 0 {
-            w.put_int64(self.value);
-            w.put_u8(16);
-        }
+        w.put_bytes_field(&[26], &self.label);
+        w.put_int64_field(&[16], self.value);
         if let ::core::option::Option::Some(v) = &self.child {
             let mark = w.written();
             ::vtproto::MessageView::encode_reverse(v, w);

@@ -23,7 +23,7 @@ pub type TypeOwnedView = ::vtproto::OwnedView<TypeViewFamily>;
 pub struct Self_View<'a> {
     pub value: i32,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a[u8]>,
+    pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
 ///`Self_View` for every lifetime of its input (a `vtproto::ViewFamily`), for `Self_OwnedView`.
 #[allow(non_camel_case_types)]
@@ -37,7 +37,7 @@ pub struct ThingView<'a> {
     pub thing: i32,
     pub child: ::core::option::Option<::std::boxed::Box<ThingView<'a>>>,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a[u8]>,
+    pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
 ///`ThingView` for every lifetime of its input (a `vtproto::ViewFamily`), for `ThingOwnedView`.
 pub enum ThingViewFamily {}
@@ -71,7 +71,7 @@ pub type UsesEnumOwnedView = ::vtproto::OwnedView<UsesEnumViewFamily>;
 pub struct CoreView<'a> {
     pub std: i32,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a[u8]>,
+    pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
 ///`CoreView` for every lifetime of its input (a `vtproto::ViewFamily`), for `CoreOwnedView`.
 pub enum CoreViewFamily {}
@@ -82,7 +82,7 @@ pub type CoreOwnedView = ::vtproto::OwnedView<CoreViewFamily>;
 pub struct OptionView<'a> {
     pub some: ::core::option::Option<CoreView<'a>>,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a[u8]>,
+    pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
 ///`OptionView` for every lifetime of its input (a `vtproto::ViewFamily`), for `OptionOwnedView`.
 pub enum OptionViewFamily {}
@@ -93,7 +93,7 @@ pub type OptionOwnedView = ::vtproto::OwnedView<OptionViewFamily>;
 pub struct ResultView<'a> {
     pub ok: ::core::option::Option<OptionView<'a>>,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a[u8]>,
+    pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
 ///`ResultView` for every lifetime of its input (a `vtproto::ViewFamily`), for `ResultOwnedView`.
 pub enum ResultViewFamily {}
@@ -107,7 +107,7 @@ pub struct MethodsView<'a> {
     pub merge_field: ::core::option::Option<i32>,
     pub field_name: ::core::option::Option<i32>,
     #[doc(hidden)]
-    pub _input: ::core::marker::PhantomData<&'a[u8]>,
+    pub _input: ::core::marker::PhantomData<&'a [u8]>,
 }
 ///`MethodsView` for every lifetime of its input (a `vtproto::ViewFamily`), for `MethodsOwnedView`.
 pub enum MethodsViewFamily {}
@@ -152,7 +152,7 @@ pub mod holder_views {
     pub struct ChoiceView<'a> {
         pub x: i32,
         #[doc(hidden)]
-        pub _input: ::core::marker::PhantomData<&'a[u8]>,
+        pub _input: ::core::marker::PhantomData<&'a [u8]>,
     }
     ///`ChoiceView` for every lifetime of its input (a `vtproto::ViewFamily`), for `ChoiceOwnedView`.
     pub enum ChoiceViewFamily {}
@@ -165,75 +165,35 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.r#type != 0 {
-            n += 1 + ::vtproto::wire::int32(self.r#type);
-        }
-        if !self.r#fn.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.r#fn.len());
-        }
-        if self.self_ {
-            n += 2;
-        }
+        n += ::vtproto::field::int32_size(1, self.r#type);
+        n += ::vtproto::field::len_size(1, self.r#fn.len());
+        n += ::vtproto::field::bool_size(1, self.self_);
         if let ::core::option::Option::Some(v) = &self.me {
             n += 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
         }
-        if !self.crate_.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.crate_.len());
-        }
-        if !self.super_.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.super_.len());
-        }
-        if self.r#async != 0 {
-            n += 1 + ::vtproto::wire::int32(self.r#async);
-        }
-        if self.r#match != 0 {
-            n += 1 + ::vtproto::wire::int32(self.r#match);
-        }
-        if self.r#gen != 0 {
-            n += 1 + ::vtproto::wire::int32(self.r#gen);
-        }
+        n += ::vtproto::field::len_size(1, self.crate_.len());
+        n += ::vtproto::field::len_size(1, self.super_.len());
+        n += ::vtproto::field::int32_size(1, self.r#async);
+        n += ::vtproto::field::int32_size(1, self.r#match);
+        n += ::vtproto::field::int32_size(1, self.r#gen);
         n
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.r#gen != 0 {
-            w.put_int32(self.r#gen);
-            w.put_u8(72);
-        }
-        if self.r#match != 0 {
-            w.put_int32(self.r#match);
-            w.put_u8(64);
-        }
-        if self.r#async != 0 {
-            w.put_int32(self.r#async);
-            w.put_u8(56);
-        }
-        if !self.super_.is_empty() {
-            w.put_string(&self.super_);
-            w.put_u8(50);
-        }
-        if !self.crate_.is_empty() {
-            w.put_string(&self.crate_);
-            w.put_u8(42);
-        }
+        w.put_int32_field(&[72], self.r#gen);
+        w.put_int32_field(&[64], self.r#match);
+        w.put_int32_field(&[56], self.r#async);
+        w.put_bytes_field(&[50], &self.super_);
+        w.put_bytes_field(&[42], &self.crate_);
         if let ::core::option::Option::Some(v) = &self.me {
             let mark = w.written();
             ::vtproto::MessageView::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
-        if self.self_ {
-            w.put_bool(self.self_);
-            w.put_u8(24);
-        }
-        if !self.r#fn.is_empty() {
-            w.put_string(&self.r#fn);
-            w.put_u8(18);
-        }
-        if self.r#type != 0 {
-            w.put_int32(self.r#type);
-            w.put_u8(8);
-        }
+        w.put_bool_field(&[24], self.self_);
+        w.put_bytes_field(&[18], &self.r#fn);
+        w.put_int32_field(&[8], self.r#type);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -276,17 +236,12 @@ impl<'a> ::vtproto::MessageView<'a> for Self_View<'a> {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value != 0 {
-            n += 1 + ::vtproto::wire::int32(self.value);
-        }
+        n += ::vtproto::field::int32_size(1, self.value);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.value != 0 {
-            w.put_int32(self.value);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -313,9 +268,7 @@ impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.thing != 0 {
-            n += 1 + ::vtproto::wire::int32(self.thing);
-        }
+        n += ::vtproto::field::int32_size(1, self.thing);
         if let ::core::option::Option::Some(v) = &self.child {
             n += 1 + ::vtproto::wire::len_delimited(::vtproto::MessageView::size(v));
         }
@@ -329,10 +282,7 @@ impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
             w.put_len(mark);
             w.put_u8(18);
         }
-        if self.thing != 0 {
-            w.put_int32(self.thing);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.thing);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -463,17 +413,12 @@ impl<'a> ::vtproto::MessageView<'a> for holder_views::ChoiceView<'a> {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.x != 0 {
-            n += 1 + ::vtproto::wire::int32(self.x);
-        }
+        n += ::vtproto::field::int32_size(1, self.x);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.x != 0 {
-            w.put_int32(self.x);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.x);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -500,9 +445,7 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.value != 0 {
-            n += 1 + ::vtproto::wire::int32(self.value);
-        }
+        n += ::vtproto::field::int32_size(1, self.value);
         if !self.values.is_empty() {
             let mut body = 0usize;
             for v in &self.values {
@@ -510,31 +453,16 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
             }
             n += 1 + ::vtproto::wire::len_delimited(body);
         }
-        if !self.camel_case_field.is_empty() {
-            n += 1 + ::vtproto::wire::len_delimited(self.camel_case_field.len());
-        }
-        if self.screaming_field != 0 {
-            n += 1 + ::vtproto::wire::int32(self.screaming_field);
-        }
-        if self.field_with_123_digits != 0 {
-            n += 1 + ::vtproto::wire::int32(self.field_with_123_digits);
-        }
+        n += ::vtproto::field::len_size(1, self.camel_case_field.len());
+        n += ::vtproto::field::int32_size(1, self.screaming_field);
+        n += ::vtproto::field::int32_size(1, self.field_with_123_digits);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.field_with_123_digits != 0 {
-            w.put_int32(self.field_with_123_digits);
-            w.put_u8(40);
-        }
-        if self.screaming_field != 0 {
-            w.put_int32(self.screaming_field);
-            w.put_u8(32);
-        }
-        if !self.camel_case_field.is_empty() {
-            w.put_string(&self.camel_case_field);
-            w.put_u8(26);
-        }
+        w.put_int32_field(&[40], self.field_with_123_digits);
+        w.put_int32_field(&[32], self.screaming_field);
+        w.put_bytes_field(&[26], &self.camel_case_field);
         if !self.values.is_empty() {
             let mark = w.written();
             for v in self.values.iter().rev() {
@@ -543,10 +471,7 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
             w.put_len(mark);
             w.put_u8(18);
         }
-        if self.value != 0 {
-            w.put_int32(self.value);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -585,17 +510,12 @@ impl<'a> ::vtproto::MessageView<'a> for CoreView<'a> {
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
-        if self.std != 0 {
-            n += 1 + ::vtproto::wire::int32(self.std);
-        }
+        n += ::vtproto::field::int32_size(1, self.std);
         n
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        if self.std != 0 {
-            w.put_int32(self.std);
-            w.put_u8(8);
-        }
+        w.put_int32_field(&[8], self.std);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {

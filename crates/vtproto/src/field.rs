@@ -1,0 +1,306 @@
+//! One call per field for the most common field shapes: its size, its backward write and its
+//! read. Generated code calls these instead of spelling out the presence check, the key, the
+//! length prefix and the loop for every field, which keeps what it emits (and the compiler's
+//! work on it) small. Each is `#[inline(always)]`: after inlining the machine code is what the
+//! spelled-out form gives.
+//!
+//! Keys are passed encoded (`&[0x0a]`), as the generator computes them; `key_len` is their
+//! length.
+
+#[allow(unused_imports)]
+use crate::prelude::*;
+
+use alloc::collections::BTreeMap;
+
+use crate::error::DecodeError;
+use crate::reader::Reader;
+use crate::wire;
+use crate::writer::ReverseWriter;
+use crate::Message;
+
+/// Size of a `string` or `bytes` field with implicit presence: nothing when empty.
+#[inline(always)]
+pub fn len_size(key_len: usize, len: usize) -> usize {
+    if len == 0 {
+        0
+    } else {
+        key_len + wire::len_delimited(len)
+    }
+}
+
+/// Size of an optional message field: nothing when unset.
+#[inline(always)]
+pub fn message_size<M: Message>(key_len: usize, v: &Option<M>) -> usize {
+    match v {
+        Some(v) => key_len + wire::len_delimited(v.size()),
+        None => 0,
+    }
+}
+
+/// Size of a repeated message field.
+#[inline(always)]
+pub fn messages_size<M: Message>(key_len: usize, v: &[M]) -> usize {
+    let mut n = key_len * v.len();
+    for m in v {
+        n += wire::len_delimited(m.size());
+    }
+    n
+}
+
+/// Size of a repeated `string` or `bytes` field.
+#[inline(always)]
+pub fn strings_size<T: AsRef<[u8]>>(key_len: usize, v: &[T]) -> usize {
+    let mut n = key_len * v.len();
+    for s in v {
+        n += wire::len_delimited(s.as_ref().len());
+    }
+    n
+}
+
+impl ReverseWriter<'_> {
+    /// Writes an encoded key: one byte, or a copy of the few bytes.
+    #[inline(always)]
+    pub fn put_key(&mut self, key: &[u8]) {
+        if let [b] = key {
+            self.put_u8(*b);
+        } else {
+            self.put_slice(key);
+        }
+    }
+
+    /// Writes a `string` or `bytes` field with implicit presence: nothing when empty.
+    #[inline(always)]
+    pub fn put_bytes_field<T: AsRef<[u8]> + ?Sized>(&mut self, key: &[u8], v: &T) {
+        let v = v.as_ref();
+        if !v.is_empty() {
+            self.put_bytes(v);
+            self.put_key(key);
+        }
+    }
+
+    /// Writes one message value with its key and length.
+    #[inline(always)]
+    pub fn put_message<M: Message>(&mut self, key: &[u8], v: &M) {
+        let mark = self.written();
+        v.encode_reverse(self);
+        self.put_len(mark);
+        self.put_key(key);
+    }
+
+    /// Writes an optional message field: nothing when unset.
+    #[inline(always)]
+    pub fn put_message_field<M: Message>(&mut self, key: &[u8], v: &Option<M>) {
+        if let Some(v) = v {
+            self.put_message(key, v);
+        }
+    }
+
+    /// Writes a repeated message field (its values last to first).
+    #[inline(always)]
+    pub fn put_message_fields<M: Message>(&mut self, key: &[u8], v: &[M]) {
+        for m in v.iter().rev() {
+            self.put_message(key, m);
+        }
+    }
+
+    /// Writes a repeated `string` or `bytes` field (its values last to first).
+    #[inline(always)]
+    pub fn put_bytes_fields<T: AsRef<[u8]>>(&mut self, key: &[u8], v: &[T]) {
+        for s in v.iter().rev() {
+            self.put_bytes(s.as_ref());
+            self.put_key(key);
+        }
+    }
+}
+
+impl Reader<'_> {
+    /// Merges a message value into an optional field, setting it first if unset.
+    #[inline(always)]
+    pub fn merge_message_field<M: Message>(
+        &mut self,
+        dst: &mut Option<M>,
+    ) -> Result<(), DecodeError> {
+        self.merge_message(dst.get_or_insert_with(Default::default))
+    }
+
+    /// Reads a message value onto the end of a repeated field.
+    #[inline(always)]
+    pub fn push_message<M: Message>(&mut self, dst: &mut Vec<M>) -> Result<(), DecodeError> {
+        dst.push(self.read_message()?);
+        Ok(())
+    }
+
+    /// Reads a `string` value onto the end of a repeated field.
+    #[inline(always)]
+    pub fn push_string(&mut self, dst: &mut Vec<String>) -> Result<(), DecodeError> {
+        dst.push(self.read_string()?);
+        Ok(())
+    }
+}
+
+/// Size and backward write of integer and `bool` fields with implicit presence, which are
+/// skipped when zero (`false`).
+macro_rules! implicit_scalars {
+    ($($(#[$doc:meta])* $ty:ty: $put:ident, $put_field:ident, $size:ident = $wire_size:expr;)*) => {
+        $(
+            $(#[$doc])*
+            #[inline(always)]
+            pub fn $size(key_len: usize, v: $ty) -> usize {
+                if v == Default::default() {
+                    0
+                } else {
+                    key_len + $wire_size(v)
+                }
+            }
+        )*
+        impl ReverseWriter<'_> {
+            $(
+                $(#[$doc])*
+                #[inline(always)]
+                pub fn $put_field(&mut self, key: &[u8], v: $ty) {
+                    if v != Default::default() {
+                        self.$put(v);
+                        self.put_key(key);
+                    }
+                }
+            )*
+        }
+    };
+}
+
+implicit_scalars! {
+    /// An `int32` or open enum field with implicit presence: nothing when zero.
+    i32: put_int32, put_int32_field, int32_size = wire::int32;
+    /// An `int64` field with implicit presence: nothing when zero.
+    i64: put_int64, put_int64_field, int64_size = wire::int64;
+    /// A `uint32` field with implicit presence: nothing when zero.
+    u32: put_uint32, put_uint32_field, uint32_size = wire::uint32;
+    /// A `uint64` field with implicit presence: nothing when zero.
+    u64: put_uint64, put_uint64_field, uint64_size = wire::uint64;
+    /// A `sint32` field with implicit presence: nothing when zero.
+    i32: put_sint32, put_sint32_field, sint32_size = wire::sint32;
+    /// A `sint64` field with implicit presence: nothing when zero.
+    i64: put_sint64, put_sint64_field, sint64_size = wire::sint64;
+    /// A `bool` field with implicit presence: nothing when `false`.
+    bool: put_bool, put_bool_field, bool_size = |_| 1;
+    /// A `fixed32` field with implicit presence: nothing when zero.
+    u32: put_fixed32, put_fixed32_field, fixed32_size = |_| 4;
+    /// A `fixed64` field with implicit presence: nothing when zero.
+    u64: put_fixed64, put_fixed64_field, fixed64_size = |_| 8;
+    /// An `sfixed32` field with implicit presence: nothing when zero.
+    i32: put_sfixed32, put_sfixed32_field, sfixed32_size = |_| 4;
+    /// An `sfixed64` field with implicit presence: nothing when zero.
+    i64: put_sfixed64, put_sfixed64_field, sfixed64_size = |_| 8;
+}
+
+/// Size of a map field whose keys and values are `string` or `bytes`. With `full`, every
+/// entry holds its key and value, as C++ and upb write them (`mode=standalone`); without, an
+/// empty key or value is left out, as prost does.
+#[inline]
+pub fn bytes_map_size<'a, K, V>(
+    key_len: usize,
+    full: bool,
+    map: impl IntoIterator<Item = (&'a K, &'a V)>,
+) -> usize
+where
+    K: AsRef<[u8]> + 'a + ?Sized,
+    V: AsRef<[u8]> + 'a + ?Sized,
+{
+    let part = |b: &[u8]| {
+        if b.is_empty() && !full {
+            0
+        } else {
+            1 + wire::len_delimited(b.len())
+        }
+    };
+    let mut n = 0;
+    for (k, v) in map {
+        n += key_len + wire::len_delimited(part(k.as_ref()) + part(v.as_ref()));
+    }
+    n
+}
+
+impl ReverseWriter<'_> {
+    /// Writes a `HashMap` field whose keys and values are `string` or `bytes`: in the map's
+    /// order, or sorted by key when the writer is deterministic. `full` as in
+    /// [`bytes_map_size`].
+    #[cfg(feature = "std")]
+    #[inline]
+    pub fn put_bytes_hash_map<K, V, S>(
+        &mut self,
+        key: &[u8],
+        full: bool,
+        map: &std::collections::HashMap<K, V, S>,
+    ) where
+        K: AsRef<[u8]> + Ord,
+        V: AsRef<[u8]>,
+    {
+        crate::__private::for_each_entry(map, self, |w, k, v| {
+            if full {
+                w.put_full_bytes_map_entry(key, k.as_ref(), v.as_ref());
+            } else {
+                w.put_bytes_map_entry(key, k.as_ref(), v.as_ref());
+            }
+        });
+    }
+
+    /// Writes a `BTreeMap` field whose keys and values are `string` or `bytes`, in key order.
+    /// `full` as in [`bytes_map_size`].
+    #[inline]
+    pub fn put_bytes_btree_map<K, V>(&mut self, key: &[u8], full: bool, map: &BTreeMap<K, V>)
+    where
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        for (k, v) in map.iter().rev() {
+            if full {
+                self.put_full_bytes_map_entry(key, k.as_ref(), v.as_ref());
+            } else {
+                self.put_bytes_map_entry(key, k.as_ref(), v.as_ref());
+            }
+        }
+    }
+}
+
+impl Reader<'_> {
+    /// Reads one entry of a `map<string, string>` field held in a `HashMap` into it (on the
+    /// first entry of an empty map, reserving room for the entries ahead under the same
+    /// `field_key`, up to `cap`). `full` reads the entry as the spec does (`mode=standalone`),
+    /// otherwise as prost does.
+    #[cfg(feature = "std")]
+    #[inline]
+    pub fn merge_string_map_entry<S: core::hash::BuildHasher>(
+        &mut self,
+        map: &mut std::collections::HashMap<String, String, S>,
+        field_key: u32,
+        cap: usize,
+        full: bool,
+    ) -> Result<(), DecodeError> {
+        if map.is_empty() {
+            map.reserve(self.count_ahead(field_key, cap));
+        }
+        let mut k = String::new();
+        let mut v = String::new();
+        if full {
+            self.merge_map_entry_as_spec(
+                &mut k,
+                &mut v,
+                10,
+                18,
+                Self::merge_string,
+                Self::merge_string,
+            )?;
+        } else {
+            self.merge_map_entry(
+                &mut k,
+                &mut v,
+                10,
+                18,
+                Self::merge_string,
+                Self::merge_string,
+            )?;
+        }
+        map.insert(k, v);
+        Ok(())
+    }
+}
