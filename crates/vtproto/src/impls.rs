@@ -40,6 +40,7 @@ impl<M: Message> Message for Box<M> {
         (**self).check_initialized()
     }
     const FIELD_NAMES: &'static [(u32, &'static str)] = M::FIELD_NAMES;
+    const SIZE_WALK_IS_CHEAP: bool = M::SIZE_WALK_IS_CHEAP;
     fn field_name(number: u32) -> &'static str {
         M::field_name(number)
     }
@@ -47,11 +48,9 @@ impl<M: Message> Message for Box<M> {
 
 impl Message for () {
     const NAME: &'static str = "google.protobuf.Empty";
+    const SIZE_WALK_IS_CHEAP: bool = true;
     fn size(&self) -> usize {
         0
-    }
-    fn size_walk_is_cheap(&self) -> bool {
-        true
     }
     fn encode_reverse(&self, _: &mut ReverseWriter<'_>) {}
     fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
@@ -71,10 +70,7 @@ macro_rules! wrapper {
                     0
                 }
             }
-            #[inline]
-            fn size_walk_is_cheap(&self) -> bool {
-                true
-            }
+            const SIZE_WALK_IS_CHEAP: bool = true;
             #[inline]
             fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {
                 if $nonzero(self) {

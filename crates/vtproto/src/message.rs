@@ -23,12 +23,18 @@ pub trait Message: Default {
     /// The message's full protobuf name, such as `google.protobuf.Timestamp`.
     const NAME: &'static str;
 
-    /// Whether a `size` walk over this value costs about as little as finding a scratch
-    /// buffer, so that encoding should size exactly: generated code says so for messages with
-    /// no repeated or map field at any depth whose recursive fields (if any) are empty.
+    /// Whether a `size` walk over any value of this type costs about as little as finding a
+    /// scratch buffer, so that encoding should size exactly: generated code says so for
+    /// messages with no repeated, map or recursive field at any depth.
+    const SIZE_WALK_IS_CHEAP: bool = false;
+
+    /// Whether a `size` walk over this value is cheap (see
+    /// [`SIZE_WALK_IS_CHEAP`](Message::SIZE_WALK_IS_CHEAP)): generated code overrides it for
+    /// messages whose recursive fields make it depend on the value (cheap while they are
+    /// empty one level down).
     #[inline]
     fn size_walk_is_cheap(&self) -> bool {
-        false
+        Self::SIZE_WALK_IS_CHEAP
     }
 
     /// The exact number of bytes [`encode_reverse`](Message::encode_reverse) writes.

@@ -558,10 +558,7 @@ pub mod value {
 }
 impl ::vtproto::Message for Any {
     const NAME: &'static str = "google.protobuf.Any";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -773,10 +770,7 @@ impl ::vtproto::Message for Method {
 }
 impl ::vtproto::Message for Mixin {
     const NAME: &'static str = "google.protobuf.Mixin";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -810,10 +804,7 @@ impl ::vtproto::Message for Mixin {
 }
 impl ::vtproto::Message for Duration {
     const NAME: &'static str = "google.protobuf.Duration";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -847,10 +838,7 @@ impl ::vtproto::Message for Duration {
 }
 impl ::vtproto::Message for Empty {
     const NAME: &'static str = "google.protobuf.Empty";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         self.unknown_fields.encoded_len()
@@ -917,10 +905,7 @@ impl ::vtproto::Message for FieldMask {
 }
 impl ::vtproto::Message for SourceContext {
     const NAME: &'static str = "google.protobuf.SourceContext";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1169,10 +1154,7 @@ impl ::vtproto::Message for ListValue {
 }
 impl ::vtproto::Message for Timestamp {
     const NAME: &'static str = "google.protobuf.Timestamp";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1527,10 +1509,7 @@ impl ::vtproto::Message for EnumValue {
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "google.protobuf.Option";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1585,10 +1564,7 @@ impl ::vtproto::Message for Option {
 }
 impl ::vtproto::Message for DoubleValue {
     const NAME: &'static str = "google.protobuf.DoubleValue";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1623,10 +1599,7 @@ impl ::vtproto::Message for DoubleValue {
 }
 impl ::vtproto::Message for FloatValue {
     const NAME: &'static str = "google.protobuf.FloatValue";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1661,10 +1634,7 @@ impl ::vtproto::Message for FloatValue {
 }
 impl ::vtproto::Message for Int64Value {
     const NAME: &'static str = "google.protobuf.Int64Value";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1694,10 +1664,7 @@ impl ::vtproto::Message for Int64Value {
 }
 impl ::vtproto::Message for UInt64Value {
     const NAME: &'static str = "google.protobuf.UInt64Value";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1727,10 +1694,7 @@ impl ::vtproto::Message for UInt64Value {
 }
 impl ::vtproto::Message for Int32Value {
     const NAME: &'static str = "google.protobuf.Int32Value";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1760,10 +1724,7 @@ impl ::vtproto::Message for Int32Value {
 }
 impl ::vtproto::Message for UInt32Value {
     const NAME: &'static str = "google.protobuf.UInt32Value";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1793,10 +1754,7 @@ impl ::vtproto::Message for UInt32Value {
 }
 impl ::vtproto::Message for BoolValue {
     const NAME: &'static str = "google.protobuf.BoolValue";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1826,10 +1784,7 @@ impl ::vtproto::Message for BoolValue {
 }
 impl ::vtproto::Message for StringValue {
     const NAME: &'static str = "google.protobuf.StringValue";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1859,10 +1814,7 @@ impl ::vtproto::Message for StringValue {
 }
 impl ::vtproto::Message for BytesValue {
     const NAME: &'static str = "google.protobuf.BytesValue";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;

@@ -2,10 +2,7 @@
 // Include this file in the module that includes prost's output for the same package.
 impl ::vtproto::Message for Version {
     const NAME: &'static str = "google.protobuf.compiler.Version";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;

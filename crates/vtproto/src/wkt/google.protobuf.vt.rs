@@ -2,10 +2,7 @@
 // Include this file in the module that includes prost's output for the same package.
 impl ::vtproto::Message for Any {
     const NAME: &'static str = "google.protobuf.Any";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -200,10 +197,7 @@ impl ::vtproto::Message for Method {
 }
 impl ::vtproto::Message for Mixin {
     const NAME: &'static str = "google.protobuf.Mixin";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -760,10 +754,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
 }
 impl ::vtproto::Message for descriptor_proto::ReservedRange {
     const NAME: &'static str = "google.protobuf.DescriptorProto.ReservedRange";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -1259,10 +1250,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
 }
 impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
     const NAME: &'static str = "google.protobuf.EnumDescriptorProto.EnumReservedRange";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -2638,10 +2626,7 @@ impl ::vtproto::Message for UninterpretedOption {
 }
 impl ::vtproto::Message for uninterpreted_option::NamePart {
     const NAME: &'static str = "google.protobuf.UninterpretedOption.NamePart";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -2984,10 +2969,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
 }
 impl ::vtproto::Message for Duration {
     const NAME: &'static str = "google.protobuf.Duration";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -3059,10 +3041,7 @@ impl ::vtproto::Message for FieldMask {
 }
 impl ::vtproto::Message for SourceContext {
     const NAME: &'static str = "google.protobuf.SourceContext";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -3341,10 +3320,7 @@ impl ::vtproto::Message for ListValue {
 }
 impl ::vtproto::Message for Timestamp {
     const NAME: &'static str = "google.protobuf.Timestamp";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -3676,10 +3652,7 @@ impl ::vtproto::Message for EnumValue {
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "google.protobuf.Option";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;

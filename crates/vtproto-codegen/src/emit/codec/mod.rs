@@ -183,8 +183,8 @@ fn check_initialized_fn(m: &Message) -> TokenStream {
     }
 }
 
-/// `size_walk_is_cheap` of a message with no repeated or map field at any depth: true, or,
-/// when it has recursive fields, true while they are empty one level down: a value and its
+/// `SIZE_WALK_IS_CHEAP` of a message with no repeated or map field at any depth; when it has
+/// recursive fields, its `size_walk_is_cheap`, true while they are empty one level down: a value and its
 /// direct children size exactly (a 20-byte node with one child: 0.99 of prost's time through
 /// the scratch buffer, 0.85 sized, `benches/RESULTS.md`); a deeper chain goes to the scratch
 /// buffer rather than walk every level twice.
@@ -221,8 +221,13 @@ fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
     };
     let child = empty(&quote!(c), None);
     let body = match empty(&quote!(self), child.as_deref()) {
-        None => quote!(false),
-        Some(all) if all.is_empty() => quote!(true),
+        // The trait's default.
+        None => return TokenStream::new(),
+        Some(all) if all.is_empty() => {
+            return quote!(
+                const SIZE_WALK_IS_CHEAP: bool = true;
+            )
+        }
         Some(all) => quote!(#(#all)&&*),
     };
     quote! {

@@ -2,10 +2,7 @@
 // Include this file in the module that includes prost's output for the same package.
 impl ::vtproto::Message for Type {
     const NAME: &'static str = "vt.test.nasty.type";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -51,10 +48,7 @@ impl ::vtproto::Message for Type {
 }
 impl ::vtproto::Message for Self_ {
     const NAME: &'static str = "vt.test.nasty.Self";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -114,10 +108,7 @@ impl ::vtproto::Message for Thing {
 }
 impl ::vtproto::Message for Holder {
     const NAME: &'static str = "vt.test.nasty.Holder";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -202,10 +193,7 @@ impl ::vtproto::Message for Holder {
 }
 impl ::vtproto::Message for holder::Choice {
     const NAME: &'static str = "vt.test.nasty.Holder.Choice";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -277,10 +265,7 @@ impl ::vtproto::Message for UsesEnum {
 }
 impl ::vtproto::Message for Core {
     const NAME: &'static str = "vt.test.nasty.core";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -302,10 +287,7 @@ impl ::vtproto::Message for Core {
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "vt.test.nasty.Option";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -327,10 +309,7 @@ impl ::vtproto::Message for Option {
 }
 impl ::vtproto::Message for Result {
     const NAME: &'static str = "vt.test.nasty.Result";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -352,10 +331,7 @@ impl ::vtproto::Message for Result {
 }
 impl ::vtproto::Message for Methods {
     const NAME: &'static str = "vt.test.nasty.Methods";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;

@@ -197,10 +197,7 @@ pub mod field_overrides {
 }
 impl ::vtproto::Message for Leaf {
     const NAME: &'static str = "vt.editions.e2023.Leaf";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;

@@ -252,10 +252,7 @@ pub mod holder {
 }
 impl ::vtproto::Message for Type {
     const NAME: &'static str = "vt.test.nasty.type";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -303,10 +300,7 @@ impl ::vtproto::Message for Type {
 }
 impl ::vtproto::Message for Self_ {
     const NAME: &'static str = "vt.test.nasty.Self";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -370,10 +364,7 @@ impl ::vtproto::Message for Thing {
 }
 impl ::vtproto::Message for Holder {
     const NAME: &'static str = "vt.test.nasty.Holder";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -460,10 +451,7 @@ impl ::vtproto::Message for Holder {
 }
 impl ::vtproto::Message for holder::Choice {
     const NAME: &'static str = "vt.test.nasty.Holder.Choice";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -539,10 +527,7 @@ impl ::vtproto::Message for UsesEnum {
 }
 impl ::vtproto::Message for Core {
     const NAME: &'static str = "vt.test.nasty.core";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -566,10 +551,7 @@ impl ::vtproto::Message for Core {
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "vt.test.nasty.Option";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -593,10 +575,7 @@ impl ::vtproto::Message for Option {
 }
 impl ::vtproto::Message for Result {
     const NAME: &'static str = "vt.test.nasty.Result";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
@@ -620,10 +599,7 @@ impl ::vtproto::Message for Result {
 }
 impl ::vtproto::Message for Methods {
     const NAME: &'static str = "vt.test.nasty.Methods";
-    #[inline]
-    fn size_walk_is_cheap(&self) -> bool {
-        true
-    }
+    const SIZE_WALK_IS_CHEAP: bool = true;
     #[inline]
     fn size(&self) -> usize {
         let mut n = 0usize;
