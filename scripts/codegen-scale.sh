@@ -15,8 +15,9 @@
 # --measure also measure, on the same request, protoc-gen-rust-vt against protoc-gen-prost 0.5
 #           (installed into target/tools; plugin time and peak memory, output size), and, for
 #           the default set, the compile cost of our impls: the generated crate built with
-#           prost's structs alone and with our impls (release build; non-incremental debug
-#           build; rlib size). Prints the tables of benches/RESULTS.md's "Codegen" section.
+#           prost's structs alone and with our impls (release build and non-incremental
+#           debug build, each the median of three alternated runs; rlib size). Prints the
+#           tables of benches/RESULTS.md's "Codegen" section.
 #
 # Work goes to target/scale/<set>/. Needs what fetch-corpora.sh needs, and GNU time for
 # --measure.
@@ -177,10 +178,18 @@ echo "compile cost of the generated crate ($set_name):"
 echo
 echo '| build | prost-build alone | prost-build + rust-vt | change |'
 echo '|---|---:|---:|---:|'
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 for profile in release debug; do
     args=(); [ $profile = release ] && args=(--release)
-    p=$(build_time "$work/prost-crate" "${args[@]}")
-    v=$(build_time "$work/vt-crate" "${args[@]}")
+    # Alternated, three times each, the median kept: a build on a shared machine varies by
+    # several seconds from one run to the next.
+    ps=() vs=()
+    for _ in 1 2 3; do
+        ps+=("$(build_time "$work/prost-crate" "${args[@]}")")
+        vs+=("$(build_time "$work/vt-crate" "${args[@]}")")
+    done
+    p=$(printf '%s\n' "${ps[@]}" | median)
+    v=$(printf '%s\n' "${vs[@]}" | median)
     printf '| %s build | %.1f s | %.1f s | %+.0f%% |\n' "$profile" "$p" "$v" "$(echo "($v / $p - 1) * 100" | bc -l)"
 done
 p=$(rlib release prost-crate); v=$(rlib release vt-crate)
