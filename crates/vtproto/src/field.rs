@@ -260,11 +260,9 @@ impl ReverseWriter<'_> {
         K: AsRef<[u8]> + Ord,
         V: AsRef<[u8]>,
     {
-        let mut entries: Vec<(&K, &V)> = map.iter().collect();
-        entries.sort_unstable_by(|a, b| b.0.cmp(a.0));
-        for (k, v) in entries {
-            self.put_bytes_map_entry_of(key, full, k.as_ref(), v.as_ref());
-        }
+        crate::__private::for_each_entry(map, self, |w, k, v| {
+            w.put_bytes_map_entry_of(key, full, k.as_ref(), v.as_ref());
+        });
     }
 
     /// One entry of a `string`/`bytes` map; `full` as in [`bytes_map_size`].
