@@ -75,6 +75,7 @@ where
         assert!(same(value, &into.unwrap()), "decode_into differs");
         let bytes = Message::encode_to_vec(value);
         assert_eq!(bytes.len(), value.size(), "size()");
+        entry_points(value, &bytes);
         let back = <P as Message>::decode(&bytes).expect("our encoding decodes");
         let again = <P as Message>::decode(&Message::encode_to_vec(&back)).unwrap();
         assert!(same(&back, &again), "the round trip is not stable");
@@ -110,6 +111,34 @@ where
             "the standalone encoding is not stable"
         );
     }
+}
+
+/// Every encode entry point writes `bytes` (what `encode_to_vec` wrote): the scratch and
+/// exact paths, into a `BytesMut` (new and reused), a `BufMut` with room, at the end of a
+/// `Vec`, length-delimited and deterministic (equal length; order may differ for maps).
+fn entry_points<M: Message>(value: &M, bytes: &[u8]) {
+    assert_eq!(value.try_encode_to_vec().unwrap(), bytes, "try_encode_to_vec");
+    assert_eq!(&value.encode_to_bytes()[..], bytes, "encode_to_bytes");
+    let mut fresh = bytes::BytesMut::new();
+    value.encode_to_bytes_mut(&mut fresh);
+    assert_eq!(&fresh[..], bytes, "encode_to_bytes_mut (new)");
+    value.encode_to_bytes_mut(&mut fresh);
+    assert_eq!(&fresh[bytes.len()..], bytes, "encode_to_bytes_mut (reused)");
+    let mut room = bytes::BytesMut::with_capacity(bytes.len() + 3);
+    value.encode(&mut room).unwrap();
+    assert_eq!(&room[..], bytes, "encode into a BufMut");
+    let mut tail = vec![7u8; 3];
+    value.append_to_vec(&mut tail);
+    assert_eq!(&tail[3..], bytes, "append_to_vec");
+    let delimited = value.encode_length_delimited_to_vec();
+    let mut prefixed = Reader::new(&delimited);
+    let body = prefixed.read_len_delimited().expect("a length prefix");
+    assert!(body == bytes && prefixed.is_empty(), "length-delimited");
+    assert_eq!(
+        value.encode_deterministic_to_vec().len(),
+        bytes.len(),
+        "deterministic"
+    );
 }
 
 /// The owned message of the view of `data`.

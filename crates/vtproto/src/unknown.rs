@@ -14,12 +14,29 @@ use crate::writer::ReverseWriter;
 /// The fields of a message that its schema does not declare (or, for a closed enum, a number
 /// the enum does not declare), as encoded records in the order they were read.
 ///
-/// Empty, it holds no allocation: a message whose input had no unknown fields pays one
-/// `is_empty` check to encode and nothing to decode. Encoding writes the records after the
-/// known fields, as the C++ and upb runtimes do.
-#[derive(Clone, Default, PartialEq, Eq, Hash)]
+/// One pointer wide, and empty it holds no allocation: a message whose input had no unknown
+/// fields pays 8 bytes of its struct, one null check to encode and nothing to decode (the
+/// records live behind a box, so a message with many instances, such as the elements of a
+/// repeated field, stays as small and as cache-friendly as prost's). Encoding writes the
+/// records after the known fields, as the C++ and upb runtimes do.
+#[derive(Clone, Default)]
 pub struct UnknownFields {
-    bytes: Vec<u8>,
+    /// `None` when empty, never an empty `Vec`: emptiness is one null check.
+    bytes: Option<Box<Vec<u8>>>,
+}
+
+impl PartialEq for UnknownFields {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for UnknownFields {}
+
+impl core::hash::Hash for UnknownFields {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
+    }
 }
 
 /// One record of [`UnknownFields`].
@@ -37,30 +54,35 @@ pub struct UnknownField<'a> {
 impl UnknownFields {
     /// No fields.
     pub const fn new() -> Self {
-        UnknownFields { bytes: Vec::new() }
+        UnknownFields { bytes: None }
     }
 
     /// Whether there are no unknown fields.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
+        self.bytes.is_none()
     }
 
     /// The encoded size of all records.
     #[inline(always)]
     pub fn encoded_len(&self) -> usize {
-        self.bytes.len()
+        self.bytes.as_ref().map_or(0, |b| b.len())
     }
 
     /// All records, encoded, in order.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+        self.bytes.as_deref().map_or(&[], Vec::as_slice)
     }
 
-    /// Removes every record, keeping the allocation.
+    /// The records' buffer, allocated on first use (only to append bytes to it).
+    fn buf(&mut self) -> &mut Vec<u8> {
+        self.bytes.get_or_insert_with(Box::default)
+    }
+
+    /// Removes every record.
     #[inline]
     pub fn clear(&mut self) {
-        self.bytes.clear();
+        self.bytes = None;
     }
 
     /// Reads the value of the field whose key was just read from `r` and keeps the record as
@@ -70,10 +92,10 @@ impl UnknownFields {
         let raw_key = r.overlong_key_just_read();
         let value = r.skip_field_raw(key)?;
         match raw_key {
-            Some(k) => self.bytes.extend_from_slice(k),
+            Some(k) => self.buf().extend_from_slice(k),
             None => self.push_key(key),
         }
-        self.bytes.extend_from_slice(value);
+        self.buf().extend_from_slice(value);
         Ok(())
     }
 
@@ -82,11 +104,11 @@ impl UnknownFields {
     #[inline(never)]
     pub fn push_since(&mut self, key: u32, mark: Mark<'_>, r: &Reader<'_>) {
         match mark.key {
-            Some(k) => self.bytes.extend_from_slice(k),
+            Some(k) => self.buf().extend_from_slice(k),
             None => self.push_key(key),
         }
         let used = mark.value.len() - r.remaining();
-        self.bytes.extend_from_slice(&mark.value[..used]);
+        self.buf().extend_from_slice(&mark.value[..used]);
     }
 
     /// Appends a varint record (a closed enum's undeclared number, an extension).
@@ -96,19 +118,21 @@ impl UnknownFields {
         let mut buf = [0u8; 10];
         let mut w = ReverseWriter::new(&mut buf);
         w.put_varint(value);
-        self.bytes.extend_from_slice(w.written_bytes());
+        self.buf().extend_from_slice(w.written_bytes());
     }
 
     /// Appends an encoded record: `key` (number and wire type) then `value` as
     /// [`UnknownField::value`] describes it.
     pub fn push_raw(&mut self, key: u32, value: &[u8]) {
         self.push_key(key);
-        self.bytes.extend_from_slice(value);
+        self.buf().extend_from_slice(value);
     }
 
     /// Appends all of `other`'s records.
     pub fn extend(&mut self, other: &UnknownFields) {
-        self.bytes.extend_from_slice(&other.bytes);
+        if !other.is_empty() {
+            self.buf().extend_from_slice(other.as_bytes());
+        }
     }
 
     /// Removes the records of field `number`.
@@ -127,12 +151,12 @@ impl UnknownFields {
         let mut buf = [0u8; 5];
         let mut w = ReverseWriter::new(&mut buf);
         w.put_varint(u64::from(key));
-        self.bytes.extend_from_slice(w.written_bytes());
+        self.buf().extend_from_slice(w.written_bytes());
     }
 
     /// The records in order.
     pub fn iter(&self) -> impl Iterator<Item = UnknownField<'_>> {
-        let mut r = Reader::new(&self.bytes);
+        let mut r = Reader::new(self.as_bytes());
         core::iter::from_fn(move || {
             if r.is_empty() {
                 return None;
@@ -152,7 +176,7 @@ impl UnknownFields {
     #[inline(always)]
     pub fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {
         // Empty is the common case: one test inline, the copy out of line.
-        if !self.bytes.is_empty() {
+        if !self.is_empty() {
             self.write(w);
         }
     }
@@ -160,7 +184,7 @@ impl UnknownFields {
     #[cold]
     #[inline(never)]
     fn write(&self, w: &mut ReverseWriter<'_>) {
-        w.put_slice(&self.bytes);
+        w.put_slice(self.as_bytes());
     }
 }
 
@@ -219,6 +243,25 @@ mod tests {
         let mut v = UnknownFields::new();
         v.merge_field(key, &mut r).unwrap();
         assert_eq!(v.as_bytes(), [0x08, 0x07]);
+    }
+
+    #[test]
+    fn one_pointer_wide_and_equal_by_records() {
+        assert_eq!(
+            core::mem::size_of::<UnknownFields>(),
+            core::mem::size_of::<usize>()
+        );
+        let mut u = UnknownFields::new();
+        u.push_varint(1, 1);
+        assert_ne!(u, UnknownFields::new());
+        u.clear();
+        // Cleared, it equals (and encodes as) an empty one.
+        assert!(u.is_empty() && u.encoded_len() == 0);
+        assert_eq!(u, UnknownFields::new());
+        let mut out = [0u8; 4];
+        let mut w = ReverseWriter::new(&mut out);
+        u.encode_reverse(&mut w);
+        assert_eq!(w.written(), 0);
     }
 
     #[test]
