@@ -115,7 +115,11 @@ pub trait Message: Default {
     }
 
     /// Decodes a message from `buf`.
-    #[inline]
+    // Always inlined: out of line, the message is built in this function's frame and then
+    // copied to the caller's, and that copy reads back, in wider loads, the fields `merge`
+    // has just stored: a store-forwarding stall that cost a small message a fifth of its
+    // decode time.
+    #[inline(always)]
     fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
         let mut msg = Self::default();
         msg.merge(&mut Reader::new(buf))?;
