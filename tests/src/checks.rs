@@ -117,7 +117,11 @@ where
 /// exact paths, into a `BytesMut` (new and reused), a `BufMut` with room, at the end of a
 /// `Vec`, length-delimited and deterministic (equal length; order may differ for maps).
 fn entry_points<M: Message>(value: &M, bytes: &[u8]) {
-    assert_eq!(value.try_encode_to_vec().unwrap(), bytes, "try_encode_to_vec");
+    assert_eq!(
+        value.try_encode_to_vec().unwrap(),
+        bytes,
+        "try_encode_to_vec"
+    );
     assert_eq!(&value.encode_to_bytes()[..], bytes, "encode_to_bytes");
     let mut fresh = bytes::BytesMut::new();
     value.encode_to_bytes_mut(&mut fresh);
