@@ -46,15 +46,14 @@ fn overflow(need: usize, left: usize) -> ! {
 }
 
 /// Copies `src` to `dst`. Strings in messages are mostly short, and a `memcpy` call costs more
-/// than the copy for them: up to 64 bytes are copied inline (33 to 64 as two overlapping
-/// 32-byte halves, tested after the shorter classes' first check so that those keep their
-/// branch pattern).
+/// than the copy for them: up to 64 bytes are copied inline.
 ///
 /// Lengths of 4 to 16 bytes, the common case for keys and short values, share one path
-/// without branches: four 4-byte windows at offsets `min(4i, n - 4)`. A branch per length
-/// class (4, 8, 16) is mispredicted whenever consecutive strings differ in class, as map
+/// without branches: four 4-byte windows at offsets `min(4i, n - 4)`; so do 17 to 64 bytes
+/// (ids, cursors, names), with four 16-byte windows at `min(16i, n - 16)`. A branch per length
+/// class (4, 8, 16, 32) is mispredicted whenever consecutive strings differ in class, as map
 /// entries in hash order do; on fresh data (a different message each call, so the branch
-/// predictor cannot learn the sequence) the single path encoded workload A 24-26% faster
+/// predictor cannot learn the sequence) the single short path encoded workload A 24-26% faster
 /// (`benches/RESULTS.md`).
 ///
 /// # Safety
@@ -67,28 +66,19 @@ pub(crate) unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
     // SAFETY (all branches): each read is within `src` (offsets below `n`, sized to fit) and
     // each write within the `n` bytes at `dst`; unaligned accesses are used throughout.
     unsafe {
-        if n > 32 {
-            if n > 64 {
-                copy_nonoverlapping(s, dst, n);
-            } else {
-                // The first and the last 32 bytes, overlapping in the middle.
-                wr(dst.cast::<u128>(), rd(s.cast::<u128>()));
-                wr(dst.add(16).cast::<u128>(), rd(s.add(16).cast::<u128>()));
-                wr(
-                    dst.add(n - 32).cast::<u128>(),
-                    rd(s.add(n - 32).cast::<u128>()),
-                );
-                wr(
-                    dst.add(n - 16).cast::<u128>(),
-                    rd(s.add(n - 16).cast::<u128>()),
-                );
-            }
+        if n > 64 {
+            copy_nonoverlapping(s, dst, n);
         } else if n > 16 {
-            wr(dst.cast::<u128>(), rd(s.cast::<u128>()));
-            wr(
-                dst.add(n - 16).cast::<u128>(),
-                rd(s.add(n - 16).cast::<u128>()),
-            );
+            // Four 16-byte copies at 0, 16, 32 and 48, each offset clamped to `n - 16` (some
+            // overlap): one branch-free path for 17 to 64 bytes, so that strings of mixed
+            // lengths in this range do not mispredict between size classes.
+            let last = n - 16;
+            let mut i = 0;
+            while i < 64 {
+                let o = if i < last { i } else { last };
+                wr(dst.add(o).cast::<u128>(), rd(s.add(o).cast::<u128>()));
+                i += 16;
+            }
         } else if n >= 4 {
             let last = n - 4;
             let mut i = 0;
