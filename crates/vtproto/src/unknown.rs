@@ -21,7 +21,9 @@ use crate::writer::ReverseWriter;
 /// records after the known fields, as the C++ and upb runtimes do.
 #[derive(Clone, Default)]
 pub struct UnknownFields {
-    /// `None` when empty, never an empty `Vec`: emptiness is one null check.
+    /// `None` when empty, never an empty `Vec`: emptiness is one null check. Boxed on purpose:
+    /// one pointer in every message instead of a `Vec`'s three words.
+    #[allow(clippy::box_collection)]
     bytes: Option<Box<Vec<u8>>>,
 }
 

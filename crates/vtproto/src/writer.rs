@@ -60,38 +60,44 @@ fn overflow(need: usize, left: usize) -> ! {
 /// `dst` must be valid for `src.len()` writes and not overlap `src`.
 #[inline(always)]
 pub(crate) unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
-    use core::ptr::{copy_nonoverlapping, read_unaligned as rd, write_unaligned as wr};
+    use core::ptr::copy_nonoverlapping;
     let n = src.len();
     let s = src.as_ptr();
-    // SAFETY (all branches): each read is within `src` (offsets below `n`, sized to fit) and
-    // each write within the `n` bytes at `dst`; unaligned accesses are used throughout.
+    // SAFETY (all branches): each read is within `src` and each write within the `n` bytes at
+    // `dst` (the caller's contract); `copy_windows` gets 17 to 64 bytes for 16-byte windows and
+    // 4 to 16 for 4-byte ones, within its bounds; unaligned accesses are used throughout.
     unsafe {
         if n > 64 {
             copy_nonoverlapping(s, dst, n);
         } else if n > 16 {
-            // Four 16-byte copies at 0, 16, 32 and 48, each offset clamped to `n - 16` (some
-            // overlap): one branch-free path for 17 to 64 bytes, so that strings of mixed
-            // lengths in this range do not mispredict between size classes.
-            let last = n - 16;
-            let mut i = 0;
-            while i < 64 {
-                let o = if i < last { i } else { last };
-                wr(dst.add(o).cast::<u128>(), rd(s.add(o).cast::<u128>()));
-                i += 16;
-            }
+            copy_windows::<u128>(s, dst, n);
         } else if n >= 4 {
-            let last = n - 4;
-            let mut i = 0;
-            while i < 16 {
-                let o = if i < last { i } else { last };
-                wr(dst.add(o).cast::<u32>(), rd(s.add(o).cast::<u32>()));
-                i += 4;
-            }
+            copy_windows::<u32>(s, dst, n);
         } else if n > 0 {
             *dst = *s;
             *dst.add(n / 2) = *s.add(n / 2);
             *dst.add(n - 1) = *s.add(n - 1);
         }
+    }
+}
+
+/// Copies `n` bytes as four windows of `W`'s size at offsets `min(i * size, n - size)`, some
+/// overlapping: one path without branches for `size <= n <= 4 * size` bytes.
+///
+/// # Safety
+/// `s` must be valid for `n` reads and `dst` for `n` writes, not overlapping, with
+/// `size_of::<W>() <= n <= 4 * size_of::<W>()`.
+#[inline(always)]
+unsafe fn copy_windows<W>(s: *const u8, dst: *mut u8, n: usize) {
+    use core::ptr::{read_unaligned as rd, write_unaligned as wr};
+    let size = core::mem::size_of::<W>();
+    let last = n - size;
+    let mut i = 0;
+    while i < 4 * size {
+        let o = if i < last { i } else { last };
+        // SAFETY: `o <= n - size`, so the window lies within both `n`-byte ranges.
+        unsafe { wr(dst.add(o).cast::<W>(), rd(s.add(o).cast::<W>())) };
+        i += size;
     }
 }
 
