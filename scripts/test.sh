@@ -10,7 +10,8 @@
 # 3. runs every crate's tests, with the corpora required (differential tests against prost on
 #    every message type, mode=standalone against mode=prost and against Python protobuf, bad
 #    input, golden files, the plugin under protoc, generated WKT impls);
-# 4. runs the runtime's unit tests under Miri when a nightly Miri is installed (scripts/miri.sh),
+# 4. runs the runtime's unit tests and a differential sample under Miri when a nightly Miri is
+#    installed (scripts/miri.sh),
 #    and the official conformance suite on both modes (scripts/conformance.sh);
 # 5. runs `buf generate` with the local plugins and compiles the result (scripts/buf-check.sh),
 #    and generates and checks googleapis' aiplatform v1 closure (scripts/codegen-scale.sh);
