@@ -161,14 +161,14 @@ run_plugin protoc-gen-prost "$tools/bin/protoc-gen-prost"
 ((full || first)) && exit 0
 make_crate "$work/prost-crate"
 "$generate" "$work/set.fds" "$work/prost-crate/src/gen" --prost-only
-build_time() { # crate-dir profile-args...
+build_time() { # crate-dir profile-args... -> "wall-seconds cpu-seconds"
     local dir=$1; shift
     local name; name=$(basename "$dir")
     cargo build --quiet --manifest-path "$dir/Cargo.toml" "$@" 2>/dev/null # dependencies
     cargo clean --quiet --manifest-path "$dir/Cargo.toml" -p "$name" "$@" 2>/dev/null
-    local start; start=$(date +%s.%N)
-    CARGO_INCREMENTAL=0 cargo build --quiet --manifest-path "$dir/Cargo.toml" "$@"
-    echo "$(date +%s.%N) - $start" | bc
+    CARGO_INCREMENTAL=0 /usr/bin/env time -f '%e %U %S' -o "$work/build.time" \
+        cargo build --quiet --manifest-path "$dir/Cargo.toml" "$@"
+    awk '{ print $1, $2 + $3 }' "$work/build.time"
 }
 rlib() { # profile-dir crate-name
     stat -c %s "$CARGO_TARGET_DIR/$1/lib${2//-/_}.rlib"
@@ -176,21 +176,26 @@ rlib() { # profile-dir crate-name
 echo
 echo "compile cost of the generated crate ($set_name):"
 echo
-echo '| build | prost-build alone | prost-build + rust-vt | change |'
-echo '|---|---:|---:|---:|'
+echo '| build | prost-build alone | prost-build + rust-vt | change | CPU time: alone | + rust-vt | change |'
+echo '|---|---:|---:|---:|---:|---:|---:|'
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+change() { echo "($2 / $1 - 1) * 100" | bc -l; }
 for profile in release debug; do
     args=(); [ $profile = release ] && args=(--release)
-    # Alternated, three times each, the median kept: a build on a shared machine varies by
-    # several seconds from one run to the next.
+    # Alternated, three times each, the medians kept: a build on a shared machine varies by
+    # several seconds from one run to the next. CPU time (user + system, all of rustc's
+    # threads) varies less with what else the machine does than wall time.
     ps=() vs=()
     for _ in 1 2 3; do
         ps+=("$(build_time "$work/prost-crate" "${args[@]}")")
         vs+=("$(build_time "$work/vt-crate" "${args[@]}")")
     done
-    p=$(printf '%s\n' "${ps[@]}" | median)
-    v=$(printf '%s\n' "${vs[@]}" | median)
-    printf '| %s build | %.1f s | %.1f s | %+.0f%% |\n' "$profile" "$p" "$v" "$(echo "($v / $p - 1) * 100" | bc -l)"
+    p=$(printf '%s\n' "${ps[@]}" | cut -d' ' -f1 | median)
+    v=$(printf '%s\n' "${vs[@]}" | cut -d' ' -f1 | median)
+    pc=$(printf '%s\n' "${ps[@]}" | cut -d' ' -f2 | median)
+    vc=$(printf '%s\n' "${vs[@]}" | cut -d' ' -f2 | median)
+    printf '| %s build | %.1f s | %.1f s | %+.0f%% | %.1f s | %.1f s | %+.0f%% |\n' "$profile" \
+        "$p" "$v" "$(change "$p" "$v")" "$pc" "$vc" "$(change "$pc" "$vc")"
 done
 p=$(rlib release prost-crate); v=$(rlib release vt-crate)
-printf '| release rlib | %d MB | %d MB | %+.0f%% |\n' $((p / 1000000)) $((v / 1000000)) "$(echo "($v / $p - 1) * 100" | bc -l)"
+printf '| release rlib | %d MB | %d MB | %+.0f%% | | | |\n' $((p / 1000000)) $((v / 1000000)) "$(change "$p" "$v")"
