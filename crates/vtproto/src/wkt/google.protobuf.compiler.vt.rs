@@ -93,14 +93,7 @@ impl ::vtproto::Message for CodeGeneratorRequest {
     const NAME: &'static str = "google.protobuf.compiler.CodeGeneratorRequest";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::strings_size(1, &self.file_to_generate);
-        if let ::core::option::Option::Some(v) = &self.parameter {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::message_size(1, &self.compiler_version);
-        n += ::vtproto::field::messages_size(1, &self.proto_file);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -190,15 +183,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
     const NAME: &'static str = "google.protobuf.compiler.CodeGeneratorResponse";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.error {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.supported_features {
-            n += 1 + ::vtproto::wire::uint64(*v);
-        }
-        n += ::vtproto::field::messages_size(1, &self.file);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -267,18 +252,7 @@ impl ::vtproto::Message for code_generator_response::File {
     const NAME: &'static str = "google.protobuf.compiler.CodeGeneratorResponse.File";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.insertion_point {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.content {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::message_size(2, &self.generated_code_info);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {

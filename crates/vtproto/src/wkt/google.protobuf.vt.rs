@@ -35,15 +35,7 @@ impl ::vtproto::Message for Api {
     const NAME: &'static str = "google.protobuf.Api";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::len_size(1, self.name.len());
-        n += ::vtproto::field::messages_size(1, &self.methods);
-        n += ::vtproto::field::messages_size(1, &self.options);
-        n += ::vtproto::field::len_size(1, self.version.len());
-        n += ::vtproto::field::message_size(1, &self.source_context);
-        n += ::vtproto::field::messages_size(1, &self.mixins);
-        n += ::vtproto::field::int32_size(1, self.syntax);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -134,15 +126,7 @@ impl ::vtproto::Message for Method {
     const NAME: &'static str = "google.protobuf.Method";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::len_size(1, self.name.len());
-        n += ::vtproto::field::len_size(1, self.request_type_url.len());
-        n += ::vtproto::field::bool_size(1, self.request_streaming);
-        n += ::vtproto::field::len_size(1, self.response_type_url.len());
-        n += ::vtproto::field::bool_size(1, self.response_streaming);
-        n += ::vtproto::field::messages_size(1, &self.options);
-        n += ::vtproto::field::int32_size(1, self.syntax);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -230,9 +214,7 @@ impl ::vtproto::Message for FileDescriptorSet {
     const NAME: &'static str = "google.protobuf.FileDescriptorSet";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::messages_size(1, &self.file);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -271,32 +253,7 @@ impl ::vtproto::Message for FileDescriptorProto {
     const NAME: &'static str = "google.protobuf.FileDescriptorProto";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.package {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::strings_size(1, &self.dependency);
-        n += ::vtproto::field::messages_size(1, &self.message_type);
-        n += ::vtproto::field::messages_size(1, &self.enum_type);
-        n += ::vtproto::field::messages_size(1, &self.service);
-        n += ::vtproto::field::messages_size(1, &self.extension);
-        n += ::vtproto::field::message_size(1, &self.options);
-        n += ::vtproto::field::message_size(1, &self.source_code_info);
-        n += self.public_dependency.len();
-        for v in &self.public_dependency {
-            n += ::vtproto::wire::int32(*v);
-        }
-        n += self.weak_dependency.len();
-        for v in &self.weak_dependency {
-            n += ::vtproto::wire::int32(*v);
-        }
-        if let ::core::option::Option::Some(v) = &self.syntax {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -502,23 +459,7 @@ impl ::vtproto::Message for DescriptorProto {
     const NAME: &'static str = "google.protobuf.DescriptorProto";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::messages_size(1, &self.field);
-        n += self.nested_type.len();
-        for v in &self.nested_type {
-            n += ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
-        }
-        n += ::vtproto::field::messages_size(1, &self.enum_type);
-        n += ::vtproto::field::messages_size(1, &self.extension_range);
-        n += ::vtproto::field::messages_size(1, &self.extension);
-        n += ::vtproto::field::message_size(1, &self.options);
-        n += ::vtproto::field::messages_size(1, &self.oneof_decl);
-        n += ::vtproto::field::messages_size(1, &self.reserved_range);
-        n += ::vtproto::field::strings_size(1, &self.reserved_name);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -685,15 +626,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
     const NAME: &'static str = "google.protobuf.DescriptorProto.ExtensionRange";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.start {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        if let ::core::option::Option::Some(v) = &self.end {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        n += ::vtproto::field::message_size(1, &self.options);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -803,9 +736,7 @@ impl ::vtproto::Message for ExtensionRangeOptions {
     const NAME: &'static str = "google.protobuf.ExtensionRangeOptions";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -844,39 +775,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
     const NAME: &'static str = "google.protobuf.FieldDescriptorProto";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.extendee {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.number {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        if let ::core::option::Option::Some(v) = &self.label {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        if let ::core::option::Option::Some(v) = &self.r#type {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        if let ::core::option::Option::Some(v) = &self.type_name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.default_value {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::message_size(1, &self.options);
-        if let ::core::option::Option::Some(v) = &self.oneof_index {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        if let ::core::option::Option::Some(v) = &self.json_name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if self.proto3_optional.is_some() {
-            n += 3;
-        }
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -1071,12 +970,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
     const NAME: &'static str = "google.protobuf.OneofDescriptorProto";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::message_size(1, &self.options);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -1142,15 +1036,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
     const NAME: &'static str = "google.protobuf.EnumDescriptorProto";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::messages_size(1, &self.value);
-        n += ::vtproto::field::message_size(1, &self.options);
-        n += ::vtproto::field::messages_size(1, &self.reserved_range);
-        n += ::vtproto::field::strings_size(1, &self.reserved_name);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -1299,15 +1185,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
     const NAME: &'static str = "google.protobuf.EnumValueDescriptorProto";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.number {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        n += ::vtproto::field::message_size(1, &self.options);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -1382,13 +1260,7 @@ impl ::vtproto::Message for ServiceDescriptorProto {
     const NAME: &'static str = "google.protobuf.ServiceDescriptorProto";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::messages_size(1, &self.method);
-        n += ::vtproto::field::message_size(1, &self.options);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -1466,24 +1338,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
     const NAME: &'static str = "google.protobuf.MethodDescriptorProto";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.name {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.input_type {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.output_type {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::message_size(1, &self.options);
-        if self.client_streaming.is_some() {
-            n += 2;
-        }
-        if self.server_streaming.is_some() {
-            n += 2;
-        }
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -1610,66 +1465,7 @@ impl ::vtproto::Message for FileOptions {
     const NAME: &'static str = "google.protobuf.FileOptions";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.java_package {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.java_outer_classname {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.optimize_for {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        if self.java_multiple_files.is_some() {
-            n += 2;
-        }
-        if let ::core::option::Option::Some(v) = &self.go_package {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if self.cc_generic_services.is_some() {
-            n += 3;
-        }
-        if self.java_generic_services.is_some() {
-            n += 3;
-        }
-        if self.py_generic_services.is_some() {
-            n += 3;
-        }
-        if self.java_generate_equals_and_hash.is_some() {
-            n += 3;
-        }
-        if self.deprecated.is_some() {
-            n += 3;
-        }
-        if self.java_string_check_utf8.is_some() {
-            n += 3;
-        }
-        if self.cc_enable_arenas.is_some() {
-            n += 3;
-        }
-        if let ::core::option::Option::Some(v) = &self.objc_class_prefix {
-            n += 2 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.csharp_namespace {
-            n += 2 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.swift_prefix {
-            n += 2 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.php_class_prefix {
-            n += 2 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.php_namespace {
-            n += 2 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.php_metadata_namespace {
-            n += 2 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.ruby_package {
-            n += 2 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -1999,21 +1795,7 @@ impl ::vtproto::Message for MessageOptions {
     const NAME: &'static str = "google.protobuf.MessageOptions";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if self.message_set_wire_format.is_some() {
-            n += 2;
-        }
-        if self.no_standard_descriptor_accessor.is_some() {
-            n += 2;
-        }
-        if self.deprecated.is_some() {
-            n += 2;
-        }
-        if self.map_entry.is_some() {
-            n += 2;
-        }
-        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2089,27 +1871,7 @@ impl ::vtproto::Message for FieldOptions {
     const NAME: &'static str = "google.protobuf.FieldOptions";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(v) = &self.ctype {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        if self.packed.is_some() {
-            n += 2;
-        }
-        if self.deprecated.is_some() {
-            n += 2;
-        }
-        if self.lazy.is_some() {
-            n += 2;
-        }
-        if let ::core::option::Option::Some(v) = &self.jstype {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        if self.weak.is_some() {
-            n += 2;
-        }
-        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2202,9 +1964,7 @@ impl ::vtproto::Message for OneofOptions {
     const NAME: &'static str = "google.protobuf.OneofOptions";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2243,15 +2003,7 @@ impl ::vtproto::Message for EnumOptions {
     const NAME: &'static str = "google.protobuf.EnumOptions";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if self.allow_alias.is_some() {
-            n += 2;
-        }
-        if self.deprecated.is_some() {
-            n += 2;
-        }
-        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2308,12 +2060,7 @@ impl ::vtproto::Message for EnumValueOptions {
     const NAME: &'static str = "google.protobuf.EnumValueOptions";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if self.deprecated.is_some() {
-            n += 2;
-        }
-        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2361,12 +2108,7 @@ impl ::vtproto::Message for ServiceOptions {
     const NAME: &'static str = "google.protobuf.ServiceOptions";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if self.deprecated.is_some() {
-            n += 3;
-        }
-        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2414,15 +2156,7 @@ impl ::vtproto::Message for MethodOptions {
     const NAME: &'static str = "google.protobuf.MethodOptions";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if self.deprecated.is_some() {
-            n += 3;
-        }
-        if let ::core::option::Option::Some(v) = &self.idempotency_level {
-            n += 2 + ::vtproto::wire::int32(*v);
-        }
-        n += ::vtproto::field::messages_size(2, &self.uninterpreted_option);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2479,27 +2213,7 @@ impl ::vtproto::Message for UninterpretedOption {
     const NAME: &'static str = "google.protobuf.UninterpretedOption";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::messages_size(1, &self.name);
-        if let ::core::option::Option::Some(v) = &self.identifier_value {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.positive_int_value {
-            n += 1 + ::vtproto::wire::uint64(*v);
-        }
-        if let ::core::option::Option::Some(v) = &self.negative_int_value {
-            n += 1 + ::vtproto::wire::int64(*v);
-        }
-        if self.double_value.is_some() {
-            n += 9;
-        }
-        if let ::core::option::Option::Some(v) = &self.string_value {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.aggregate_value {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2661,9 +2375,7 @@ impl ::vtproto::Message for SourceCodeInfo {
     const NAME: &'static str = "google.protobuf.SourceCodeInfo";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::messages_size(1, &self.location);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2702,29 +2414,7 @@ impl ::vtproto::Message for source_code_info::Location {
     const NAME: &'static str = "google.protobuf.SourceCodeInfo.Location";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if !self.path.is_empty() {
-            let mut body = 0usize;
-            for v in &self.path {
-                body += ::vtproto::wire::int32(*v);
-            }
-            n += 1 + ::vtproto::wire::len_delimited(body);
-        }
-        if !self.span.is_empty() {
-            let mut body = 0usize;
-            for v in &self.span {
-                body += ::vtproto::wire::int32(*v);
-            }
-            n += 1 + ::vtproto::wire::len_delimited(body);
-        }
-        if let ::core::option::Option::Some(v) = &self.leading_comments {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.trailing_comments {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        n += ::vtproto::field::strings_size(1, &self.leading_detached_comments);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2833,9 +2523,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
     const NAME: &'static str = "google.protobuf.GeneratedCodeInfo";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::messages_size(1, &self.annotation);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -2874,24 +2562,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
     const NAME: &'static str = "google.protobuf.GeneratedCodeInfo.Annotation";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if !self.path.is_empty() {
-            let mut body = 0usize;
-            for v in &self.path {
-                body += ::vtproto::wire::int32(*v);
-            }
-            n += 1 + ::vtproto::wire::len_delimited(body);
-        }
-        if let ::core::option::Option::Some(v) = &self.source_file {
-            n += 1 + ::vtproto::wire::len_delimited(v.len());
-        }
-        if let ::core::option::Option::Some(v) = &self.begin {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        if let ::core::option::Option::Some(v) = &self.end {
-            n += 1 + ::vtproto::wire::int32(*v);
-        }
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -3002,9 +2673,7 @@ impl ::vtproto::Message for FieldMask {
     const NAME: &'static str = "google.protobuf.FieldMask";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::strings_size(1, &self.paths);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -3070,23 +2739,7 @@ impl ::vtproto::Message for Struct {
     const NAME: &'static str = "google.protobuf.Struct";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        for (k, v) in &self.fields {
-            let entry = (if !k.is_empty() {
-                1 + ::vtproto::wire::len_delimited(k.len())
-            } else {
-                0
-            }) + {
-                let s = ::vtproto::__private::size_out_of_line(v);
-                if s != 0 {
-                    1 + ::vtproto::wire::len_delimited(s)
-                } else {
-                    0
-                }
-            };
-            n += 1 + ::vtproto::wire::len_delimited(entry);
-        }
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -3160,18 +2813,7 @@ impl ::vtproto::Message for Value {
     const NAME: &'static str = "google.protobuf.Value";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        if let ::core::option::Option::Some(o) = &self.kind {
-            n += match o {
-                value::Kind::NullValue(v) => 1 + ::vtproto::wire::int32(*v),
-                value::Kind::NumberValue(_) => 9,
-                value::Kind::StringValue(v) => 1 + ::vtproto::wire::len_delimited(v.len()),
-                value::Kind::BoolValue(_) => 2,
-                value::Kind::StructValue(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v)),
-                value::Kind::ListValue(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v)),
-            };
-        }
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -3273,12 +2915,7 @@ impl ::vtproto::Message for ListValue {
     const NAME: &'static str = "google.protobuf.ListValue";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += self.values.len();
-        for v in &self.values {
-            n += ::vtproto::wire::len_delimited(::vtproto::__private::size_out_of_line(v));
-        }
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -3353,14 +2990,7 @@ impl ::vtproto::Message for Type {
     const NAME: &'static str = "google.protobuf.Type";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::len_size(1, self.name.len());
-        n += ::vtproto::field::messages_size(1, &self.fields);
-        n += ::vtproto::field::strings_size(1, &self.oneofs);
-        n += ::vtproto::field::messages_size(1, &self.options);
-        n += ::vtproto::field::message_size(1, &self.source_context);
-        n += ::vtproto::field::int32_size(1, self.syntax);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -3447,18 +3077,7 @@ impl ::vtproto::Message for Field {
     const NAME: &'static str = "google.protobuf.Field";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::int32_size(1, self.kind);
-        n += ::vtproto::field::int32_size(1, self.cardinality);
-        n += ::vtproto::field::int32_size(1, self.number);
-        n += ::vtproto::field::len_size(1, self.name.len());
-        n += ::vtproto::field::len_size(1, self.type_url.len());
-        n += ::vtproto::field::int32_size(1, self.oneof_index);
-        n += ::vtproto::field::bool_size(1, self.packed);
-        n += ::vtproto::field::messages_size(1, &self.options);
-        n += ::vtproto::field::len_size(1, self.json_name.len());
-        n += ::vtproto::field::len_size(1, self.default_value.len());
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -3524,13 +3143,7 @@ impl ::vtproto::Message for Enum {
     const NAME: &'static str = "google.protobuf.Enum";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::len_size(1, self.name.len());
-        n += ::vtproto::field::messages_size(1, &self.enumvalue);
-        n += ::vtproto::field::messages_size(1, &self.options);
-        n += ::vtproto::field::message_size(1, &self.source_context);
-        n += ::vtproto::field::int32_size(1, self.syntax);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -3605,11 +3218,7 @@ impl ::vtproto::Message for EnumValue {
     const NAME: &'static str = "google.protobuf.EnumValue";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::len_size(1, self.name.len());
-        n += ::vtproto::field::int32_size(1, self.number);
-        n += ::vtproto::field::messages_size(1, &self.options);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {

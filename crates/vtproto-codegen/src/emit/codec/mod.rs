@@ -31,8 +31,9 @@ pub(super) const FEATURE: Feature = Feature {
     name: "codec",
     emit: |package, options, out| {
         let reuse = super::is_selected(options, REUSE.name);
+        let prost = options.mode == crate::Mode::Prost;
         for m in &package.messages {
-            out(message_impl(m, reuse));
+            out(message_impl(m, reuse, prost));
         }
     },
 };
@@ -99,11 +100,16 @@ fn is_len_scalar(f: &crate::model::Field) -> bool {
     matches!(f.value.scalar(), Some(Scalar::String | Scalar::Bytes))
 }
 
-/// `impl ::vtproto::Message for <message>`.
-fn message_impl(m: &Message, reuse: bool) -> TokenStream {
+/// `impl ::vtproto::Message for <message>`; `prost` for `mode=prost`, where prost's derive
+/// gives each struct its `encoded_len` (see [`size::prost_size_fn`]).
+fn message_impl(m: &Message, reuse: bool, prost: bool) -> TokenStream {
     let path = m.rust_path.tokens();
     let name = &m.full_name;
-    let size = size::size_fn(m);
+    let size = if prost && !m.size_walk_is_cheap {
+        size::prost_size_fn()
+    } else {
+        size::size_fn(m)
+    };
     let encode = encode::encode_fn(m);
     let merge = decode::merge_field_fn(m);
     let replace = reuse.then(|| reuse::merge_replace_fn(m));

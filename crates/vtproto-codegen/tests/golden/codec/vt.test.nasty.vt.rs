@@ -217,19 +217,7 @@ impl ::vtproto::Message for UsesEnum {
     const NAME: &'static str = "vt.test.nasty.UsesEnum";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::int32_size(1, self.value);
-        if !self.values.is_empty() {
-            let mut body = 0usize;
-            for v in &self.values {
-                body += ::vtproto::wire::int32(*v);
-            }
-            n += 1 + ::vtproto::wire::len_delimited(body);
-        }
-        n += ::vtproto::field::len_size(1, self.camel_case_field.len());
-        n += ::vtproto::field::int32_size(1, self.screaming_field);
-        n += ::vtproto::field::int32_size(1, self.field_with_123_digits);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -396,30 +384,7 @@ impl ::vtproto::Message for HasMethods {
     const NAME: &'static str = "vt.test.nasty.HasMethods";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::message_size(1, &self.one);
-        n += ::vtproto::field::messages_size(1, &self.many);
-        for (k, v) in &self.by_name {
-            let entry = (if !k.is_empty() {
-                1 + ::vtproto::wire::len_delimited(k.len())
-            } else {
-                0
-            }) + {
-                let s = ::vtproto::Message::size(v);
-                if s != 0 {
-                    1 + ::vtproto::wire::len_delimited(s)
-                } else {
-                    0
-                }
-            };
-            n += 1 + ::vtproto::wire::len_delimited(entry);
-        }
-        if let ::core::option::Option::Some(o) = &self.pick {
-            n += match o {
-                has_methods::Pick::Picked(v) => 1 + ::vtproto::wire::len_delimited(::vtproto::Message::size(v)),
-            };
-        }
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {

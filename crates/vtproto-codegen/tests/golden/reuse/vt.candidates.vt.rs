@@ -4,10 +4,7 @@ impl ::vtproto::Message for Candidate {
     const NAME: &'static str = "vt.candidates.Candidate";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::len_size(1, self.id.len());
-        n += ::vtproto::field::bytes_map_size(1, false, &self.meta_data);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
@@ -55,9 +52,7 @@ impl ::vtproto::Message for CandidatesResponse {
     const NAME: &'static str = "vt.candidates.CandidatesResponse";
     #[inline]
     fn size(&self) -> usize {
-        let mut n = 0usize;
-        n += ::vtproto::field::messages_size(1, &self.candidates);
-        n
+        ::prost::Message::encoded_len(self)
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
