@@ -9,7 +9,8 @@
 //! virtual machine the host's load drifts in between and moves a ratio by several hundredths.
 //! Here prost and rust-vt alternate in batches of about 2 ms, 41 times, and each row prints
 //! the median of the 41 ratios with its quartiles: drift cancels in each pair. Rows ending in
-//! `_fresh64` encode 64 different messages in turn instead of one message over and over.
+//! `_fresh64` encode 64 different messages in turn instead of one message over and over; rows
+//! ending in `_exact` force the exact strategy (a `size` walk, then the write in place).
 
 use std::hint::black_box;
 
@@ -28,6 +29,22 @@ fn encode<M: prost::Message + vtproto::Message>(filter: &str, name: &str, msgs: 
         name,
         || drop(black_box(prost::Message::encode_to_vec(black_box(p())))),
         || drop(black_box(vtproto::Message::encode_to_vec(black_box(v())))),
+    );
+}
+
+/// An exact-strategy row: `encode_to_bytes_mut` (one `size` walk, then a backward write in
+/// place: what `Message::encode` into a `BufMut` does) against prost's `encode_to_vec`.
+fn exact<M: prost::Message + vtproto::Message>(filter: &str, name: &str, msgs: &[M]) {
+    let (mut p, mut v) = (cycle(msgs), cycle(msgs));
+    row(
+        filter,
+        name,
+        || drop(black_box(prost::Message::encode_to_vec(black_box(p())))),
+        || {
+            let mut buf = bytes::BytesMut::new();
+            vtproto::Message::encode_to_bytes_mut(black_box(v()), &mut buf);
+            drop(black_box(buf))
+        },
     );
 }
 
@@ -111,6 +128,15 @@ fn main() {
         encode(f, &format!("C_deep_{depth}_encode"), &[deep(depth)]);
     }
     encode(f, "C_node20_encode", &[vt_benches::node20()]);
+    for n in [100, 2000] {
+        exact(
+            f,
+            &format!("A_candidates_{n}_encode_exact"),
+            &[candidates(n)],
+        );
+    }
+    exact(f, "B_event_1_encode_exact", &one);
+    exact(f, "B_event_10000_encode_exact", &[event_batch(10_000)]);
     for n in [100, 2000] {
         decode(f, &format!("A_candidates_{n}_decode"), &[candidates(n)]);
     }
