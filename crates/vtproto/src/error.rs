@@ -91,6 +91,18 @@ impl DecodeError {
     }
 }
 
+/// The name of field `number` in `names` (a message's
+/// [`FIELD_NAMES`](crate::Message::FIELD_NAMES): `number:name` pairs separated by spaces), `"?"`
+/// for a number not there.
+#[cold]
+pub(crate) fn field_name(names: &'static str, number: u32) -> &'static str {
+    names
+        .split(' ')
+        .filter_map(|pair| pair.split_once(':'))
+        .find(|(n, _)| n.parse() == Ok(number))
+        .map_or("?", |(_, name)| name)
+}
+
 impl fmt::Display for DecodeErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -201,3 +213,20 @@ impl fmt::Display for UnknownEnumValue {
 }
 
 impl core::error::Error for UnknownEnumValue {}
+
+#[cfg(test)]
+mod field_name_tests {
+    use super::field_name;
+
+    #[test]
+    fn finds_names_by_number() {
+        let names = "1:name 2:display_name 17:labels 5:x";
+        assert_eq!(field_name(names, 1), "name");
+        assert_eq!(field_name(names, 2), "display_name");
+        assert_eq!(field_name(names, 17), "labels");
+        assert_eq!(field_name(names, 5), "x");
+        assert_eq!(field_name(names, 7), "?");
+        assert_eq!(field_name(names, 0), "?");
+        assert_eq!(field_name("", 1), "?");
+    }
+}

@@ -4,8 +4,8 @@
 //! work on it) small. Each is `#[inline(always)]`: after inlining the machine code is what the
 //! spelled-out form gives.
 //!
-//! Keys are passed encoded (`&[0x0a]`), as the generator computes them; `key_len` is their
-//! length.
+//! Keys are passed as their value, `(number << 3) | wire type` (`0x0a` for field 1 of wire
+//! type 2), a literal at every call site; `key_len` is the length of their varint.
 
 #[allow(unused_imports)]
 use crate::prelude::*;
@@ -58,19 +58,22 @@ pub fn strings_size<T: AsRef<[u8]>>(key_len: usize, v: &[T]) -> usize {
 }
 
 impl ReverseWriter<'_> {
-    /// Writes an encoded key: one byte, or a copy of the few bytes.
+    /// Writes a key, `(number << 3) | wire type`, as a varint. Called with a literal, it
+    /// folds into one or two byte stores.
     #[inline(always)]
-    pub fn put_key(&mut self, key: &[u8]) {
-        if let [b] = key {
-            self.put_u8(*b);
+    pub fn put_key(&mut self, key: u32) {
+        if key < 0x80 {
+            self.put_u8(key as u8);
+        } else if key < 0x4000 {
+            self.put_slice(&[key as u8 | 0x80, (key >> 7) as u8]);
         } else {
-            self.put_slice(key);
+            self.put_varint(u64::from(key));
         }
     }
 
     /// Writes a `string` or `bytes` field with implicit presence: nothing when empty.
     #[inline(always)]
-    pub fn put_bytes_field<T: AsRef<[u8]> + ?Sized>(&mut self, key: &[u8], v: &T) {
+    pub fn put_bytes_field<T: AsRef<[u8]> + ?Sized>(&mut self, key: u32, v: &T) {
         let v = v.as_ref();
         if !v.is_empty() {
             self.put_bytes(v);
@@ -80,7 +83,7 @@ impl ReverseWriter<'_> {
 
     /// Writes one message value with its key and length.
     #[inline(always)]
-    pub fn put_message<M: Message>(&mut self, key: &[u8], v: &M) {
+    pub fn put_message<M: Message>(&mut self, key: u32, v: &M) {
         let mark = self.written();
         v.encode_reverse(self);
         self.put_len(mark);
@@ -89,7 +92,7 @@ impl ReverseWriter<'_> {
 
     /// Writes an optional message field: nothing when unset.
     #[inline(always)]
-    pub fn put_message_field<M: Message>(&mut self, key: &[u8], v: &Option<M>) {
+    pub fn put_message_field<M: Message>(&mut self, key: u32, v: &Option<M>) {
         if let Some(v) = v {
             self.put_message(key, v);
         }
@@ -97,7 +100,7 @@ impl ReverseWriter<'_> {
 
     /// Writes a repeated message field (its values last to first).
     #[inline(always)]
-    pub fn put_message_fields<M: Message>(&mut self, key: &[u8], v: &[M]) {
+    pub fn put_message_fields<M: Message>(&mut self, key: u32, v: &[M]) {
         for m in v.iter().rev() {
             self.put_message(key, m);
         }
@@ -105,12 +108,53 @@ impl ReverseWriter<'_> {
 
     /// Writes a repeated `string` or `bytes` field (its values last to first).
     #[inline(always)]
-    pub fn put_bytes_fields<T: AsRef<[u8]>>(&mut self, key: &[u8], v: &[T]) {
+    pub fn put_bytes_fields<T: AsRef<[u8]>>(&mut self, key: u32, v: &[T]) {
         for s in v.iter().rev() {
             self.put_bytes(s.as_ref());
             self.put_key(key);
         }
     }
+}
+
+/// One non-generic call per scalar field read: `set_<x>` for a singular field, `push_<x>` for
+/// one value of a repeated field. A plain method costs the compiler less per call site than a
+/// generic one taking the read method as an argument, and generated code has one per field.
+macro_rules! scalar_reads {
+    ($($ty:ty: $read:ident, $set:ident, $push:ident;)*) => {
+        impl Reader<'_> {
+            $(
+                #[doc = concat!("Reads a value with [`", stringify!($read), "`](Self::", stringify!($read), ") into `dst`.")]
+                #[inline(always)]
+                pub fn $set(&mut self, dst: &mut $ty) -> Result<(), DecodeError> {
+                    *dst = self.$read()?;
+                    Ok(())
+                }
+
+                #[doc = concat!("Reads a value with [`", stringify!($read), "`](Self::", stringify!($read), ") onto the end of `dst`.")]
+                #[inline(always)]
+                pub fn $push(&mut self, dst: &mut Vec<$ty>) -> Result<(), DecodeError> {
+                    dst.push(self.$read()?);
+                    Ok(())
+                }
+            )*
+        }
+    };
+}
+
+scalar_reads! {
+    i32: read_int32, set_int32, push_int32;
+    i64: read_int64, set_int64, push_int64;
+    u32: read_uint32, set_uint32, push_uint32;
+    u64: read_uint64, set_uint64, push_uint64;
+    i32: read_sint32, set_sint32, push_sint32;
+    i64: read_sint64, set_sint64, push_sint64;
+    bool: read_bool, set_bool, push_bool;
+    u32: read_fixed32, set_fixed32, push_fixed32;
+    u64: read_fixed64, set_fixed64, push_fixed64;
+    i32: read_sfixed32, set_sfixed32, push_sfixed32;
+    i64: read_sfixed64, set_sfixed64, push_sfixed64;
+    f32: read_float, set_float, push_float;
+    f64: read_double, set_double, push_double;
 }
 
 impl Reader<'_> {
@@ -121,6 +165,25 @@ impl Reader<'_> {
         dst: &mut Option<M>,
     ) -> Result<(), DecodeError> {
         self.merge_message(dst.get_or_insert_with(Default::default))
+    }
+
+    /// Merges a message value into a oneof member: into the member's value when the oneof
+    /// holds that member (`get` returns it), else into a new value that `wrap` makes the
+    /// oneof's member, replacing any other.
+    #[inline(always)]
+    pub fn merge_oneof_message<O, M: Message>(
+        &mut self,
+        oneof: &mut Option<O>,
+        get: impl FnOnce(&mut Option<O>) -> Option<&mut M>,
+        wrap: impl FnOnce(M) -> O,
+    ) -> Result<(), DecodeError> {
+        if let Some(v) = get(oneof) {
+            return self.merge_message(v);
+        }
+        let mut v = M::default();
+        self.merge_message(&mut v)?;
+        *oneof = Some(wrap(v));
+        Ok(())
     }
 
     /// Reads a message value onto the end of a repeated field.
@@ -157,7 +220,7 @@ macro_rules! implicit_scalars {
             $(
                 $(#[$doc])*
                 #[inline(always)]
-                pub fn $put_field(&mut self, key: &[u8], v: $ty) {
+                pub fn $put_field(&mut self, key: u32, v: $ty) {
                     if v != Default::default() {
                         self.$put(v);
                         self.put_key(key);
@@ -228,7 +291,7 @@ impl ReverseWriter<'_> {
     #[inline(always)]
     pub fn put_bytes_hash_map<K, V, S>(
         &mut self,
-        key: &[u8],
+        key: u32,
         full: bool,
         map: &std::collections::HashMap<K, V, S>,
     ) where
@@ -253,7 +316,7 @@ impl ReverseWriter<'_> {
     #[inline(never)]
     fn put_sorted_bytes_hash_map<K, V, S>(
         &mut self,
-        key: &[u8],
+        key: u32,
         full: bool,
         map: &std::collections::HashMap<K, V, S>,
     ) where
@@ -267,7 +330,7 @@ impl ReverseWriter<'_> {
 
     /// One entry of a `string`/`bytes` map; `full` as in [`bytes_map_size`].
     #[inline(always)]
-    fn put_bytes_map_entry_of(&mut self, key: &[u8], full: bool, k: &[u8], v: &[u8]) {
+    fn put_bytes_map_entry_of(&mut self, key: u32, full: bool, k: &[u8], v: &[u8]) {
         if full {
             self.put_full_bytes_map_entry(key, k, v);
         } else {
@@ -278,7 +341,7 @@ impl ReverseWriter<'_> {
     /// Writes a `BTreeMap` field whose keys and values are `string` or `bytes`, in key order.
     /// `full` as in [`bytes_map_size`].
     #[inline(always)]
-    pub fn put_bytes_btree_map<K, V>(&mut self, key: &[u8], full: bool, map: &BTreeMap<K, V>)
+    pub fn put_bytes_btree_map<K, V>(&mut self, key: u32, full: bool, map: &BTreeMap<K, V>)
     where
         K: AsRef<[u8]>,
         V: AsRef<[u8]>,
@@ -329,5 +392,28 @@ impl Reader<'_> {
         }
         map.insert(k, v);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::writer::ReverseWriter;
+
+    #[test]
+    fn put_key_writes_the_varint_of_the_key() {
+        let field_numbers = [1u32, 15, 16, 2047, 2048, 262_143, 262_144, (1 << 29) - 1];
+        for key in field_numbers
+            .iter()
+            .flat_map(|n| (0..6).map(move |w| n << 3 | w))
+        {
+            let (mut a, mut b) = ([0u8; 8], [0u8; 8]);
+            let mut keyed = ReverseWriter::new(&mut a);
+            keyed.put_key(key);
+            let n = keyed.written();
+            let mut varint = ReverseWriter::new(&mut b);
+            varint.put_varint(u64::from(key));
+            assert_eq!(n, varint.written(), "{key}");
+            assert_eq!(&a[8 - n..], &b[8 - n..], "{key}");
+        }
     }
 }

@@ -39,7 +39,7 @@ impl<M: Message> Message for Box<M> {
     fn check_initialized(&self) -> Result<(), DecodeError> {
         (**self).check_initialized()
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = M::FIELD_NAMES;
+    const FIELD_NAMES: &'static str = M::FIELD_NAMES;
     const SIZE_WALK_IS_CHEAP: bool = M::SIZE_WALK_IS_CHEAP;
     fn field_name(number: u32) -> &'static str {
         M::field_name(number)
@@ -85,7 +85,7 @@ macro_rules! wrapper {
                     _ => r.skip_field(key),
                 }
             }
-            const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+            const FIELD_NAMES: &'static str = "1:value";
         }
     };
 }

@@ -56,17 +56,16 @@ pub trait Message: Default {
         Ok(())
     }
 
-    /// The message's fields by number, for error messages; generated code lists them.
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[];
+    /// The message's fields by number, for error messages: `number:name` pairs separated by
+    /// spaces (`"1:name 2:display_name"`); generated code lists them. One string literal is far
+    /// cheaper to compile than an array of pairs, and is only read on an error.
+    const FIELD_NAMES: &'static str = "";
 
     /// The name of field `number`, for error messages: from [`FIELD_NAMES`](Message::FIELD_NAMES),
     /// `"?"` for a number not there.
     #[cold]
     fn field_name(number: u32) -> &'static str {
-        Self::FIELD_NAMES
-            .iter()
-            .find(|(n, _)| *n == number)
-            .map_or("?", |(_, name)| name)
+        crate::error::field_name(Self::FIELD_NAMES, number)
     }
 
     /// Merges every field left in `r` into `self`: last scalar wins, repeated fields append,

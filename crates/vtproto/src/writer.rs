@@ -289,19 +289,19 @@ impl<'a> ReverseWriter<'a> {
     /// Writes a whole map entry whose key and value are `string` or `bytes` (key 1, value 2; an
     /// empty key or value is left out, as prost does) behind one bounds check.
     #[inline(always)]
-    pub fn put_bytes_map_entry(&mut self, field_key: &[u8], k: &[u8], v: &[u8]) {
+    pub fn put_bytes_map_entry(&mut self, field_key: u32, k: &[u8], v: &[u8]) {
         self.bytes_map_entry::<false>(field_key, k, v);
     }
 
     /// [`put_bytes_map_entry`](Self::put_bytes_map_entry) with the key and value always
     /// written, empty or not, as C++ and upb write map entries (`mode=standalone`).
     #[inline(always)]
-    pub fn put_full_bytes_map_entry(&mut self, field_key: &[u8], k: &[u8], v: &[u8]) {
+    pub fn put_full_bytes_map_entry(&mut self, field_key: u32, k: &[u8], v: &[u8]) {
         self.bytes_map_entry::<true>(field_key, k, v);
     }
 
     #[inline(always)]
-    fn bytes_map_entry<const FULL: bool>(&mut self, field_key: &[u8], k: &[u8], v: &[u8]) {
+    fn bytes_map_entry<const FULL: bool>(&mut self, field_key: u32, k: &[u8], v: &[u8]) {
         let part = |b: &[u8]| {
             if b.is_empty() && !FULL {
                 0
@@ -310,12 +310,12 @@ impl<'a> ReverseWriter<'a> {
             }
         };
         let body = part(k) + part(v);
-        let n = field_key.len() + wire::len_delimited(body);
+        let n = wire::varint_len(u64::from(field_key)) + wire::len_delimited(body);
         let mut p = self.claim(n);
         // SAFETY: `claim(n)` returned `n` writable bytes: exactly what is written forward here.
         unsafe {
-            copy_bytes(field_key, p);
-            p = forward_varint(p.add(field_key.len()), body as u64);
+            p = forward_varint(p, u64::from(field_key));
+            p = forward_varint(p, body as u64);
             for (tag, b) in [(0x0a, k), (0x12, v)] {
                 if FULL || !b.is_empty() {
                     *p = tag;
@@ -513,7 +513,7 @@ mod tests {
         ] {
             let (mut a, mut b) = ([0u8; 300], [0u8; 300]);
             let mut fused = ReverseWriter::new(&mut a);
-            fused.put_bytes_map_entry(&[0x92, 0x01], k.as_bytes(), v.as_bytes());
+            fused.put_bytes_map_entry(0x92, k.as_bytes(), v.as_bytes());
             let n = fused.written();
             let mut w = ReverseWriter::new(&mut b);
             if !v.is_empty() {
@@ -532,7 +532,7 @@ mod tests {
             // Full entries: both parts always.
             let (mut a, mut b) = ([0u8; 300], [0u8; 300]);
             let mut fused = ReverseWriter::new(&mut a);
-            fused.put_full_bytes_map_entry(&[0x92, 0x01], k.as_bytes(), v.as_bytes());
+            fused.put_full_bytes_map_entry(0x92, k.as_bytes(), v.as_bytes());
             let n = fused.written();
             let mut w = ReverseWriter::new(&mut b);
             w.put_string(v);

@@ -570,8 +570,8 @@ impl ::vtproto::Message for Any {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[18], &self.value);
-        w.put_bytes_field(&[10], &self.type_url);
+        w.put_bytes_field(18, &self.value);
+        w.put_bytes_field(10, &self.type_url);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -588,7 +588,7 @@ impl ::vtproto::Message for Any {
         self.value.clear();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "type_url"), (2, "value")];
+    const FIELD_NAMES: &'static str = "1:type_url 2:value";
 }
 impl ::vtproto::Message for Api {
     const NAME: &'static str = "google.protobuf.Api";
@@ -609,14 +609,14 @@ impl ::vtproto::Message for Api {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[66], &self.edition);
-        w.put_int32_field(&[56], self.syntax);
-        w.put_message_fields(&[50], &self.mixins);
-        w.put_message_field(&[42], &self.source_context);
-        w.put_bytes_field(&[34], &self.version);
-        w.put_message_fields(&[26], &self.options);
-        w.put_message_fields(&[18], &self.methods);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_bytes_field(66, &self.edition);
+        w.put_int32_field(56, self.syntax);
+        w.put_message_fields(50, &self.mixins);
+        w.put_message_field(42, &self.source_context);
+        w.put_bytes_field(34, &self.version);
+        w.put_message_fields(26, &self.options);
+        w.put_message_fields(18, &self.methods);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -627,7 +627,7 @@ impl ::vtproto::Message for Api {
             34 => r.merge_string(&mut self.version),
             42 => r.merge_message_field(&mut self.source_context),
             50 => r.push_message(&mut self.mixins),
-            56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            56 => r.set_int32(&mut self.syntax),
             66 => r.merge_string(&mut self.edition),
             _ => self.unknown_fields.merge_field(key, r),
         }
@@ -693,7 +693,7 @@ impl ::vtproto::Message for Api {
         self.mixins.truncate(count_6);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "methods"), (3, "options"), (4, "version"), (5, "source_context"), (6, "mixins"), (7, "syntax"), (8, "edition")];
+    const FIELD_NAMES: &'static str = "1:name 2:methods 3:options 4:version 5:source_context 6:mixins 7:syntax 8:edition";
 }
 #[allow(deprecated)]
 impl ::vtproto::Message for Method {
@@ -715,25 +715,25 @@ impl ::vtproto::Message for Method {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[66], &self.edition);
-        w.put_int32_field(&[56], self.syntax);
-        w.put_message_fields(&[50], &self.options);
-        w.put_bool_field(&[40], self.response_streaming);
-        w.put_bytes_field(&[34], &self.response_type_url);
-        w.put_bool_field(&[24], self.request_streaming);
-        w.put_bytes_field(&[18], &self.request_type_url);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_bytes_field(66, &self.edition);
+        w.put_int32_field(56, self.syntax);
+        w.put_message_fields(50, &self.options);
+        w.put_bool_field(40, self.response_streaming);
+        w.put_bytes_field(34, &self.response_type_url);
+        w.put_bool_field(24, self.request_streaming);
+        w.put_bytes_field(18, &self.request_type_url);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
             18 => r.merge_string(&mut self.request_type_url),
-            24 => r.set(&mut self.request_streaming, ::vtproto::Reader::read_bool),
+            24 => r.set_bool(&mut self.request_streaming),
             34 => r.merge_string(&mut self.response_type_url),
-            40 => r.set(&mut self.response_streaming, ::vtproto::Reader::read_bool),
+            40 => r.set_bool(&mut self.response_streaming),
             50 => r.push_message(&mut self.options),
-            56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            56 => r.set_int32(&mut self.syntax),
             66 => r.merge_string(&mut self.edition),
             _ => self.unknown_fields.merge_field(key, r),
         }
@@ -766,7 +766,7 @@ impl ::vtproto::Message for Method {
         self.options.truncate(count_6);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "request_type_url"), (3, "request_streaming"), (4, "response_type_url"), (5, "response_streaming"), (6, "options"), (7, "syntax"), (8, "edition")];
+    const FIELD_NAMES: &'static str = "1:name 2:request_type_url 3:request_streaming 4:response_type_url 5:response_streaming 6:options 7:syntax 8:edition";
 }
 impl ::vtproto::Message for Mixin {
     const NAME: &'static str = "google.protobuf.Mixin";
@@ -782,8 +782,8 @@ impl ::vtproto::Message for Mixin {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[18], &self.root);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_bytes_field(18, &self.root);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -800,7 +800,7 @@ impl ::vtproto::Message for Mixin {
         self.root.clear();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "root")];
+    const FIELD_NAMES: &'static str = "1:name 2:root";
 }
 impl ::vtproto::Message for Duration {
     const NAME: &'static str = "google.protobuf.Duration";
@@ -816,14 +816,14 @@ impl ::vtproto::Message for Duration {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_int32_field(&[16], self.nanos);
-        w.put_int64_field(&[8], self.seconds);
+        w.put_int32_field(16, self.nanos);
+        w.put_int64_field(8, self.seconds);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.seconds, ::vtproto::Reader::read_int64),
-            16 => r.set(&mut self.nanos, ::vtproto::Reader::read_int32),
+            8 => r.set_int64(&mut self.seconds),
+            16 => r.set_int32(&mut self.nanos),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -834,7 +834,7 @@ impl ::vtproto::Message for Duration {
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "seconds"), (2, "nanos")];
+    const FIELD_NAMES: &'static str = "1:seconds 2:nanos";
 }
 impl ::vtproto::Message for Empty {
     const NAME: &'static str = "google.protobuf.Empty";
@@ -871,7 +871,7 @@ impl ::vtproto::Message for FieldMask {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_fields(&[10], &self.paths);
+        w.put_bytes_fields(10, &self.paths);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -901,7 +901,7 @@ impl ::vtproto::Message for FieldMask {
         self.paths.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "paths")];
+    const FIELD_NAMES: &'static str = "1:paths";
 }
 impl ::vtproto::Message for SourceContext {
     const NAME: &'static str = "google.protobuf.SourceContext";
@@ -916,7 +916,7 @@ impl ::vtproto::Message for SourceContext {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[10], &self.file_name);
+        w.put_bytes_field(10, &self.file_name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -931,7 +931,7 @@ impl ::vtproto::Message for SourceContext {
         self.file_name.clear();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "file_name")];
+    const FIELD_NAMES: &'static str = "1:file_name";
 }
 impl ::vtproto::Message for Struct {
     const NAME: &'static str = "google.protobuf.Struct";
@@ -982,7 +982,7 @@ impl ::vtproto::Message for Struct {
         self.fields.clear();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "fields")];
+    const FIELD_NAMES: &'static str = "1:fields";
 }
 impl ::vtproto::Message for Value {
     const NAME: &'static str = "google.protobuf.Value";
@@ -1057,38 +1057,14 @@ impl ::vtproto::Message for Value {
                 self.kind = ::core::option::Option::Some(value::Kind::BoolValue(r.read_bool()?));
                 ::core::result::Result::Ok(())
             }
-            42 => {
-                match &mut self.kind {
-                    ::core::option::Option::Some(value::Kind::StructValue(v)) => {
-                        r.merge_message(v)?;
-                    }
-                    _ => {
-                        let mut v = ::core::default::Default::default();
-                        {
-                            let v = &mut v;
-                            r.merge_message(v)?;
-                        }
-                        self.kind = ::core::option::Option::Some(value::Kind::StructValue(v));
-                    }
-                }
-                ::core::result::Result::Ok(())
-            }
-            50 => {
-                match &mut self.kind {
-                    ::core::option::Option::Some(value::Kind::ListValue(v)) => {
-                        r.merge_message(v)?;
-                    }
-                    _ => {
-                        let mut v = ::core::default::Default::default();
-                        {
-                            let v = &mut v;
-                            r.merge_message(v)?;
-                        }
-                        self.kind = ::core::option::Option::Some(value::Kind::ListValue(v));
-                    }
-                }
-                ::core::result::Result::Ok(())
-            }
+            42 => r.merge_oneof_message(&mut self.kind, |o| match o {
+                ::core::option::Option::Some(value::Kind::StructValue(v)) => ::core::option::Option::Some(v),
+                _ => ::core::option::Option::None,
+            }, value::Kind::StructValue),
+            50 => r.merge_oneof_message(&mut self.kind, |o| match o {
+                ::core::option::Option::Some(value::Kind::ListValue(v)) => ::core::option::Option::Some(v),
+                _ => ::core::option::Option::None,
+            }, value::Kind::ListValue),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1098,7 +1074,7 @@ impl ::vtproto::Message for Value {
         self.kind = ::core::option::Option::None;
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "null_value"), (2, "number_value"), (3, "string_value"), (4, "bool_value"), (5, "struct_value"), (6, "list_value")];
+    const FIELD_NAMES: &'static str = "1:null_value 2:number_value 3:string_value 4:bool_value 5:struct_value 6:list_value";
 }
 impl ::vtproto::Message for ListValue {
     const NAME: &'static str = "google.protobuf.ListValue";
@@ -1150,7 +1126,7 @@ impl ::vtproto::Message for ListValue {
         self.values.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "values")];
+    const FIELD_NAMES: &'static str = "1:values";
 }
 impl ::vtproto::Message for Timestamp {
     const NAME: &'static str = "google.protobuf.Timestamp";
@@ -1166,14 +1142,14 @@ impl ::vtproto::Message for Timestamp {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_int32_field(&[16], self.nanos);
-        w.put_int64_field(&[8], self.seconds);
+        w.put_int32_field(16, self.nanos);
+        w.put_int64_field(8, self.seconds);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.seconds, ::vtproto::Reader::read_int64),
-            16 => r.set(&mut self.nanos, ::vtproto::Reader::read_int32),
+            8 => r.set_int64(&mut self.seconds),
+            16 => r.set_int32(&mut self.nanos),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1184,7 +1160,7 @@ impl ::vtproto::Message for Timestamp {
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "seconds"), (2, "nanos")];
+    const FIELD_NAMES: &'static str = "1:seconds 2:nanos";
 }
 impl ::vtproto::Message for Type {
     const NAME: &'static str = "google.protobuf.Type";
@@ -1204,13 +1180,13 @@ impl ::vtproto::Message for Type {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[58], &self.edition);
-        w.put_int32_field(&[48], self.syntax);
-        w.put_message_field(&[42], &self.source_context);
-        w.put_message_fields(&[34], &self.options);
-        w.put_bytes_fields(&[26], &self.oneofs);
-        w.put_message_fields(&[18], &self.fields);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_bytes_field(58, &self.edition);
+        w.put_int32_field(48, self.syntax);
+        w.put_message_field(42, &self.source_context);
+        w.put_message_fields(34, &self.options);
+        w.put_bytes_fields(26, &self.oneofs);
+        w.put_message_fields(18, &self.fields);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -1220,7 +1196,7 @@ impl ::vtproto::Message for Type {
             26 => r.push_string(&mut self.oneofs),
             34 => r.push_message(&mut self.options),
             42 => r.merge_message_field(&mut self.source_context),
-            48 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            48 => r.set_int32(&mut self.syntax),
             58 => r.merge_string(&mut self.edition),
             _ => self.unknown_fields.merge_field(key, r),
         }
@@ -1285,7 +1261,7 @@ impl ::vtproto::Message for Type {
         self.options.truncate(count_4);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "fields"), (3, "oneofs"), (4, "options"), (5, "source_context"), (6, "syntax"), (7, "edition")];
+    const FIELD_NAMES: &'static str = "1:name 2:fields 3:oneofs 4:options 5:source_context 6:syntax 7:edition";
 }
 impl ::vtproto::Message for Field {
     const NAME: &'static str = "google.protobuf.Field";
@@ -1308,27 +1284,27 @@ impl ::vtproto::Message for Field {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[90], &self.default_value);
-        w.put_bytes_field(&[82], &self.json_name);
-        w.put_message_fields(&[74], &self.options);
-        w.put_bool_field(&[64], self.packed);
-        w.put_int32_field(&[56], self.oneof_index);
-        w.put_bytes_field(&[50], &self.type_url);
-        w.put_bytes_field(&[34], &self.name);
-        w.put_int32_field(&[24], self.number);
-        w.put_int32_field(&[16], self.cardinality);
-        w.put_int32_field(&[8], self.kind);
+        w.put_bytes_field(90, &self.default_value);
+        w.put_bytes_field(82, &self.json_name);
+        w.put_message_fields(74, &self.options);
+        w.put_bool_field(64, self.packed);
+        w.put_int32_field(56, self.oneof_index);
+        w.put_bytes_field(50, &self.type_url);
+        w.put_bytes_field(34, &self.name);
+        w.put_int32_field(24, self.number);
+        w.put_int32_field(16, self.cardinality);
+        w.put_int32_field(8, self.kind);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.kind, ::vtproto::Reader::read_int32),
-            16 => r.set(&mut self.cardinality, ::vtproto::Reader::read_int32),
-            24 => r.set(&mut self.number, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.kind),
+            16 => r.set_int32(&mut self.cardinality),
+            24 => r.set_int32(&mut self.number),
             34 => r.merge_string(&mut self.name),
             50 => r.merge_string(&mut self.type_url),
-            56 => r.set(&mut self.oneof_index, ::vtproto::Reader::read_int32),
-            64 => r.set(&mut self.packed, ::vtproto::Reader::read_bool),
+            56 => r.set_int32(&mut self.oneof_index),
+            64 => r.set_bool(&mut self.packed),
             74 => r.push_message(&mut self.options),
             82 => r.merge_string(&mut self.json_name),
             90 => r.merge_string(&mut self.default_value),
@@ -1365,7 +1341,7 @@ impl ::vtproto::Message for Field {
         self.options.truncate(count_9);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "kind"), (2, "cardinality"), (3, "number"), (4, "name"), (6, "type_url"), (7, "oneof_index"), (8, "packed"), (9, "options"), (10, "json_name"), (11, "default_value")];
+    const FIELD_NAMES: &'static str = "1:kind 2:cardinality 3:number 4:name 6:type_url 7:oneof_index 8:packed 9:options 10:json_name 11:default_value";
 }
 impl ::vtproto::Message for Enum {
     const NAME: &'static str = "google.protobuf.Enum";
@@ -1384,12 +1360,12 @@ impl ::vtproto::Message for Enum {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[50], &self.edition);
-        w.put_int32_field(&[40], self.syntax);
-        w.put_message_field(&[34], &self.source_context);
-        w.put_message_fields(&[26], &self.options);
-        w.put_message_fields(&[18], &self.enumvalue);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_bytes_field(50, &self.edition);
+        w.put_int32_field(40, self.syntax);
+        w.put_message_field(34, &self.source_context);
+        w.put_message_fields(26, &self.options);
+        w.put_message_fields(18, &self.enumvalue);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -1398,7 +1374,7 @@ impl ::vtproto::Message for Enum {
             18 => r.push_message(&mut self.enumvalue),
             26 => r.push_message(&mut self.options),
             34 => r.merge_message_field(&mut self.source_context),
-            40 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            40 => r.set_int32(&mut self.syntax),
             50 => r.merge_string(&mut self.edition),
             _ => self.unknown_fields.merge_field(key, r),
         }
@@ -1453,7 +1429,7 @@ impl ::vtproto::Message for Enum {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "enumvalue"), (3, "options"), (4, "source_context"), (5, "syntax"), (6, "edition")];
+    const FIELD_NAMES: &'static str = "1:name 2:enumvalue 3:options 4:source_context 5:syntax 6:edition";
 }
 impl ::vtproto::Message for EnumValue {
     const NAME: &'static str = "google.protobuf.EnumValue";
@@ -1469,15 +1445,15 @@ impl ::vtproto::Message for EnumValue {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_message_fields(&[26], &self.options);
-        w.put_int32_field(&[16], self.number);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_message_fields(26, &self.options);
+        w.put_int32_field(16, self.number);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
-            16 => r.set(&mut self.number, ::vtproto::Reader::read_int32),
+            16 => r.set_int32(&mut self.number),
             26 => r.push_message(&mut self.options),
             _ => self.unknown_fields.merge_field(key, r),
         }
@@ -1505,7 +1481,7 @@ impl ::vtproto::Message for EnumValue {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "number"), (3, "options")];
+    const FIELD_NAMES: &'static str = "1:name 2:number 3:options";
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "google.protobuf.Option";
@@ -1521,8 +1497,8 @@ impl ::vtproto::Message for Option {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_message_field(&[18], &self.value);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_message_field(18, &self.value);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -1560,7 +1536,7 @@ impl ::vtproto::Message for Option {
         })?;
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "value")];
+    const FIELD_NAMES: &'static str = "1:name 2:value";
 }
 impl ::vtproto::Message for DoubleValue {
     const NAME: &'static str = "google.protobuf.DoubleValue";
@@ -1585,7 +1561,7 @@ impl ::vtproto::Message for DoubleValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            9 => r.set(&mut self.value, ::vtproto::Reader::read_double),
+            9 => r.set_double(&mut self.value),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1595,7 +1571,7 @@ impl ::vtproto::Message for DoubleValue {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+    const FIELD_NAMES: &'static str = "1:value";
 }
 impl ::vtproto::Message for FloatValue {
     const NAME: &'static str = "google.protobuf.FloatValue";
@@ -1620,7 +1596,7 @@ impl ::vtproto::Message for FloatValue {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            13 => r.set(&mut self.value, ::vtproto::Reader::read_float),
+            13 => r.set_float(&mut self.value),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1630,7 +1606,7 @@ impl ::vtproto::Message for FloatValue {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+    const FIELD_NAMES: &'static str = "1:value";
 }
 impl ::vtproto::Message for Int64Value {
     const NAME: &'static str = "google.protobuf.Int64Value";
@@ -1645,12 +1621,12 @@ impl ::vtproto::Message for Int64Value {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_int64_field(&[8], self.value);
+        w.put_int64_field(8, self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.value, ::vtproto::Reader::read_int64),
+            8 => r.set_int64(&mut self.value),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1660,7 +1636,7 @@ impl ::vtproto::Message for Int64Value {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+    const FIELD_NAMES: &'static str = "1:value";
 }
 impl ::vtproto::Message for UInt64Value {
     const NAME: &'static str = "google.protobuf.UInt64Value";
@@ -1675,12 +1651,12 @@ impl ::vtproto::Message for UInt64Value {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_uint64_field(&[8], self.value);
+        w.put_uint64_field(8, self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.value, ::vtproto::Reader::read_uint64),
+            8 => r.set_uint64(&mut self.value),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1690,7 +1666,7 @@ impl ::vtproto::Message for UInt64Value {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+    const FIELD_NAMES: &'static str = "1:value";
 }
 impl ::vtproto::Message for Int32Value {
     const NAME: &'static str = "google.protobuf.Int32Value";
@@ -1705,12 +1681,12 @@ impl ::vtproto::Message for Int32Value {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_int32_field(&[8], self.value);
+        w.put_int32_field(8, self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.value, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.value),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1720,7 +1696,7 @@ impl ::vtproto::Message for Int32Value {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+    const FIELD_NAMES: &'static str = "1:value";
 }
 impl ::vtproto::Message for UInt32Value {
     const NAME: &'static str = "google.protobuf.UInt32Value";
@@ -1735,12 +1711,12 @@ impl ::vtproto::Message for UInt32Value {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_uint32_field(&[8], self.value);
+        w.put_uint32_field(8, self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.value, ::vtproto::Reader::read_uint32),
+            8 => r.set_uint32(&mut self.value),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1750,7 +1726,7 @@ impl ::vtproto::Message for UInt32Value {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+    const FIELD_NAMES: &'static str = "1:value";
 }
 impl ::vtproto::Message for BoolValue {
     const NAME: &'static str = "google.protobuf.BoolValue";
@@ -1765,12 +1741,12 @@ impl ::vtproto::Message for BoolValue {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bool_field(&[8], self.value);
+        w.put_bool_field(8, self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.value, ::vtproto::Reader::read_bool),
+            8 => r.set_bool(&mut self.value),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
@@ -1780,7 +1756,7 @@ impl ::vtproto::Message for BoolValue {
         self.value = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+    const FIELD_NAMES: &'static str = "1:value";
 }
 impl ::vtproto::Message for StringValue {
     const NAME: &'static str = "google.protobuf.StringValue";
@@ -1795,7 +1771,7 @@ impl ::vtproto::Message for StringValue {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[10], &self.value);
+        w.put_bytes_field(10, &self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -1810,7 +1786,7 @@ impl ::vtproto::Message for StringValue {
         self.value.clear();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+    const FIELD_NAMES: &'static str = "1:value";
 }
 impl ::vtproto::Message for BytesValue {
     const NAME: &'static str = "google.protobuf.BytesValue";
@@ -1825,7 +1801,7 @@ impl ::vtproto::Message for BytesValue {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[10], &self.value);
+        w.put_bytes_field(10, &self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -1840,5 +1816,5 @@ impl ::vtproto::Message for BytesValue {
         self.value.clear();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+    const FIELD_NAMES: &'static str = "1:value";
 }

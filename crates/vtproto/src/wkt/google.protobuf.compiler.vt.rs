@@ -87,7 +87,7 @@ impl ::vtproto::Message for Version {
         })?;
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "major"), (2, "minor"), (3, "patch"), (4, "suffix")];
+    const FIELD_NAMES: &'static str = "1:major 2:minor 3:patch 4:suffix";
 }
 impl ::vtproto::Message for CodeGeneratorRequest {
     const NAME: &'static str = "google.protobuf.compiler.CodeGeneratorRequest";
@@ -97,13 +97,13 @@ impl ::vtproto::Message for CodeGeneratorRequest {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[122], &self.proto_file);
-        w.put_message_field(&[26], &self.compiler_version);
+        w.put_message_fields(122, &self.proto_file);
+        w.put_message_field(26, &self.compiler_version);
         if let ::core::option::Option::Some(v) = &self.parameter {
             w.put_string(v);
             w.put_u8(18);
         }
-        w.put_bytes_fields(&[10], &self.file_to_generate);
+        w.put_bytes_fields(10, &self.file_to_generate);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -177,7 +177,7 @@ impl ::vtproto::Message for CodeGeneratorRequest {
         self.proto_file.truncate(count_15);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "file_to_generate"), (2, "parameter"), (15, "proto_file"), (3, "compiler_version")];
+    const FIELD_NAMES: &'static str = "1:file_to_generate 2:parameter 15:proto_file 3:compiler_version";
 }
 impl ::vtproto::Message for CodeGeneratorResponse {
     const NAME: &'static str = "google.protobuf.compiler.CodeGeneratorResponse";
@@ -187,7 +187,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[122], &self.file);
+        w.put_message_fields(122, &self.file);
         if let ::core::option::Option::Some(v) = &self.supported_features {
             w.put_uint64(*v);
             w.put_u8(16);
@@ -246,7 +246,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
         self.file.truncate(count_15);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "error"), (2, "supported_features"), (15, "file")];
+    const FIELD_NAMES: &'static str = "1:error 2:supported_features 15:file";
 }
 impl ::vtproto::Message for code_generator_response::File {
     const NAME: &'static str = "google.protobuf.compiler.CodeGeneratorResponse.File";
@@ -256,7 +256,7 @@ impl ::vtproto::Message for code_generator_response::File {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_field(&[130, 1], &self.generated_code_info);
+        w.put_message_field(130, &self.generated_code_info);
         if let ::core::option::Option::Some(v) = &self.content {
             w.put_string(v);
             w.put_u8(122);
@@ -354,5 +354,5 @@ impl ::vtproto::Message for code_generator_response::File {
         })?;
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "insertion_point"), (15, "content"), (16, "generated_code_info")];
+    const FIELD_NAMES: &'static str = "1:name 2:insertion_point 15:content 16:generated_code_info";
 }

@@ -12,8 +12,8 @@ impl ::vtproto::Message for Any {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_field(&[18], &self.value);
-        w.put_bytes_field(&[10], &self.type_url);
+        w.put_bytes_field(18, &self.value);
+        w.put_bytes_field(10, &self.type_url);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -29,7 +29,7 @@ impl ::vtproto::Message for Any {
         self.value.clear();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "type_url"), (2, "value")];
+    const FIELD_NAMES: &'static str = "1:type_url 2:value";
 }
 impl ::vtproto::Message for Api {
     const NAME: &'static str = "google.protobuf.Api";
@@ -39,13 +39,13 @@ impl ::vtproto::Message for Api {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[56], self.syntax);
-        w.put_message_fields(&[50], &self.mixins);
-        w.put_message_field(&[42], &self.source_context);
-        w.put_bytes_field(&[34], &self.version);
-        w.put_message_fields(&[26], &self.options);
-        w.put_message_fields(&[18], &self.methods);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_int32_field(56, self.syntax);
+        w.put_message_fields(50, &self.mixins);
+        w.put_message_field(42, &self.source_context);
+        w.put_bytes_field(34, &self.version);
+        w.put_message_fields(26, &self.options);
+        w.put_message_fields(18, &self.methods);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -56,7 +56,7 @@ impl ::vtproto::Message for Api {
             34 => r.merge_string(&mut self.version),
             42 => r.merge_message_field(&mut self.source_context),
             50 => r.push_message(&mut self.mixins),
-            56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            56 => r.set_int32(&mut self.syntax),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=7)),
         }
     }
@@ -119,7 +119,7 @@ impl ::vtproto::Message for Api {
         self.mixins.truncate(count_6);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "methods"), (3, "options"), (4, "version"), (5, "source_context"), (6, "mixins"), (7, "syntax")];
+    const FIELD_NAMES: &'static str = "1:name 2:methods 3:options 4:version 5:source_context 6:mixins 7:syntax";
 }
 #[allow(deprecated)]
 impl ::vtproto::Message for Method {
@@ -130,24 +130,24 @@ impl ::vtproto::Message for Method {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[56], self.syntax);
-        w.put_message_fields(&[50], &self.options);
-        w.put_bool_field(&[40], self.response_streaming);
-        w.put_bytes_field(&[34], &self.response_type_url);
-        w.put_bool_field(&[24], self.request_streaming);
-        w.put_bytes_field(&[18], &self.request_type_url);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_int32_field(56, self.syntax);
+        w.put_message_fields(50, &self.options);
+        w.put_bool_field(40, self.response_streaming);
+        w.put_bytes_field(34, &self.response_type_url);
+        w.put_bool_field(24, self.request_streaming);
+        w.put_bytes_field(18, &self.request_type_url);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
             18 => r.merge_string(&mut self.request_type_url),
-            24 => r.set(&mut self.request_streaming, ::vtproto::Reader::read_bool),
+            24 => r.set_bool(&mut self.request_streaming),
             34 => r.merge_string(&mut self.response_type_url),
-            40 => r.set(&mut self.response_streaming, ::vtproto::Reader::read_bool),
+            40 => r.set_bool(&mut self.response_streaming),
             50 => r.push_message(&mut self.options),
-            56 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            56 => r.set_int32(&mut self.syntax),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=7)),
         }
     }
@@ -177,7 +177,7 @@ impl ::vtproto::Message for Method {
         self.options.truncate(count_6);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "request_type_url"), (3, "request_streaming"), (4, "response_type_url"), (5, "response_streaming"), (6, "options"), (7, "syntax")];
+    const FIELD_NAMES: &'static str = "1:name 2:request_type_url 3:request_streaming 4:response_type_url 5:response_streaming 6:options 7:syntax";
 }
 impl ::vtproto::Message for Mixin {
     const NAME: &'static str = "google.protobuf.Mixin";
@@ -191,8 +191,8 @@ impl ::vtproto::Message for Mixin {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_field(&[18], &self.root);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_bytes_field(18, &self.root);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -208,7 +208,7 @@ impl ::vtproto::Message for Mixin {
         self.root.clear();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "root")];
+    const FIELD_NAMES: &'static str = "1:name 2:root";
 }
 impl ::vtproto::Message for FileDescriptorSet {
     const NAME: &'static str = "google.protobuf.FileDescriptorSet";
@@ -218,7 +218,7 @@ impl ::vtproto::Message for FileDescriptorSet {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[10], &self.file);
+        w.put_message_fields(10, &self.file);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -247,7 +247,7 @@ impl ::vtproto::Message for FileDescriptorSet {
         self.file.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "file")];
+    const FIELD_NAMES: &'static str = "1:file";
 }
 impl ::vtproto::Message for FileDescriptorProto {
     const NAME: &'static str = "google.protobuf.FileDescriptorProto";
@@ -269,13 +269,13 @@ impl ::vtproto::Message for FileDescriptorProto {
             w.put_int32(*v);
             w.put_u8(80);
         }
-        w.put_message_field(&[74], &self.source_code_info);
-        w.put_message_field(&[66], &self.options);
-        w.put_message_fields(&[58], &self.extension);
-        w.put_message_fields(&[50], &self.service);
-        w.put_message_fields(&[42], &self.enum_type);
-        w.put_message_fields(&[34], &self.message_type);
-        w.put_bytes_fields(&[26], &self.dependency);
+        w.put_message_field(74, &self.source_code_info);
+        w.put_message_field(66, &self.options);
+        w.put_message_fields(58, &self.extension);
+        w.put_message_fields(50, &self.service);
+        w.put_message_fields(42, &self.enum_type);
+        w.put_message_fields(34, &self.message_type);
+        w.put_bytes_fields(26, &self.dependency);
         if let ::core::option::Option::Some(v) = &self.package {
             w.put_string(v);
             w.put_u8(18);
@@ -291,15 +291,9 @@ impl ::vtproto::Message for FileDescriptorProto {
             10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             18 => r.merge_string(self.package.get_or_insert_with(::core::default::Default::default)),
             26 => r.push_string(&mut self.dependency),
-            80 => {
-                self.public_dependency.push(r.read_int32()?);
-                ::core::result::Result::Ok(())
-            }
+            80 => r.push_int32(&mut self.public_dependency),
             82 => r.merge_packed(&mut self.public_dependency, 0, |r| r.read_int32()),
-            88 => {
-                self.weak_dependency.push(r.read_int32()?);
-                ::core::result::Result::Ok(())
-            }
+            88 => r.push_int32(&mut self.weak_dependency),
             90 => r.merge_packed(&mut self.weak_dependency, 0, |r| r.read_int32()),
             34 => r.push_message(&mut self.message_type),
             42 => r.push_message(&mut self.enum_type),
@@ -453,7 +447,7 @@ impl ::vtproto::Message for FileDescriptorProto {
         self.extension.truncate(count_7);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "package"), (3, "dependency"), (10, "public_dependency"), (11, "weak_dependency"), (4, "message_type"), (5, "enum_type"), (6, "service"), (7, "extension"), (8, "options"), (9, "source_code_info"), (12, "syntax")];
+    const FIELD_NAMES: &'static str = "1:name 2:package 3:dependency 10:public_dependency 11:weak_dependency 4:message_type 5:enum_type 6:service 7:extension 8:options 9:source_code_info 12:syntax";
 }
 impl ::vtproto::Message for DescriptorProto {
     const NAME: &'static str = "google.protobuf.DescriptorProto";
@@ -463,20 +457,20 @@ impl ::vtproto::Message for DescriptorProto {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_fields(&[82], &self.reserved_name);
-        w.put_message_fields(&[74], &self.reserved_range);
-        w.put_message_fields(&[66], &self.oneof_decl);
-        w.put_message_field(&[58], &self.options);
-        w.put_message_fields(&[50], &self.extension);
-        w.put_message_fields(&[42], &self.extension_range);
-        w.put_message_fields(&[34], &self.enum_type);
+        w.put_bytes_fields(82, &self.reserved_name);
+        w.put_message_fields(74, &self.reserved_range);
+        w.put_message_fields(66, &self.oneof_decl);
+        w.put_message_field(58, &self.options);
+        w.put_message_fields(50, &self.extension);
+        w.put_message_fields(42, &self.extension_range);
+        w.put_message_fields(34, &self.enum_type);
         for v in self.nested_type.iter().rev() {
             let mark = w.written();
             ::vtproto::__private::encode_out_of_line(v, w);
             w.put_len(mark);
             w.put_u8(26);
         }
-        w.put_message_fields(&[18], &self.field);
+        w.put_message_fields(18, &self.field);
         if let ::core::option::Option::Some(v) = &self.name {
             w.put_string(v);
             w.put_u8(10);
@@ -620,7 +614,7 @@ impl ::vtproto::Message for DescriptorProto {
         self.reserved_name.truncate(count_10);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "field"), (6, "extension"), (3, "nested_type"), (4, "enum_type"), (5, "extension_range"), (8, "oneof_decl"), (7, "options"), (9, "reserved_range"), (10, "reserved_name")];
+    const FIELD_NAMES: &'static str = "1:name 2:field 6:extension 3:nested_type 4:enum_type 5:extension_range 8:oneof_decl 7:options 9:reserved_range 10:reserved_name";
 }
 impl ::vtproto::Message for descriptor_proto::ExtensionRange {
     const NAME: &'static str = "google.protobuf.DescriptorProto.ExtensionRange";
@@ -630,7 +624,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_field(&[26], &self.options);
+        w.put_message_field(26, &self.options);
         if let ::core::option::Option::Some(v) = &self.end {
             w.put_int32(*v);
             w.put_u8(16);
@@ -683,7 +677,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
         })?;
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "start"), (2, "end"), (3, "options")];
+    const FIELD_NAMES: &'static str = "1:start 2:end 3:options";
 }
 impl ::vtproto::Message for descriptor_proto::ReservedRange {
     const NAME: &'static str = "google.protobuf.DescriptorProto.ReservedRange";
@@ -730,7 +724,7 @@ impl ::vtproto::Message for descriptor_proto::ReservedRange {
         self.end = ::core::option::Option::None;
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "start"), (2, "end")];
+    const FIELD_NAMES: &'static str = "1:start 2:end";
 }
 impl ::vtproto::Message for ExtensionRangeOptions {
     const NAME: &'static str = "google.protobuf.ExtensionRangeOptions";
@@ -740,7 +734,7 @@ impl ::vtproto::Message for ExtensionRangeOptions {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
+        w.put_message_fields(7994, &self.uninterpreted_option);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -769,7 +763,7 @@ impl ::vtproto::Message for ExtensionRangeOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(999, "uninterpreted_option")];
+    const FIELD_NAMES: &'static str = "999:uninterpreted_option";
 }
 impl ::vtproto::Message for FieldDescriptorProto {
     const NAME: &'static str = "google.protobuf.FieldDescriptorProto";
@@ -781,7 +775,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         if let ::core::option::Option::Some(v) = &self.proto3_optional {
             w.put_bool(*v);
-            w.put_slice(&[136, 1]);
+            w.put_key(136);
         }
         if let ::core::option::Option::Some(v) = &self.json_name {
             w.put_string(v);
@@ -791,7 +785,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
             w.put_int32(*v);
             w.put_u8(72);
         }
-        w.put_message_field(&[66], &self.options);
+        w.put_message_field(66, &self.options);
         if let ::core::option::Option::Some(v) = &self.default_value {
             w.put_string(v);
             w.put_u8(58);
@@ -964,7 +958,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (3, "number"), (4, "label"), (5, "type"), (6, "type_name"), (2, "extendee"), (7, "default_value"), (9, "oneof_index"), (10, "json_name"), (8, "options"), (17, "proto3_optional")];
+    const FIELD_NAMES: &'static str = "1:name 3:number 4:label 5:type 6:type_name 2:extendee 7:default_value 9:oneof_index 10:json_name 8:options 17:proto3_optional";
 }
 impl ::vtproto::Message for OneofDescriptorProto {
     const NAME: &'static str = "google.protobuf.OneofDescriptorProto";
@@ -974,7 +968,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_field(&[18], &self.options);
+        w.put_message_field(18, &self.options);
         if let ::core::option::Option::Some(v) = &self.name {
             w.put_string(v);
             w.put_u8(10);
@@ -1030,7 +1024,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "options")];
+    const FIELD_NAMES: &'static str = "1:name 2:options";
 }
 impl ::vtproto::Message for EnumDescriptorProto {
     const NAME: &'static str = "google.protobuf.EnumDescriptorProto";
@@ -1040,10 +1034,10 @@ impl ::vtproto::Message for EnumDescriptorProto {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_fields(&[42], &self.reserved_name);
-        w.put_message_fields(&[34], &self.reserved_range);
-        w.put_message_field(&[26], &self.options);
-        w.put_message_fields(&[18], &self.value);
+        w.put_bytes_fields(42, &self.reserved_name);
+        w.put_message_fields(34, &self.reserved_range);
+        w.put_message_field(26, &self.options);
+        w.put_message_fields(18, &self.value);
         if let ::core::option::Option::Some(v) = &self.name {
             w.put_string(v);
             w.put_u8(10);
@@ -1132,7 +1126,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
         self.reserved_name.truncate(count_5);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "value"), (3, "options"), (4, "reserved_range"), (5, "reserved_name")];
+    const FIELD_NAMES: &'static str = "1:name 2:value 3:options 4:reserved_range 5:reserved_name";
 }
 impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
     const NAME: &'static str = "google.protobuf.EnumDescriptorProto.EnumReservedRange";
@@ -1179,7 +1173,7 @@ impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
         self.end = ::core::option::Option::None;
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "start"), (2, "end")];
+    const FIELD_NAMES: &'static str = "1:start 2:end";
 }
 impl ::vtproto::Message for EnumValueDescriptorProto {
     const NAME: &'static str = "google.protobuf.EnumValueDescriptorProto";
@@ -1189,7 +1183,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_field(&[26], &self.options);
+        w.put_message_field(26, &self.options);
         if let ::core::option::Option::Some(v) = &self.number {
             w.put_int32(*v);
             w.put_u8(16);
@@ -1254,7 +1248,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "number"), (3, "options")];
+    const FIELD_NAMES: &'static str = "1:name 2:number 3:options";
 }
 impl ::vtproto::Message for ServiceDescriptorProto {
     const NAME: &'static str = "google.protobuf.ServiceDescriptorProto";
@@ -1264,8 +1258,8 @@ impl ::vtproto::Message for ServiceDescriptorProto {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_field(&[26], &self.options);
-        w.put_message_fields(&[18], &self.method);
+        w.put_message_field(26, &self.options);
+        w.put_message_fields(18, &self.method);
         if let ::core::option::Option::Some(v) = &self.name {
             w.put_string(v);
             w.put_u8(10);
@@ -1332,7 +1326,7 @@ impl ::vtproto::Message for ServiceDescriptorProto {
         self.method.truncate(count_2);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "method"), (3, "options")];
+    const FIELD_NAMES: &'static str = "1:name 2:method 3:options";
 }
 impl ::vtproto::Message for MethodDescriptorProto {
     const NAME: &'static str = "google.protobuf.MethodDescriptorProto";
@@ -1350,7 +1344,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
             w.put_bool(*v);
             w.put_u8(40);
         }
-        w.put_message_field(&[34], &self.options);
+        w.put_message_field(34, &self.options);
         if let ::core::option::Option::Some(v) = &self.output_type {
             w.put_string(v);
             w.put_u8(26);
@@ -1458,7 +1452,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
         })?;
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "input_type"), (3, "output_type"), (4, "options"), (5, "client_streaming"), (6, "server_streaming")];
+    const FIELD_NAMES: &'static str = "1:name 2:input_type 3:output_type 4:options 5:client_streaming 6:server_streaming";
 }
 #[allow(deprecated)]
 impl ::vtproto::Message for FileOptions {
@@ -1469,62 +1463,62 @@ impl ::vtproto::Message for FileOptions {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
+        w.put_message_fields(7994, &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.ruby_package {
             w.put_string(v);
-            w.put_slice(&[234, 2]);
+            w.put_key(362);
         }
         if let ::core::option::Option::Some(v) = &self.php_metadata_namespace {
             w.put_string(v);
-            w.put_slice(&[226, 2]);
+            w.put_key(354);
         }
         if let ::core::option::Option::Some(v) = &self.php_namespace {
             w.put_string(v);
-            w.put_slice(&[202, 2]);
+            w.put_key(330);
         }
         if let ::core::option::Option::Some(v) = &self.php_class_prefix {
             w.put_string(v);
-            w.put_slice(&[194, 2]);
+            w.put_key(322);
         }
         if let ::core::option::Option::Some(v) = &self.swift_prefix {
             w.put_string(v);
-            w.put_slice(&[186, 2]);
+            w.put_key(314);
         }
         if let ::core::option::Option::Some(v) = &self.csharp_namespace {
             w.put_string(v);
-            w.put_slice(&[170, 2]);
+            w.put_key(298);
         }
         if let ::core::option::Option::Some(v) = &self.objc_class_prefix {
             w.put_string(v);
-            w.put_slice(&[162, 2]);
+            w.put_key(290);
         }
         if let ::core::option::Option::Some(v) = &self.cc_enable_arenas {
             w.put_bool(*v);
-            w.put_slice(&[248, 1]);
+            w.put_key(248);
         }
         if let ::core::option::Option::Some(v) = &self.java_string_check_utf8 {
             w.put_bool(*v);
-            w.put_slice(&[216, 1]);
+            w.put_key(216);
         }
         if let ::core::option::Option::Some(v) = &self.deprecated {
             w.put_bool(*v);
-            w.put_slice(&[184, 1]);
+            w.put_key(184);
         }
         if let ::core::option::Option::Some(v) = &self.java_generate_equals_and_hash {
             w.put_bool(*v);
-            w.put_slice(&[160, 1]);
+            w.put_key(160);
         }
         if let ::core::option::Option::Some(v) = &self.py_generic_services {
             w.put_bool(*v);
-            w.put_slice(&[144, 1]);
+            w.put_key(144);
         }
         if let ::core::option::Option::Some(v) = &self.java_generic_services {
             w.put_bool(*v);
-            w.put_slice(&[136, 1]);
+            w.put_key(136);
         }
         if let ::core::option::Option::Some(v) = &self.cc_generic_services {
             w.put_bool(*v);
-            w.put_slice(&[128, 1]);
+            w.put_key(128);
         }
         if let ::core::option::Option::Some(v) = &self.go_package {
             w.put_string(v);
@@ -1789,7 +1783,7 @@ impl ::vtproto::Message for FileOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "java_package"), (8, "java_outer_classname"), (10, "java_multiple_files"), (20, "java_generate_equals_and_hash"), (27, "java_string_check_utf8"), (9, "optimize_for"), (11, "go_package"), (16, "cc_generic_services"), (17, "java_generic_services"), (18, "py_generic_services"), (23, "deprecated"), (31, "cc_enable_arenas"), (36, "objc_class_prefix"), (37, "csharp_namespace"), (39, "swift_prefix"), (40, "php_class_prefix"), (41, "php_namespace"), (44, "php_metadata_namespace"), (45, "ruby_package"), (999, "uninterpreted_option")];
+    const FIELD_NAMES: &'static str = "1:java_package 8:java_outer_classname 10:java_multiple_files 20:java_generate_equals_and_hash 27:java_string_check_utf8 9:optimize_for 11:go_package 16:cc_generic_services 17:java_generic_services 18:py_generic_services 23:deprecated 31:cc_enable_arenas 36:objc_class_prefix 37:csharp_namespace 39:swift_prefix 40:php_class_prefix 41:php_namespace 44:php_metadata_namespace 45:ruby_package 999:uninterpreted_option";
 }
 impl ::vtproto::Message for MessageOptions {
     const NAME: &'static str = "google.protobuf.MessageOptions";
@@ -1799,7 +1793,7 @@ impl ::vtproto::Message for MessageOptions {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
+        w.put_message_fields(7994, &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.map_entry {
             w.put_bool(*v);
             w.put_u8(56);
@@ -1864,7 +1858,7 @@ impl ::vtproto::Message for MessageOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "message_set_wire_format"), (2, "no_standard_descriptor_accessor"), (3, "deprecated"), (7, "map_entry"), (999, "uninterpreted_option")];
+    const FIELD_NAMES: &'static str = "1:message_set_wire_format 2:no_standard_descriptor_accessor 3:deprecated 7:map_entry 999:uninterpreted_option";
 }
 #[allow(deprecated)]
 impl ::vtproto::Message for FieldOptions {
@@ -1875,7 +1869,7 @@ impl ::vtproto::Message for FieldOptions {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
+        w.put_message_fields(7994, &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.weak {
             w.put_bool(*v);
             w.put_u8(80);
@@ -1958,7 +1952,7 @@ impl ::vtproto::Message for FieldOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "ctype"), (2, "packed"), (6, "jstype"), (5, "lazy"), (3, "deprecated"), (10, "weak"), (999, "uninterpreted_option")];
+    const FIELD_NAMES: &'static str = "1:ctype 2:packed 6:jstype 5:lazy 3:deprecated 10:weak 999:uninterpreted_option";
 }
 impl ::vtproto::Message for OneofOptions {
     const NAME: &'static str = "google.protobuf.OneofOptions";
@@ -1968,7 +1962,7 @@ impl ::vtproto::Message for OneofOptions {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
+        w.put_message_fields(7994, &self.uninterpreted_option);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -1997,7 +1991,7 @@ impl ::vtproto::Message for OneofOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(999, "uninterpreted_option")];
+    const FIELD_NAMES: &'static str = "999:uninterpreted_option";
 }
 impl ::vtproto::Message for EnumOptions {
     const NAME: &'static str = "google.protobuf.EnumOptions";
@@ -2007,7 +2001,7 @@ impl ::vtproto::Message for EnumOptions {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
+        w.put_message_fields(7994, &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.deprecated {
             w.put_bool(*v);
             w.put_u8(24);
@@ -2054,7 +2048,7 @@ impl ::vtproto::Message for EnumOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(2, "allow_alias"), (3, "deprecated"), (999, "uninterpreted_option")];
+    const FIELD_NAMES: &'static str = "2:allow_alias 3:deprecated 999:uninterpreted_option";
 }
 impl ::vtproto::Message for EnumValueOptions {
     const NAME: &'static str = "google.protobuf.EnumValueOptions";
@@ -2064,7 +2058,7 @@ impl ::vtproto::Message for EnumValueOptions {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
+        w.put_message_fields(7994, &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.deprecated {
             w.put_bool(*v);
             w.put_u8(8);
@@ -2102,7 +2096,7 @@ impl ::vtproto::Message for EnumValueOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "deprecated"), (999, "uninterpreted_option")];
+    const FIELD_NAMES: &'static str = "1:deprecated 999:uninterpreted_option";
 }
 impl ::vtproto::Message for ServiceOptions {
     const NAME: &'static str = "google.protobuf.ServiceOptions";
@@ -2112,10 +2106,10 @@ impl ::vtproto::Message for ServiceOptions {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
+        w.put_message_fields(7994, &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.deprecated {
             w.put_bool(*v);
-            w.put_slice(&[136, 2]);
+            w.put_key(264);
         }
     }
     #[inline]
@@ -2150,7 +2144,7 @@ impl ::vtproto::Message for ServiceOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(33, "deprecated"), (999, "uninterpreted_option")];
+    const FIELD_NAMES: &'static str = "33:deprecated 999:uninterpreted_option";
 }
 impl ::vtproto::Message for MethodOptions {
     const NAME: &'static str = "google.protobuf.MethodOptions";
@@ -2160,14 +2154,14 @@ impl ::vtproto::Message for MethodOptions {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[186, 62], &self.uninterpreted_option);
+        w.put_message_fields(7994, &self.uninterpreted_option);
         if let ::core::option::Option::Some(v) = &self.idempotency_level {
             w.put_int32(*v);
-            w.put_slice(&[144, 2]);
+            w.put_key(272);
         }
         if let ::core::option::Option::Some(v) = &self.deprecated {
             w.put_bool(*v);
-            w.put_slice(&[136, 2]);
+            w.put_key(264);
         }
     }
     #[inline]
@@ -2207,7 +2201,7 @@ impl ::vtproto::Message for MethodOptions {
         self.uninterpreted_option.truncate(count_999);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(33, "deprecated"), (34, "idempotency_level"), (999, "uninterpreted_option")];
+    const FIELD_NAMES: &'static str = "33:deprecated 34:idempotency_level 999:uninterpreted_option";
 }
 impl ::vtproto::Message for UninterpretedOption {
     const NAME: &'static str = "google.protobuf.UninterpretedOption";
@@ -2241,7 +2235,7 @@ impl ::vtproto::Message for UninterpretedOption {
             w.put_string(v);
             w.put_u8(26);
         }
-        w.put_message_fields(&[18], &self.name);
+        w.put_message_fields(18, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2336,7 +2330,7 @@ impl ::vtproto::Message for UninterpretedOption {
         self.name.truncate(count_2);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(2, "name"), (3, "identifier_value"), (4, "positive_int_value"), (5, "negative_int_value"), (6, "double_value"), (7, "string_value"), (8, "aggregate_value")];
+    const FIELD_NAMES: &'static str = "2:name 3:identifier_value 4:positive_int_value 5:negative_int_value 6:double_value 7:string_value 8:aggregate_value";
 }
 impl ::vtproto::Message for uninterpreted_option::NamePart {
     const NAME: &'static str = "google.protobuf.UninterpretedOption.NamePart";
@@ -2359,7 +2353,7 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name_part),
-            16 => r.set(&mut self.is_extension, ::vtproto::Reader::read_bool),
+            16 => r.set_bool(&mut self.is_extension),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
     }
@@ -2369,7 +2363,7 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
         self.is_extension = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name_part"), (2, "is_extension")];
+    const FIELD_NAMES: &'static str = "1:name_part 2:is_extension";
 }
 impl ::vtproto::Message for SourceCodeInfo {
     const NAME: &'static str = "google.protobuf.SourceCodeInfo";
@@ -2379,7 +2373,7 @@ impl ::vtproto::Message for SourceCodeInfo {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[10], &self.location);
+        w.put_message_fields(10, &self.location);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2408,7 +2402,7 @@ impl ::vtproto::Message for SourceCodeInfo {
         self.location.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "location")];
+    const FIELD_NAMES: &'static str = "1:location";
 }
 impl ::vtproto::Message for source_code_info::Location {
     const NAME: &'static str = "google.protobuf.SourceCodeInfo.Location";
@@ -2418,7 +2412,7 @@ impl ::vtproto::Message for source_code_info::Location {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_fields(&[50], &self.leading_detached_comments);
+        w.put_bytes_fields(50, &self.leading_detached_comments);
         if let ::core::option::Option::Some(v) = &self.trailing_comments {
             w.put_string(v);
             w.put_u8(34);
@@ -2447,15 +2441,9 @@ impl ::vtproto::Message for source_code_info::Location {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.path.push(r.read_int32()?);
-                ::core::result::Result::Ok(())
-            }
+            8 => r.push_int32(&mut self.path),
             10 => r.merge_packed(&mut self.path, 0, |r| r.read_int32()),
-            16 => {
-                self.span.push(r.read_int32()?);
-                ::core::result::Result::Ok(())
-            }
+            16 => r.push_int32(&mut self.span),
             18 => r.merge_packed(&mut self.span, 0, |r| r.read_int32()),
             26 => r.merge_string(self.leading_comments.get_or_insert_with(::core::default::Default::default)),
             34 => r.merge_string(self.trailing_comments.get_or_insert_with(::core::default::Default::default)),
@@ -2517,7 +2505,7 @@ impl ::vtproto::Message for source_code_info::Location {
         self.leading_detached_comments.truncate(count_6);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "path"), (2, "span"), (3, "leading_comments"), (4, "trailing_comments"), (6, "leading_detached_comments")];
+    const FIELD_NAMES: &'static str = "1:path 2:span 3:leading_comments 4:trailing_comments 6:leading_detached_comments";
 }
 impl ::vtproto::Message for GeneratedCodeInfo {
     const NAME: &'static str = "google.protobuf.GeneratedCodeInfo";
@@ -2527,7 +2515,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[10], &self.annotation);
+        w.put_message_fields(10, &self.annotation);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2556,7 +2544,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
         self.annotation.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "annotation")];
+    const FIELD_NAMES: &'static str = "1:annotation";
 }
 impl ::vtproto::Message for generated_code_info::Annotation {
     const NAME: &'static str = "google.protobuf.GeneratedCodeInfo.Annotation";
@@ -2590,10 +2578,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => {
-                self.path.push(r.read_int32()?);
-                ::core::result::Result::Ok(())
-            }
+            8 => r.push_int32(&mut self.path),
             10 => r.merge_packed(&mut self.path, 0, |r| r.read_int32()),
             18 => r.merge_string(self.source_file.get_or_insert_with(::core::default::Default::default)),
             24 => {
@@ -2636,7 +2621,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
         })?;
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "path"), (2, "source_file"), (3, "begin"), (4, "end")];
+    const FIELD_NAMES: &'static str = "1:path 2:source_file 3:begin 4:end";
 }
 impl ::vtproto::Message for Duration {
     const NAME: &'static str = "google.protobuf.Duration";
@@ -2650,14 +2635,14 @@ impl ::vtproto::Message for Duration {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[16], self.nanos);
-        w.put_int64_field(&[8], self.seconds);
+        w.put_int32_field(16, self.nanos);
+        w.put_int64_field(8, self.seconds);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.seconds, ::vtproto::Reader::read_int64),
-            16 => r.set(&mut self.nanos, ::vtproto::Reader::read_int32),
+            8 => r.set_int64(&mut self.seconds),
+            16 => r.set_int32(&mut self.nanos),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
     }
@@ -2667,7 +2652,7 @@ impl ::vtproto::Message for Duration {
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "seconds"), (2, "nanos")];
+    const FIELD_NAMES: &'static str = "1:seconds 2:nanos";
 }
 impl ::vtproto::Message for FieldMask {
     const NAME: &'static str = "google.protobuf.FieldMask";
@@ -2677,7 +2662,7 @@ impl ::vtproto::Message for FieldMask {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_fields(&[10], &self.paths);
+        w.put_bytes_fields(10, &self.paths);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2706,7 +2691,7 @@ impl ::vtproto::Message for FieldMask {
         self.paths.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "paths")];
+    const FIELD_NAMES: &'static str = "1:paths";
 }
 impl ::vtproto::Message for SourceContext {
     const NAME: &'static str = "google.protobuf.SourceContext";
@@ -2719,7 +2704,7 @@ impl ::vtproto::Message for SourceContext {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_field(&[10], &self.file_name);
+        w.put_bytes_field(10, &self.file_name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -2733,7 +2718,7 @@ impl ::vtproto::Message for SourceContext {
         self.file_name.clear();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "file_name")];
+    const FIELD_NAMES: &'static str = "1:file_name";
 }
 impl ::vtproto::Message for Struct {
     const NAME: &'static str = "google.protobuf.Struct";
@@ -2807,7 +2792,7 @@ impl ::vtproto::Message for Struct {
         ::vtproto::__private::finish_str_map(&mut self.fields, &map_1);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "fields")];
+    const FIELD_NAMES: &'static str = "1:fields";
 }
 impl ::vtproto::Message for Value {
     const NAME: &'static str = "google.protobuf.Value";
@@ -2869,38 +2854,14 @@ impl ::vtproto::Message for Value {
                 self.kind = ::core::option::Option::Some(value::Kind::BoolValue(r.read_bool()?));
                 ::core::result::Result::Ok(())
             }
-            42 => {
-                match &mut self.kind {
-                    ::core::option::Option::Some(value::Kind::StructValue(v)) => {
-                        r.merge_message(v)?;
-                    }
-                    _ => {
-                        let mut v = ::core::default::Default::default();
-                        {
-                            let v = &mut v;
-                            r.merge_message(v)?;
-                        }
-                        self.kind = ::core::option::Option::Some(value::Kind::StructValue(v));
-                    }
-                }
-                ::core::result::Result::Ok(())
-            }
-            50 => {
-                match &mut self.kind {
-                    ::core::option::Option::Some(value::Kind::ListValue(v)) => {
-                        r.merge_message(v)?;
-                    }
-                    _ => {
-                        let mut v = ::core::default::Default::default();
-                        {
-                            let v = &mut v;
-                            r.merge_message(v)?;
-                        }
-                        self.kind = ::core::option::Option::Some(value::Kind::ListValue(v));
-                    }
-                }
-                ::core::result::Result::Ok(())
-            }
+            42 => r.merge_oneof_message(&mut self.kind, |o| match o {
+                ::core::option::Option::Some(value::Kind::StructValue(v)) => ::core::option::Option::Some(v),
+                _ => ::core::option::Option::None,
+            }, value::Kind::StructValue),
+            50 => r.merge_oneof_message(&mut self.kind, |o| match o {
+                ::core::option::Option::Some(value::Kind::ListValue(v)) => ::core::option::Option::Some(v),
+                _ => ::core::option::Option::None,
+            }, value::Kind::ListValue),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=6)),
         }
     }
@@ -2909,7 +2870,7 @@ impl ::vtproto::Message for Value {
         self.kind = ::core::option::Option::None;
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "null_value"), (2, "number_value"), (3, "string_value"), (4, "bool_value"), (5, "struct_value"), (6, "list_value")];
+    const FIELD_NAMES: &'static str = "1:null_value 2:number_value 3:string_value 4:bool_value 5:struct_value 6:list_value";
 }
 impl ::vtproto::Message for ListValue {
     const NAME: &'static str = "google.protobuf.ListValue";
@@ -2953,7 +2914,7 @@ impl ::vtproto::Message for ListValue {
         self.values.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "values")];
+    const FIELD_NAMES: &'static str = "1:values";
 }
 impl ::vtproto::Message for Timestamp {
     const NAME: &'static str = "google.protobuf.Timestamp";
@@ -2967,14 +2928,14 @@ impl ::vtproto::Message for Timestamp {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[16], self.nanos);
-        w.put_int64_field(&[8], self.seconds);
+        w.put_int32_field(16, self.nanos);
+        w.put_int64_field(8, self.seconds);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.seconds, ::vtproto::Reader::read_int64),
-            16 => r.set(&mut self.nanos, ::vtproto::Reader::read_int32),
+            8 => r.set_int64(&mut self.seconds),
+            16 => r.set_int32(&mut self.nanos),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
     }
@@ -2984,7 +2945,7 @@ impl ::vtproto::Message for Timestamp {
         self.nanos = ::core::default::Default::default();
         self.merge(r)
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "seconds"), (2, "nanos")];
+    const FIELD_NAMES: &'static str = "1:seconds 2:nanos";
 }
 impl ::vtproto::Message for Type {
     const NAME: &'static str = "google.protobuf.Type";
@@ -2994,12 +2955,12 @@ impl ::vtproto::Message for Type {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[48], self.syntax);
-        w.put_message_field(&[42], &self.source_context);
-        w.put_message_fields(&[34], &self.options);
-        w.put_bytes_fields(&[26], &self.oneofs);
-        w.put_message_fields(&[18], &self.fields);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_int32_field(48, self.syntax);
+        w.put_message_field(42, &self.source_context);
+        w.put_message_fields(34, &self.options);
+        w.put_bytes_fields(26, &self.oneofs);
+        w.put_message_fields(18, &self.fields);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -3009,7 +2970,7 @@ impl ::vtproto::Message for Type {
             26 => r.push_string(&mut self.oneofs),
             34 => r.push_message(&mut self.options),
             42 => r.merge_message_field(&mut self.source_context),
-            48 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            48 => r.set_int32(&mut self.syntax),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=6)),
         }
     }
@@ -3071,7 +3032,7 @@ impl ::vtproto::Message for Type {
         self.options.truncate(count_4);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "fields"), (3, "oneofs"), (4, "options"), (5, "source_context"), (6, "syntax")];
+    const FIELD_NAMES: &'static str = "1:name 2:fields 3:oneofs 4:options 5:source_context 6:syntax";
 }
 impl ::vtproto::Message for Field {
     const NAME: &'static str = "google.protobuf.Field";
@@ -3081,27 +3042,27 @@ impl ::vtproto::Message for Field {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_field(&[90], &self.default_value);
-        w.put_bytes_field(&[82], &self.json_name);
-        w.put_message_fields(&[74], &self.options);
-        w.put_bool_field(&[64], self.packed);
-        w.put_int32_field(&[56], self.oneof_index);
-        w.put_bytes_field(&[50], &self.type_url);
-        w.put_bytes_field(&[34], &self.name);
-        w.put_int32_field(&[24], self.number);
-        w.put_int32_field(&[16], self.cardinality);
-        w.put_int32_field(&[8], self.kind);
+        w.put_bytes_field(90, &self.default_value);
+        w.put_bytes_field(82, &self.json_name);
+        w.put_message_fields(74, &self.options);
+        w.put_bool_field(64, self.packed);
+        w.put_int32_field(56, self.oneof_index);
+        w.put_bytes_field(50, &self.type_url);
+        w.put_bytes_field(34, &self.name);
+        w.put_int32_field(24, self.number);
+        w.put_int32_field(16, self.cardinality);
+        w.put_int32_field(8, self.kind);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.kind, ::vtproto::Reader::read_int32),
-            16 => r.set(&mut self.cardinality, ::vtproto::Reader::read_int32),
-            24 => r.set(&mut self.number, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.kind),
+            16 => r.set_int32(&mut self.cardinality),
+            24 => r.set_int32(&mut self.number),
             34 => r.merge_string(&mut self.name),
             50 => r.merge_string(&mut self.type_url),
-            56 => r.set(&mut self.oneof_index, ::vtproto::Reader::read_int32),
-            64 => r.set(&mut self.packed, ::vtproto::Reader::read_bool),
+            56 => r.set_int32(&mut self.oneof_index),
+            64 => r.set_bool(&mut self.packed),
             74 => r.push_message(&mut self.options),
             82 => r.merge_string(&mut self.json_name),
             90 => r.merge_string(&mut self.default_value),
@@ -3137,7 +3098,7 @@ impl ::vtproto::Message for Field {
         self.options.truncate(count_9);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "kind"), (2, "cardinality"), (3, "number"), (4, "name"), (6, "type_url"), (7, "oneof_index"), (8, "packed"), (9, "options"), (10, "json_name"), (11, "default_value")];
+    const FIELD_NAMES: &'static str = "1:kind 2:cardinality 3:number 4:name 6:type_url 7:oneof_index 8:packed 9:options 10:json_name 11:default_value";
 }
 impl ::vtproto::Message for Enum {
     const NAME: &'static str = "google.protobuf.Enum";
@@ -3147,11 +3108,11 @@ impl ::vtproto::Message for Enum {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[40], self.syntax);
-        w.put_message_field(&[34], &self.source_context);
-        w.put_message_fields(&[26], &self.options);
-        w.put_message_fields(&[18], &self.enumvalue);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_int32_field(40, self.syntax);
+        w.put_message_field(34, &self.source_context);
+        w.put_message_fields(26, &self.options);
+        w.put_message_fields(18, &self.enumvalue);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -3160,7 +3121,7 @@ impl ::vtproto::Message for Enum {
             18 => r.push_message(&mut self.enumvalue),
             26 => r.push_message(&mut self.options),
             34 => r.merge_message_field(&mut self.source_context),
-            40 => r.set(&mut self.syntax, ::vtproto::Reader::read_int32),
+            40 => r.set_int32(&mut self.syntax),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
         }
     }
@@ -3212,7 +3173,7 @@ impl ::vtproto::Message for Enum {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "enumvalue"), (3, "options"), (4, "source_context"), (5, "syntax")];
+    const FIELD_NAMES: &'static str = "1:name 2:enumvalue 3:options 4:source_context 5:syntax";
 }
 impl ::vtproto::Message for EnumValue {
     const NAME: &'static str = "google.protobuf.EnumValue";
@@ -3222,15 +3183,15 @@ impl ::vtproto::Message for EnumValue {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[26], &self.options);
-        w.put_int32_field(&[16], self.number);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_message_fields(26, &self.options);
+        w.put_int32_field(16, self.number);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.name),
-            16 => r.set(&mut self.number, ::vtproto::Reader::read_int32),
+            16 => r.set_int32(&mut self.number),
             26 => r.push_message(&mut self.options),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }
@@ -3257,7 +3218,7 @@ impl ::vtproto::Message for EnumValue {
         self.options.truncate(count_3);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "number"), (3, "options")];
+    const FIELD_NAMES: &'static str = "1:name 2:number 3:options";
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "google.protobuf.Option";
@@ -3271,8 +3232,8 @@ impl ::vtproto::Message for Option {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_field(&[18], &self.value);
-        w.put_bytes_field(&[10], &self.name);
+        w.put_message_field(18, &self.value);
+        w.put_bytes_field(10, &self.name);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -3309,5 +3270,5 @@ impl ::vtproto::Message for Option {
         })?;
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "name"), (2, "value")];
+    const FIELD_NAMES: &'static str = "1:name 2:value";
 }

@@ -19,6 +19,9 @@ pub(in crate::emit) struct Reads {
     pub scalar: fn(Scalar, BytesRepr) -> TokenStream,
     /// A statement merging a message or group value into `dst` (a `&mut M` expression).
     pub message: fn(&ValueType, u32, &TokenStream) -> TokenStream,
+    /// The reader's method merging a message value into a oneof member in one call
+    /// (`merge_oneof_message`), if it has one; the arm is spelled out otherwise.
+    pub oneof_message: Option<&'static str>,
 }
 
 pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
@@ -26,6 +29,7 @@ pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
         lifetime: quote!('_),
         scalar: read_scalar,
         message: merge_message,
+        oneof_message: Some("merge_oneof_message"),
     };
     merge_field_with(m, &owned, |f| field_arms(m, f))
 }
@@ -143,7 +147,8 @@ fn tail_arm(arm: TokenStream) -> TokenStream {
         let call: TokenStream = stmt.into_iter().collect();
         return quote!(#head #call,);
     }
-    // `self.x = r.read_t()?;` becomes `r.set(&mut self.x, ::vtproto::Reader::read_t)`.
+    // `self.x = r.read_t()?;` becomes `r.set_t(&mut self.x)` for the plain scalars, else
+    // `r.set(&mut self.x, ::vtproto::Reader::read_t)`.
     if let [TokenTree::Ident(this), dot, TokenTree::Ident(field), eq, TokenTree::Ident(reader), dot2, TokenTree::Ident(read), TokenTree::Group(args), q, semi] =
         &stmt[..]
     {
@@ -154,12 +159,26 @@ fn tail_arm(arm: TokenStream) -> TokenStream {
                 .all(|(t, c)| is_punct(Some(t), *c))
             && args.stream().is_empty()
         {
+            if let Some(t) = read
+                .to_string()
+                .strip_prefix("read_")
+                .filter(|t| PLAIN.contains(t))
+            {
+                let set = quote::format_ident!("set_{}", t);
+                return quote!(#head r.#set(&mut self.#field),);
+            }
             return quote!(#head r.set(&mut self.#field, ::vtproto::Reader::#read),);
         }
     }
     let body = body.stream();
     quote!(#head { #body ::core::result::Result::Ok(()) })
 }
+
+/// The scalars with a `Reader::set_<x>` and `Reader::push_<x>`: those read by value.
+const PLAIN: [&str; 13] = [
+    "int32", "int64", "uint32", "uint64", "sint32", "sint64", "bool", "fixed32", "fixed64",
+    "sfixed32", "sfixed64", "float", "double",
+];
 
 /// A oneof member's arm: the last member read wins; a message merges into the same member's
 /// value.
@@ -176,6 +195,20 @@ fn oneof_arm(m: &Message, o: &Oneof, f: &Field, reads: &Reads) -> TokenStream {
         Some(s) => {
             let read = (reads.scalar)(s, f.bytes);
             quote!(self.#ident = ::core::option::Option::Some(#path::#variant(#read));)
+        }
+        None if matches!(f.value, ValueType::Message(_)) && reads.oneof_message.is_some() => {
+            let call = quote::format_ident!("{}", reads.oneof_message.unwrap_or_default());
+            let some = quote!(::core::option::Option::Some);
+            quote! {
+                r.#call(
+                    &mut self.#ident,
+                    |o| match o {
+                        #some(#path::#variant(v)) => #some(v),
+                        _ => ::core::option::Option::None,
+                    },
+                    #path::#variant,
+                )?;
+            }
         }
         None => {
             let merge = (reads.message)(&f.value, f.number, &quote!(v));
@@ -367,8 +400,13 @@ fn closed_enum_map_arm(m: &Message, f: &Field, map: &MapField) -> Option<TokenSt
 fn repeated_scalar_arms(f: &Field, s: Scalar) -> Vec<TokenStream> {
     let ident = &f.ident;
     let key = key_literal(f.number, wire_type(&f.value));
-    let read = read_scalar(s, f.bytes);
-    let mut arms = vec![quote!(#key => { self.#ident.push(#read); })];
+    let mut arms = if is_copy(s) {
+        let push = super::method("push", s);
+        vec![quote!(#key => { r.#push(&mut self.#ident)?; })]
+    } else {
+        let read = read_scalar(s, f.bytes);
+        vec![quote!(#key => { self.#ident.push(#read); })]
+    };
     if s.packable() {
         let packed = key_literal(f.number, LEN);
         let width = usize_lit(fixed_width(s).unwrap_or(0));

@@ -6,7 +6,7 @@ use quote::quote;
 
 use super::walk::{self, value_ref};
 use super::{
-    key_array, nonzero, put_key, put_scalar, put_scalar_place, scalar_wire_type, END_GROUP, LEN,
+    key_literal, nonzero, put_key, put_scalar, put_scalar_place, scalar_wire_type, END_GROUP, LEN,
     START_GROUP,
 };
 use crate::model::{Field, Label, MapField, Message, Oneof, Scalar, ValueType};
@@ -137,6 +137,11 @@ fn keyed_value_write(f: &Field, v: &TokenStream, place: bool) -> TokenStream {
                 #start
             }
         }
+        _ if super::helper_message(f) => {
+            let key = key_literal(n, LEN);
+            let (_, v) = super::via_trait(f, v);
+            quote!(w.put_message(#key, #v);)
+        }
         _ => {
             let key = put_key(n, LEN);
             let encode = encode_call(f, v);
@@ -165,24 +170,24 @@ fn field_write(f: &Field) -> TokenStream {
     let ident = &f.ident;
     if let (Some(x), Some(s)) = (super::implicit_helper(f), f.value.scalar()) {
         let put = quote::format_ident!("put_{x}_field");
-        let key = key_array(f.number, scalar_wire_type(s));
+        let key = key_literal(f.number, scalar_wire_type(s));
         return quote!(w.#put(#key, self.#ident););
     }
     match &f.label {
         Label::Implicit if super::is_len_scalar(f) => {
-            let key = key_array(f.number, LEN);
+            let key = key_literal(f.number, LEN);
             quote!(w.put_bytes_field(#key, &self.#ident);)
         }
         Label::Optional if super::helper_message(f) => {
-            let key = key_array(f.number, LEN);
+            let key = key_literal(f.number, LEN);
             quote!(w.put_message_field(#key, &self.#ident);)
         }
         Label::Repeated { packed: false } if super::helper_message(f) => {
-            let key = key_array(f.number, LEN);
+            let key = key_literal(f.number, LEN);
             quote!(w.put_message_fields(#key, &self.#ident);)
         }
         Label::Repeated { packed: false } if super::is_len_scalar(f) => {
-            let key = key_array(f.number, LEN);
+            let key = key_literal(f.number, LEN);
             quote!(w.put_bytes_fields(#key, &self.#ident);)
         }
         Label::Implicit | Label::Required | Label::Optional => {
@@ -218,7 +223,7 @@ fn field_write(f: &Field) -> TokenStream {
 fn map_write(f: &Field, map: &MapField) -> TokenStream {
     let ident = &f.ident;
     if super::is_bytes_map(f, map, true) {
-        let key = key_array(f.number, LEN);
+        let key = key_literal(f.number, LEN);
         let full = map.full_entries;
         let put = if map.btree {
             quote!(put_bytes_btree_map)
@@ -247,7 +252,7 @@ fn map_write(f: &Field, map: &MapField) -> TokenStream {
     if let (Scalar::String, Some(vs @ (Scalar::String | Scalar::Bytes))) =
         (map.key, map.value.scalar())
     {
-        let field_key = key_array(f.number, LEN);
+        let field_key = key_literal(f.number, LEN);
         let v = if vs == Scalar::String {
             quote!(v.as_bytes())
         } else {

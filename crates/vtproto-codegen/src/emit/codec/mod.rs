@@ -244,40 +244,31 @@ fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
     }
 }
 
-/// `FIELD_NAMES`, for error messages: a constant, no code.
+/// `FIELD_NAMES`, for error messages: one string literal (`"1:name 2:display_name"`), no code.
 fn field_name_fn(m: &Message) -> TokenStream {
     if m.all_fields().next().is_none() {
         // The trait's default is empty.
         return TokenStream::new();
     }
-    let entries = m.all_fields().map(|(_, f)| {
-        let n = Literal::u32_unsuffixed(f.number);
-        let name = &f.name;
-        quote!((#n, #name))
-    });
+    let names = m
+        .all_fields()
+        .map(|(_, f)| format!("{}:{}", f.number, f.name))
+        .collect::<Vec<_>>()
+        .join(" ");
     quote! {
-        const FIELD_NAMES: &'static [(u32, &'static str)] = &[#(#entries),*];
+        const FIELD_NAMES: &'static str = #names;
     }
 }
 
-/// Writes a key: one `put_u8` or one `put_slice` of a literal array.
+/// Writes a key: one `put_u8`, or `put_key` with its value for a longer one.
 fn put_key(number: u32, wire_type: u32) -> TokenStream {
-    let bytes = key_bytes(number, wire_type);
-    if let [b] = bytes[..] {
+    if let [b] = key_bytes(number, wire_type)[..] {
         let b = Literal::u8_unsuffixed(b);
         quote!(w.put_u8(#b);)
     } else {
-        let bs = bytes.iter().map(|b| Literal::u8_unsuffixed(*b));
-        quote!(w.put_slice(&[#(#bs),*]);)
+        let key = key_literal(number, wire_type);
+        quote!(w.put_key(#key);)
     }
-}
-
-/// A key as a byte-array expression, `&[0x0a]`.
-fn key_array(number: u32, wire_type: u32) -> TokenStream {
-    let bs = key_bytes(number, wire_type)
-        .into_iter()
-        .map(Literal::u8_unsuffixed);
-    quote!(&[#(#bs),*])
 }
 
 /// Name suffix of the writer's and reader's method for a scalar (`put_<x>`, `read_<x>`).

@@ -8,8 +8,8 @@ impl ::vtproto::Message for Candidate {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_hash_map(&[18], false, &self.meta_data);
-        w.put_bytes_field(&[10], &self.id);
+        w.put_bytes_hash_map(18, false, &self.meta_data);
+        w.put_bytes_field(10, &self.id);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -19,7 +19,7 @@ impl ::vtproto::Message for Candidate {
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "id"), (2, "meta_data")];
+    const FIELD_NAMES: &'static str = "1:id 2:meta_data";
 }
 impl ::vtproto::Message for CandidatesResponse {
     const NAME: &'static str = "vt.candidates.CandidatesResponse";
@@ -29,7 +29,7 @@ impl ::vtproto::Message for CandidatesResponse {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[10], &self.candidates);
+        w.put_message_fields(10, &self.candidates);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -38,5 +38,5 @@ impl ::vtproto::Message for CandidatesResponse {
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "candidates")];
+    const FIELD_NAMES: &'static str = "1:candidates";
 }

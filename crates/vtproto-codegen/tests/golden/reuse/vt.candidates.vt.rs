@@ -8,8 +8,8 @@ impl ::vtproto::Message for Candidate {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_hash_map(&[18], false, &self.meta_data);
-        w.put_bytes_field(&[10], &self.id);
+        w.put_bytes_hash_map(18, false, &self.meta_data);
+        w.put_bytes_field(10, &self.id);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -46,7 +46,7 @@ impl ::vtproto::Message for Candidate {
         ::vtproto::__private::finish_str_map(&mut self.meta_data, &map_2);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "id"), (2, "meta_data")];
+    const FIELD_NAMES: &'static str = "1:id 2:meta_data";
 }
 impl ::vtproto::Message for CandidatesResponse {
     const NAME: &'static str = "vt.candidates.CandidatesResponse";
@@ -56,7 +56,7 @@ impl ::vtproto::Message for CandidatesResponse {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_message_fields(&[10], &self.candidates);
+        w.put_message_fields(10, &self.candidates);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -85,5 +85,5 @@ impl ::vtproto::Message for CandidatesResponse {
         self.candidates.truncate(count_1);
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "candidates")];
+    const FIELD_NAMES: &'static str = "1:candidates";
 }

@@ -28,8 +28,8 @@ impl ::vtproto::Message for Candidate {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_hash_map(&[18], true, &self.meta_data);
-        w.put_bytes_field(&[10], &self.id);
+        w.put_bytes_hash_map(18, true, &self.meta_data);
+        w.put_bytes_field(10, &self.id);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -39,7 +39,7 @@ impl ::vtproto::Message for Candidate {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "id"), (2, "meta_data")];
+    const FIELD_NAMES: &'static str = "1:id 2:meta_data";
 }
 impl ::vtproto::Message for CandidatesResponse {
     const NAME: &'static str = "vt.candidates.CandidatesResponse";
@@ -53,7 +53,7 @@ impl ::vtproto::Message for CandidatesResponse {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_message_fields(&[10], &self.candidates);
+        w.put_message_fields(10, &self.candidates);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -62,5 +62,5 @@ impl ::vtproto::Message for CandidatesResponse {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "candidates")];
+    const FIELD_NAMES: &'static str = "1:candidates";
 }

@@ -32,8 +32,8 @@ impl ::vtproto::Message for Node {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[26], &self.label);
-        w.put_int64_field(&[16], self.value);
+        w.put_bytes_field(26, &self.label);
+        w.put_int64_field(16, self.value);
         if let ::core::option::Option::Some(v) = &self.child {
             let mark = w.written();
             ::vtproto::__private::encode_out_of_line(v, w);
@@ -45,10 +45,10 @@ impl ::vtproto::Message for Node {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_message_field(&mut self.child),
-            16 => r.set(&mut self.value, ::vtproto::Reader::read_int64),
+            16 => r.set_int64(&mut self.value),
             26 => r.merge_string(&mut self.label),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "child"), (2, "value"), (3, "label")];
+    const FIELD_NAMES: &'static str = "1:child 2:value 3:label";
 }

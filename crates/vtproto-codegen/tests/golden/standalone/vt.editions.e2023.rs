@@ -209,18 +209,18 @@ impl ::vtproto::Message for Leaf {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_bytes_field(&[18], &self.s);
-        w.put_int32_field(&[8], self.a);
+        w.put_bytes_field(18, &self.s);
+        w.put_int32_field(8, self.a);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.a, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.a),
             18 => r.merge_string(&mut self.s),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "a"), (2, "s")];
+    const FIELD_NAMES: &'static str = "1:a 2:s";
 }
 impl ::vtproto::Message for FileDefaults {
     const NAME: &'static str = "vt.editions.e2023.FileDefaults";
@@ -248,8 +248,8 @@ impl ::vtproto::Message for FileDefaults {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_message_field(&[58], &self.leaf);
-        w.put_int32_field(&[48], self.open);
+        w.put_message_field(58, &self.leaf);
+        w.put_int32_field(48, self.open);
         for v in self.closed_list.iter().rev() {
             w.put_int32(*v);
             w.put_u8(40);
@@ -262,18 +262,15 @@ impl ::vtproto::Message for FileDefaults {
             w.put_int32(*v);
             w.put_u8(24);
         }
-        w.put_bytes_field(&[18], &self.implicit_string);
-        w.put_int32_field(&[8], self.implicit_int);
+        w.put_bytes_field(18, &self.implicit_string);
+        w.put_int32_field(8, self.implicit_int);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.implicit_int, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.implicit_int),
             18 => r.merge_string(&mut self.implicit_string),
-            24 => {
-                self.expanded.push(r.read_int32()?);
-                ::core::result::Result::Ok(())
-            }
+            24 => r.push_int32(&mut self.expanded),
             26 => r.merge_packed(&mut self.expanded, 0, |r| r.read_int32()),
             32 => {
                 let mark = r.mark();
@@ -296,12 +293,12 @@ impl ::vtproto::Message for FileDefaults {
                 ::core::result::Result::Ok(())
             }
             42 => r.merge_packed_closed_enum(&mut self.closed_list, &mut self.unknown_fields, 5, |v| matches!(v, 0 | 1 | 5)),
-            48 => r.set(&mut self.open, ::vtproto::Reader::read_int32),
+            48 => r.set_int32(&mut self.open),
             58 => r.merge_message_field(&mut self.leaf),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "implicit_int"), (2, "implicit_string"), (3, "expanded"), (4, "closed"), (5, "closed_list"), (6, "open"), (7, "leaf")];
+    const FIELD_NAMES: &'static str = "1:implicit_int 2:implicit_string 3:expanded 4:closed 5:closed_list 6:open 7:leaf";
 }
 impl ::vtproto::Message for FieldOverrides {
     const NAME: &'static str = "vt.editions.e2023.FieldOverrides";
@@ -352,7 +349,7 @@ impl ::vtproto::Message for FieldOverrides {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_message_field(&[114], &self.nested);
+        w.put_message_field(114, &self.nested);
         if let ::core::option::Option::Some(o) = &self.choice {
             match o {
                 field_overrides::Choice::ChoiceClosed(v) => {
@@ -370,8 +367,8 @@ impl ::vtproto::Message for FieldOverrides {
                 }
             }
         }
-        w.put_bytes_field(&[82], &self.unchecked);
-        w.put_message_field(&[74], &self.required_leaf);
+        w.put_bytes_field(82, &self.unchecked);
+        w.put_message_field(74, &self.required_leaf);
         if let ::core::option::Option::Some(v) = &self.required {
             w.put_int32(*v);
             w.put_u8(64);
@@ -390,7 +387,7 @@ impl ::vtproto::Message for FieldOverrides {
             w.put_fixed32(*v);
             w.put_u8(45);
         }
-        w.put_int32_field(&[32], self.implicit_again);
+        w.put_int32_field(32, self.implicit_again);
         if !self.packed_closed.is_empty() {
             let mark = w.written();
             for v in self.packed_closed.iter().rev() {
@@ -419,10 +416,7 @@ impl ::vtproto::Message for FieldOverrides {
                 self.explicit_int = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            16 => {
-                self.packed.push(r.read_sint64()?);
-                ::core::result::Result::Ok(())
-            }
+            16 => r.push_sint64(&mut self.packed),
             18 => r.merge_packed(&mut self.packed, 0, |r| r.read_sint64()),
             24 => {
                 let mark = r.mark();
@@ -435,11 +429,8 @@ impl ::vtproto::Message for FieldOverrides {
                 ::core::result::Result::Ok(())
             }
             26 => r.merge_packed_closed_enum(&mut self.packed_closed, &mut self.unknown_fields, 3, |v| matches!(v, 0 | 1 | 5)),
-            32 => r.set(&mut self.implicit_again, ::vtproto::Reader::read_int32),
-            45 => {
-                self.expanded_again.push(r.read_fixed32()?);
-                ::core::result::Result::Ok(())
-            }
+            32 => r.set_int32(&mut self.implicit_again),
+            45 => r.push_fixed32(&mut self.expanded_again),
             42 => r.merge_packed(&mut self.expanded_again, 4, |r| r.read_fixed32()),
             51 => r.merge_group(self.delimited.get_or_insert_with(::core::default::Default::default), 6),
             59 => {
@@ -497,7 +488,7 @@ impl ::vtproto::Message for FieldOverrides {
         }
         ::core::result::Result::Ok(())
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "explicit_int"), (2, "packed"), (3, "packed_closed"), (4, "implicit_again"), (5, "expanded_again"), (6, "delimited"), (7, "delimited_list"), (8, "required"), (9, "required_leaf"), (10, "unchecked"), (14, "nested"), (11, "choice_closed"), (12, "choice_leaf"), (13, "choice_text")];
+    const FIELD_NAMES: &'static str = "1:explicit_int 2:packed 3:packed_closed 4:implicit_again 5:expanded_again 6:delimited 7:delimited_list 8:required 9:required_leaf 10:unchecked 14:nested 11:choice_closed 12:choice_leaf 13:choice_text";
 }
 impl ::vtproto::Message for field_overrides::Nested {
     const NAME: &'static str = "vt.editions.e2023.FieldOverrides.Nested";
@@ -519,19 +510,16 @@ impl ::vtproto::Message for field_overrides::Nested {
             w.put_uint32(*v);
             w.put_u8(16);
         }
-        w.put_int32_field(&[8], self.x);
+        w.put_int32_field(8, self.x);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.x, ::vtproto::Reader::read_int32),
-            16 => {
-                self.xs.push(r.read_uint32()?);
-                ::core::result::Result::Ok(())
-            }
+            8 => r.set_int32(&mut self.x),
+            16 => r.push_uint32(&mut self.xs),
             18 => r.merge_packed(&mut self.xs, 0, |r| r.read_uint32()),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "x"), (2, "xs")];
+    const FIELD_NAMES: &'static str = "1:x 2:xs";
 }

@@ -299,15 +299,9 @@ impl ::vtproto::Message for Item {
                 }
                 ::core::result::Result::Ok(())
             }
-            40 => {
-                self.packed.push(r.read_int32()?);
-                ::core::result::Result::Ok(())
-            }
+            40 => r.push_int32(&mut self.packed),
             42 => r.merge_packed(&mut self.packed, 0, |r| r.read_int32()),
-            48 => {
-                self.expanded.push(r.read_int32()?);
-                ::core::result::Result::Ok(())
-            }
+            48 => r.push_int32(&mut self.expanded),
             50 => r.merge_packed(&mut self.expanded, 0, |r| r.read_int32()),
             59 => r.merge_group(self.child.get_or_insert_with(::core::default::Default::default), 7),
             66 => r.merge_message_field(&mut self.prefixed_child),
@@ -348,7 +342,7 @@ impl ::vtproto::Message for Item {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "id"), (2, "name"), (3, "kind"), (4, "closed"), (5, "packed"), (6, "expanded"), (7, "child"), (8, "prefixed_child"), (9, "by_id"), (10, "closed_by_name")];
+    const FIELD_NAMES: &'static str = "1:id 2:name 3:kind 4:closed 5:packed 6:expanded 7:child 8:prefixed_child 9:by_id 10:closed_by_name";
 }
 impl ::vtproto::Message for Implicit {
     const NAME: &'static str = "vt.editions.e2024.Implicit";
@@ -387,16 +381,16 @@ impl ::vtproto::Message for Implicit {
             ::vtproto::Message::encode_reverse(v, w);
             w.put_u8(35);
         }
-        w.put_int32_field(&[24], self.kind);
-        w.put_bytes_field(&[18], &self.data);
-        w.put_int32_field(&[8], self.n);
+        w.put_int32_field(24, self.kind);
+        w.put_bytes_field(18, &self.data);
+        w.put_int32_field(8, self.n);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.n, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.n),
             18 => r.merge_byte_vec(&mut self.data),
-            24 => r.set(&mut self.kind, ::vtproto::Reader::read_int32),
+            24 => r.set_int32(&mut self.kind),
             35 => r.merge_group(self.item.get_or_insert_with(::core::default::Default::default), 4),
             40 => {
                 self.explicit_n = ::core::option::Option::Some(r.read_int32()?);
@@ -411,5 +405,5 @@ impl ::vtproto::Message for Implicit {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "n"), (2, "data"), (3, "kind"), (4, "item"), (5, "explicit_n"), (6, "items")];
+    const FIELD_NAMES: &'static str = "1:n 2:data 3:kind 4:item 5:explicit_n 6:items";
 }

@@ -271,32 +271,32 @@ impl ::vtproto::Message for Type {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_int32_field(&[72], self.r#gen);
-        w.put_int32_field(&[64], self.r#match);
-        w.put_int32_field(&[56], self.r#async);
-        w.put_bytes_field(&[50], &self.super_);
-        w.put_bytes_field(&[42], &self.crate_);
-        w.put_message_field(&[34], &self.me);
-        w.put_bool_field(&[24], self.self_);
-        w.put_bytes_field(&[18], &self.r#fn);
-        w.put_int32_field(&[8], self.r#type);
+        w.put_int32_field(72, self.r#gen);
+        w.put_int32_field(64, self.r#match);
+        w.put_int32_field(56, self.r#async);
+        w.put_bytes_field(50, &self.super_);
+        w.put_bytes_field(42, &self.crate_);
+        w.put_message_field(34, &self.me);
+        w.put_bool_field(24, self.self_);
+        w.put_bytes_field(18, &self.r#fn);
+        w.put_int32_field(8, self.r#type);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.r#type, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.r#type),
             18 => r.merge_string(&mut self.r#fn),
-            24 => r.set(&mut self.self_, ::vtproto::Reader::read_bool),
+            24 => r.set_bool(&mut self.self_),
             34 => r.merge_message_field(&mut self.me),
             42 => r.merge_string(&mut self.crate_),
             50 => r.merge_string(&mut self.super_),
-            56 => r.set(&mut self.r#async, ::vtproto::Reader::read_int32),
-            64 => r.set(&mut self.r#match, ::vtproto::Reader::read_int32),
-            72 => r.set(&mut self.r#gen, ::vtproto::Reader::read_int32),
+            56 => r.set_int32(&mut self.r#async),
+            64 => r.set_int32(&mut self.r#match),
+            72 => r.set_int32(&mut self.r#gen),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "type"), (2, "fn"), (3, "self"), (4, "me"), (5, "crate"), (6, "super"), (7, "async"), (8, "match"), (9, "gen")];
+    const FIELD_NAMES: &'static str = "1:type 2:fn 3:self 4:me 5:crate 6:super 7:async 8:match 9:gen";
 }
 impl ::vtproto::Message for Self_ {
     const NAME: &'static str = "vt.test.nasty.Self";
@@ -311,16 +311,16 @@ impl ::vtproto::Message for Self_ {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_int32_field(&[8], self.value);
+        w.put_int32_field(8, self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.value, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.value),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value")];
+    const FIELD_NAMES: &'static str = "1:value";
 }
 impl ::vtproto::Message for Thing {
     const NAME: &'static str = "vt.test.nasty.Thing";
@@ -350,17 +350,17 @@ impl ::vtproto::Message for Thing {
             w.put_len(mark);
             w.put_u8(18);
         }
-        w.put_int32_field(&[8], self.thing);
+        w.put_int32_field(8, self.thing);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.thing, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.thing),
             18 => r.merge_message_field(&mut self.child),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "thing"), (2, "child")];
+    const FIELD_NAMES: &'static str = "1:thing 2:child";
 }
 impl ::vtproto::Message for Holder {
     const NAME: &'static str = "vt.test.nasty.Holder";
@@ -401,10 +401,7 @@ impl ::vtproto::Message for Holder {
         if let ::core::option::Option::Some(o) = &self.choice {
             match o {
                 holder::ChoiceOneOf::ChoiceMsg(v) => {
-                    let mark = w.written();
-                    ::vtproto::Message::encode_reverse(v, w);
-                    w.put_len(mark);
-                    w.put_u8(10);
+                    w.put_message(10, v);
                 }
                 holder::ChoiceOneOf::Number(v) => {
                     w.put_int32(*v);
@@ -416,22 +413,10 @@ impl ::vtproto::Message for Holder {
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            10 => {
-                match &mut self.choice {
-                    ::core::option::Option::Some(holder::ChoiceOneOf::ChoiceMsg(v)) => {
-                        r.merge_message(v)?;
-                    }
-                    _ => {
-                        let mut v = ::core::default::Default::default();
-                        {
-                            let v = &mut v;
-                            r.merge_message(v)?;
-                        }
-                        self.choice = ::core::option::Option::Some(holder::ChoiceOneOf::ChoiceMsg(v));
-                    }
-                }
-                ::core::result::Result::Ok(())
-            }
+            10 => r.merge_oneof_message(&mut self.choice, |o| match o {
+                ::core::option::Option::Some(holder::ChoiceOneOf::ChoiceMsg(v)) => ::core::option::Option::Some(v),
+                _ => ::core::option::Option::None,
+            }, holder::ChoiceOneOf::ChoiceMsg),
             16 => {
                 self.choice = ::core::option::Option::Some(holder::ChoiceOneOf::Number(r.read_int32()?));
                 ::core::result::Result::Ok(())
@@ -447,7 +432,7 @@ impl ::vtproto::Message for Holder {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "choice_msg"), (2, "number"), (3, "kind_enum"), (4, "kind_name")];
+    const FIELD_NAMES: &'static str = "1:choice_msg 2:number 3:kind_enum 4:kind_name";
 }
 impl ::vtproto::Message for holder::Choice {
     const NAME: &'static str = "vt.test.nasty.Holder.Choice";
@@ -462,16 +447,16 @@ impl ::vtproto::Message for holder::Choice {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_int32_field(&[8], self.x);
+        w.put_int32_field(8, self.x);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.x, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.x),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "x")];
+    const FIELD_NAMES: &'static str = "1:x";
 }
 impl ::vtproto::Message for UsesEnum {
     const NAME: &'static str = "vt.test.nasty.UsesEnum";
@@ -495,9 +480,9 @@ impl ::vtproto::Message for UsesEnum {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_int32_field(&[40], self.field_with_123_digits);
-        w.put_int32_field(&[32], self.screaming_field);
-        w.put_bytes_field(&[26], &self.camel_case_field);
+        w.put_int32_field(40, self.field_with_123_digits);
+        w.put_int32_field(32, self.screaming_field);
+        w.put_bytes_field(26, &self.camel_case_field);
         if !self.values.is_empty() {
             let mark = w.written();
             for v in self.values.iter().rev() {
@@ -506,24 +491,21 @@ impl ::vtproto::Message for UsesEnum {
             w.put_len(mark);
             w.put_u8(18);
         }
-        w.put_int32_field(&[8], self.value);
+        w.put_int32_field(8, self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.value, ::vtproto::Reader::read_int32),
-            16 => {
-                self.values.push(r.read_int32()?);
-                ::core::result::Result::Ok(())
-            }
+            8 => r.set_int32(&mut self.value),
+            16 => r.push_int32(&mut self.values),
             18 => r.merge_packed(&mut self.values, 0, |r| r.read_int32()),
             26 => r.merge_string(&mut self.camel_case_field),
-            32 => r.set(&mut self.screaming_field, ::vtproto::Reader::read_int32),
-            40 => r.set(&mut self.field_with_123_digits, ::vtproto::Reader::read_int32),
+            32 => r.set_int32(&mut self.screaming_field),
+            40 => r.set_int32(&mut self.field_with_123_digits),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "value"), (2, "values"), (3, "camelCaseField"), (4, "SCREAMING_FIELD"), (5, "field_with_123_digits")];
+    const FIELD_NAMES: &'static str = "1:value 2:values 3:camelCaseField 4:SCREAMING_FIELD 5:field_with_123_digits";
 }
 impl ::vtproto::Message for Core {
     const NAME: &'static str = "vt.test.nasty.core";
@@ -538,16 +520,16 @@ impl ::vtproto::Message for Core {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_int32_field(&[8], self.std);
+        w.put_int32_field(8, self.std);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.std, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.std),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "std")];
+    const FIELD_NAMES: &'static str = "1:std";
 }
 impl ::vtproto::Message for Option {
     const NAME: &'static str = "vt.test.nasty.Option";
@@ -562,7 +544,7 @@ impl ::vtproto::Message for Option {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_message_field(&[10], &self.some);
+        w.put_message_field(10, &self.some);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -571,7 +553,7 @@ impl ::vtproto::Message for Option {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "some")];
+    const FIELD_NAMES: &'static str = "1:some";
 }
 impl ::vtproto::Message for Result {
     const NAME: &'static str = "vt.test.nasty.Result";
@@ -586,7 +568,7 @@ impl ::vtproto::Message for Result {
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         self.unknown_fields.encode_reverse(w);
-        w.put_message_field(&[10], &self.ok);
+        w.put_message_field(10, &self.ok);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -595,7 +577,7 @@ impl ::vtproto::Message for Result {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "ok")];
+    const FIELD_NAMES: &'static str = "1:ok";
 }
 impl ::vtproto::Message for Methods {
     const NAME: &'static str = "vt.test.nasty.Methods";
@@ -660,7 +642,7 @@ impl ::vtproto::Message for Methods {
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "size"), (2, "encode_reverse"), (3, "merge_field"), (4, "field_name")];
+    const FIELD_NAMES: &'static str = "1:size 2:encode_reverse 3:merge_field 4:field_name";
 }
 impl ::vtproto::Message for HasMethods {
     const NAME: &'static str = "vt.test.nasty.HasMethods";
@@ -687,10 +669,7 @@ impl ::vtproto::Message for HasMethods {
         if let ::core::option::Option::Some(o) = &self.pick {
             match o {
                 has_methods::Pick::Picked(v) => {
-                    let mark = w.written();
-                    ::vtproto::Message::encode_reverse(v, w);
-                    w.put_len(mark);
-                    w.put_u8(34);
+                    w.put_message(34, v);
                 }
             }
         }
@@ -705,8 +684,8 @@ impl ::vtproto::Message for HasMethods {
             w.put_len(mark);
             w.put_u8(26);
         });
-        w.put_message_fields(&[18], &self.many);
-        w.put_message_field(&[10], &self.one);
+        w.put_message_fields(18, &self.many);
+        w.put_message_field(10, &self.one);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
@@ -726,24 +705,12 @@ impl ::vtproto::Message for HasMethods {
                 self.by_name.insert(k, v);
                 ::core::result::Result::Ok(())
             }
-            34 => {
-                match &mut self.pick {
-                    ::core::option::Option::Some(has_methods::Pick::Picked(v)) => {
-                        r.merge_message(v)?;
-                    }
-                    _ => {
-                        let mut v = ::core::default::Default::default();
-                        {
-                            let v = &mut v;
-                            r.merge_message(v)?;
-                        }
-                        self.pick = ::core::option::Option::Some(has_methods::Pick::Picked(v));
-                    }
-                }
-                ::core::result::Result::Ok(())
-            }
+            34 => r.merge_oneof_message(&mut self.pick, |o| match o {
+                ::core::option::Option::Some(has_methods::Pick::Picked(v)) => ::core::option::Option::Some(v),
+                _ => ::core::option::Option::None,
+            }, has_methods::Pick::Picked),
             _ => self.unknown_fields.merge_field(key, r),
         }
     }
-    const FIELD_NAMES: &'static [(u32, &'static str)] = &[(1, "one"), (2, "many"), (3, "by_name"), (4, "picked")];
+    const FIELD_NAMES: &'static str = "1:one 2:many 3:by_name 4:picked";
 }

@@ -45,9 +45,9 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
         for (k, v) in self.meta_data.iter().rev() {
-            w.put_bytes_map_entry(&[18], k.as_bytes(), v.as_bytes());
+            w.put_bytes_map_entry(18, k.as_bytes(), v.as_bytes());
         }
-        w.put_bytes_field(&[10], &self.id);
+        w.put_bytes_field(10, &self.id);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {

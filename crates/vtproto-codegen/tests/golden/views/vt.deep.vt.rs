@@ -26,8 +26,8 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_bytes_field(&[26], &self.label);
-        w.put_int64_field(&[16], self.value);
+        w.put_bytes_field(26, &self.label);
+        w.put_int64_field(16, self.value);
         if let ::core::option::Option::Some(v) = &self.child {
             let mark = w.written();
             ::vtproto::MessageView::encode_reverse(v, w);
@@ -39,7 +39,7 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_view(self.child.get_or_insert_with(::core::default::Default::default)),
-            16 => r.set(&mut self.value, ::vtproto::Reader::read_int64),
+            16 => r.set_int64(&mut self.value),
             26 => r.set(&mut self.label, ::vtproto::Reader::read_str),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
         }

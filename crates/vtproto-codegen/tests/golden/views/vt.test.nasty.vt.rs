@@ -180,33 +180,33 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
     }
     #[inline]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[72], self.r#gen);
-        w.put_int32_field(&[64], self.r#match);
-        w.put_int32_field(&[56], self.r#async);
-        w.put_bytes_field(&[50], &self.super_);
-        w.put_bytes_field(&[42], &self.crate_);
+        w.put_int32_field(72, self.r#gen);
+        w.put_int32_field(64, self.r#match);
+        w.put_int32_field(56, self.r#async);
+        w.put_bytes_field(50, &self.super_);
+        w.put_bytes_field(42, &self.crate_);
         if let ::core::option::Option::Some(v) = &self.me {
             let mark = w.written();
             ::vtproto::MessageView::encode_reverse(v, w);
             w.put_len(mark);
             w.put_u8(34);
         }
-        w.put_bool_field(&[24], self.self_);
-        w.put_bytes_field(&[18], &self.r#fn);
-        w.put_int32_field(&[8], self.r#type);
+        w.put_bool_field(24, self.self_);
+        w.put_bytes_field(18, &self.r#fn);
+        w.put_int32_field(8, self.r#type);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.r#type, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.r#type),
             18 => r.set(&mut self.r#fn, ::vtproto::Reader::read_str),
-            24 => r.set(&mut self.self_, ::vtproto::Reader::read_bool),
+            24 => r.set_bool(&mut self.self_),
             34 => r.merge_view(self.me.get_or_insert_with(::core::default::Default::default)),
             42 => r.set(&mut self.crate_, ::vtproto::Reader::read_str),
             50 => r.set(&mut self.super_, ::vtproto::Reader::read_str),
-            56 => r.set(&mut self.r#async, ::vtproto::Reader::read_int32),
-            64 => r.set(&mut self.r#match, ::vtproto::Reader::read_int32),
-            72 => r.set(&mut self.r#gen, ::vtproto::Reader::read_int32),
+            56 => r.set_int32(&mut self.r#async),
+            64 => r.set_int32(&mut self.r#match),
+            72 => r.set_int32(&mut self.r#gen),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=9)),
         }
     }
@@ -241,12 +241,12 @@ impl<'a> ::vtproto::MessageView<'a> for Self_View<'a> {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[8], self.value);
+        w.put_int32_field(8, self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.value, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.value),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
@@ -282,12 +282,12 @@ impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
             w.put_len(mark);
             w.put_u8(18);
         }
-        w.put_int32_field(&[8], self.thing);
+        w.put_int32_field(8, self.thing);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.thing, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.thing),
             18 => r.merge_view(self.child.get_or_insert_with(::core::default::Default::default)),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
         }
@@ -418,12 +418,12 @@ impl<'a> ::vtproto::MessageView<'a> for holder_views::ChoiceView<'a> {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[8], self.x);
+        w.put_int32_field(8, self.x);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.x, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.x),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
@@ -460,9 +460,9 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[40], self.field_with_123_digits);
-        w.put_int32_field(&[32], self.screaming_field);
-        w.put_bytes_field(&[26], &self.camel_case_field);
+        w.put_int32_field(40, self.field_with_123_digits);
+        w.put_int32_field(32, self.screaming_field);
+        w.put_bytes_field(26, &self.camel_case_field);
         if !self.values.is_empty() {
             let mark = w.written();
             for v in self.values.iter().rev() {
@@ -471,20 +471,20 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
             w.put_len(mark);
             w.put_u8(18);
         }
-        w.put_int32_field(&[8], self.value);
+        w.put_int32_field(8, self.value);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.value, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.value),
             16 => {
                 self.values.push(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
             18 => r.merge_packed(&mut self.values, 0, |r| r.read_int32()),
             26 => r.set(&mut self.camel_case_field, ::vtproto::Reader::read_str),
-            32 => r.set(&mut self.screaming_field, ::vtproto::Reader::read_int32),
-            40 => r.set(&mut self.field_with_123_digits, ::vtproto::Reader::read_int32),
+            32 => r.set_int32(&mut self.screaming_field),
+            40 => r.set_int32(&mut self.field_with_123_digits),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
         }
     }
@@ -515,12 +515,12 @@ impl<'a> ::vtproto::MessageView<'a> for CoreView<'a> {
     }
     #[inline(always)]
     fn encode_reverse(&self, w: &mut ::vtproto::ReverseWriter<'_>) {
-        w.put_int32_field(&[8], self.std);
+        w.put_int32_field(8, self.std);
     }
     #[inline]
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
-            8 => r.set(&mut self.std, ::vtproto::Reader::read_int32),
+            8 => r.set_int32(&mut self.std),
             _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
         }
     }
