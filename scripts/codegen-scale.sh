@@ -12,6 +12,11 @@
 # --full    the whole set: every file outside google/protobuf (7,207), then `cargo check`.
 # --first N the first N files of the whole set (sorted by path), with --measure: the plugins
 #           only, to see how their cost grows with the request.
+# --count   for the default set, the compile cost in a figure that does not move between runs:
+#           the instructions rustc executes (valgrind's cachegrind) in a debug build of the
+#           set's imports (the closure without the google.cloud.aiplatform.v1 package itself,
+#           about a hundred messages), prost's structs alone and with our impls. About 2
+#           minutes; needs valgrind.
 # --measure also measure, on the same request, protoc-gen-rust-vt against protoc-gen-prost 0.5
 #           (installed into target/tools; plugin time and peak memory, output size), and, for
 #           the default set, the compile cost of our impls: the generated crate built with
@@ -25,13 +30,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-full=0 first=0 measure=0
+full=0 first=0 measure=0 count=0
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
 while (($#)); do
     case $1 in
         --full) full=1 ;;
         --first) shift; first=${1:-}; [[ $first =~ ^[0-9]+$ ]] || usage ;;
         --measure) measure=1 ;;
+        --count) count=1 ;;
         *) usage ;;
     esac
     shift
@@ -131,6 +137,49 @@ elif ((first == 0)); then
     make_crate "$work/vt-crate"
     check_set "$work/set.fds" "$set_name"
     log "cargo check of the $set_name crate (prost's structs and our impls) passes"
+fi
+
+if ((count && !full && !first)); then
+    command -v valgrind >/dev/null || { log "--count needs valgrind"; exit 1; }
+    # The imports' crates: the generated files without aiplatform v1's own package.
+    imports() { # crate-dir generated-dir
+        rm -rf "$1"
+        make_crate "$1"
+        cp -r "$2" "$1/src/gen"
+        rm "$1"/src/gen/google.cloud.aiplatform.v1.{,vt.}rs 2>/dev/null || true
+        sed -i 's/include!("google.cloud.aiplatform.v1.rs");//' "$1/src/gen/mod.rs"
+    }
+    "$generate" "$work/set.fds" "$work/prost-only-gen" --prost-only
+    imports "$work/prost-imports" "$work/prost-only-gen"
+    imports "$work/vt-imports" "$work/vt-crate/src/gen"
+    rm -rf "$work/prost-only-gen"
+    cat >"$work/count-rustc" <<SH
+#!/bin/sh
+# RUSTC_WRAPPER: rustc under cachegrind for the two imports crates, plain rustc otherwise.
+case " \$* " in
+    *" --crate-name prost_imports "*) out=prost-imports ;;
+    *" --crate-name vt_imports "*) out=vt-imports ;;
+    *) exec "\$@" ;;
+esac
+exec valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$work/\$out.cg" \
+    --log-file="$work/\$out.valgrind" "\$@"
+SH
+    chmod +x "$work/count-rustc"
+    for c in prost-imports vt-imports; do
+        cargo build --quiet --manifest-path "$work/$c/Cargo.toml" # dependencies
+        cargo clean --quiet --manifest-path "$work/$c/Cargo.toml" -p "$c"
+        CARGO_INCREMENTAL=0 RUSTC_WRAPPER="$work/count-rustc" \
+            cargo build --quiet --manifest-path "$work/$c/Cargo.toml"
+    done
+    ir() { awk '/^summary:/ { print $2 }' "$work/$1.cg"; }
+    p=$(ir prost-imports) v=$(ir vt-imports)
+    echo
+    echo "rustc instructions, debug build of the imports of $set_name ($(grep -c '^impl ::vtproto::Message' "$work"/vt-imports/src/gen/*.vt.rs | awk -F: '{ s += $2 } END { print s }') messages):"
+    echo
+    echo '| prost-build alone | prost-build + rust-vt | change |'
+    echo '|---:|---:|---:|'
+    printf '| %.3f G | %.3f G | %+.1f%% |\n' "$(echo "$p / 10^9" | bc -l)" "$(echo "$v / 10^9" | bc -l)" \
+        "$(echo "($v / $p - 1) * 100" | bc -l)"
 fi
 
 ((measure)) || exit 0

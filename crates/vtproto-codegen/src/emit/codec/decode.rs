@@ -19,9 +19,9 @@ pub(in crate::emit) struct Reads {
     pub scalar: fn(Scalar, BytesRepr) -> TokenStream,
     /// A statement merging a message or group value into `dst` (a `&mut M` expression).
     pub message: fn(&ValueType, u32, &TokenStream) -> TokenStream,
-    /// The reader's method merging a message value into a oneof member in one call
-    /// (`merge_oneof_message`), if it has one; the arm is spelled out otherwise.
-    pub oneof_message: Option<&'static str>,
+    /// Whether a oneof member holding a message is merged with one call to
+    /// `Reader::merge_oneof_message` (owned messages), rather than spelled out.
+    pub oneof_message: bool,
 }
 
 pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
@@ -29,7 +29,7 @@ pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
         lifetime: quote!('_),
         scalar: read_scalar,
         message: merge_message,
-        oneof_message: Some("merge_oneof_message"),
+        oneof_message: true,
     };
     merge_field_with(m, &owned, |f| field_arms(m, f))
 }
@@ -196,11 +196,10 @@ fn oneof_arm(m: &Message, o: &Oneof, f: &Field, reads: &Reads) -> TokenStream {
             let read = (reads.scalar)(s, f.bytes);
             quote!(self.#ident = ::core::option::Option::Some(#path::#variant(#read));)
         }
-        None if matches!(f.value, ValueType::Message(_)) && reads.oneof_message.is_some() => {
-            let call = quote::format_ident!("{}", reads.oneof_message.unwrap_or_default());
+        None if reads.oneof_message && matches!(f.value, ValueType::Message(_)) => {
             let some = quote!(::core::option::Option::Some);
             quote! {
-                r.#call(
+                r.merge_oneof_message(
                     &mut self.#ident,
                     |o| match o {
                         #some(#path::#variant(v)) => #some(v),

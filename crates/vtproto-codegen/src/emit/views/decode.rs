@@ -15,7 +15,7 @@ pub(super) fn merge_field_fn(cx: &Cx<'_>, m: &Message) -> TokenStream {
         lifetime: quote!('a),
         scalar: |s, _| read(s),
         message: merge,
-        oneof_message: None,
+        oneof_message: false,
     };
     merge_field_with(m, &reads, |f| field_arms(cx, f))
 }
