@@ -167,6 +167,42 @@ fn wrong_wire_types_name_the_field() {
     ));
 }
 
+/// `merge_field`'s last arm tells a declared number with another wire type (an error, as in
+/// prost) from an undeclared one (skipped): numbers below 128 by a bit set, the rest by a
+/// pattern. `Scalars` declares 1-17, 2048 and 536870911.
+#[test]
+fn declared_numbers_with_other_wire_types_are_errors_and_the_rest_skipped() {
+    let key = |number: u32, wire_type: u32| {
+        let mut out = Vec::new();
+        rust_vt_support_varint(u64::from(number << 3 | wire_type), &mut out);
+        out
+    };
+    for number in [1, 16, 17, 2048, 536_870_911] {
+        // Sent as fixed32, which none of them is.
+        let mut bytes = key(number, 5);
+        bytes.extend([0, 0, 0, 0]);
+        assert_eq!(
+            *reject::<Scalars>(&bytes).kind(),
+            DecodeErrorKind::WireTypeMismatch {
+                field_number: number,
+                found: 5
+            },
+            "field {number}"
+        );
+        assert!(<Scalars as prost::Message>::decode(&bytes[..]).is_err());
+    }
+    for number in [18, 64, 127, 128, 129, 2047, 2049, 536_870_910] {
+        let mut bytes = key(number, 5);
+        bytes.extend([0, 0, 0, 0]);
+        assert_eq!(
+            Scalars::decode(&bytes).expect("an unknown field is skipped"),
+            Scalars::default(),
+            "field {number}"
+        );
+        assert!(<Scalars as prost::Message>::decode(&bytes[..]).is_ok());
+    }
+}
+
 fn nested(levels: usize) -> Vec<u8> {
     let mut node = Node::default();
     for i in 0..levels {

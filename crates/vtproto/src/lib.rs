@@ -74,13 +74,22 @@ pub mod __private {
     pub use crate::reuse::{finish_str_map, replace_loop, replace_str_map_entry, MapReuse, StrMap};
 
     /// `merge_field`'s last arm in `mode=prost`: a key no field matched is skipped, unless its
-    /// number is declared (`declared`), with another wire type: prost's error.
+    /// number is declared, with another wire type: prost's error. The declared numbers below
+    /// 128 are the bits of `low` (bit `n` for number `n`, a literal: cheaper to compile than a
+    /// pattern per message); `high` says whether the key's number is a declared one from 128 up.
     #[inline]
     pub fn skip_unknown(
         r: &mut crate::Reader<'_>,
         key: u32,
-        declared: bool,
+        low: u128,
+        high: bool,
     ) -> Result<(), crate::DecodeError> {
+        let number = key >> 3;
+        let declared = if number < 128 {
+            (low >> number) & 1 == 1
+        } else {
+            high
+        };
         if declared {
             return Err(wire_type_mismatch(key));
         }

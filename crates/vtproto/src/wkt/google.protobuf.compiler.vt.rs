@@ -55,7 +55,7 @@ impl ::vtproto::Message for Version {
                 ::core::result::Result::Ok(())
             }
             34 => r.merge_string(self.suffix.get_or_insert_with(::core::default::Default::default)),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     #[inline]
@@ -112,7 +112,7 @@ impl ::vtproto::Message for CodeGeneratorRequest {
             18 => r.merge_string(self.parameter.get_or_insert_with(::core::default::Default::default)),
             122 => r.push_message(&mut self.proto_file),
             26 => r.merge_message_field(&mut self.compiler_version),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3 | 15)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x800e, false),
         }
     }
     #[inline]
@@ -206,7 +206,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
                 ::core::result::Result::Ok(())
             }
             122 => r.push_message(&mut self.file),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2 | 15)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x8006, false),
         }
     }
     #[inline]
@@ -277,7 +277,7 @@ impl ::vtproto::Message for code_generator_response::File {
             18 => r.merge_string(self.insertion_point.get_or_insert_with(::core::default::Default::default)),
             122 => r.merge_string(self.content.get_or_insert_with(::core::default::Default::default)),
             130 => r.merge_message_field(&mut self.generated_code_info),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2 | 15 | 16)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x18006, false),
         }
     }
     #[inline]

@@ -20,7 +20,7 @@ impl ::vtproto::Message for Any {
         match key {
             10 => r.merge_string(&mut self.type_url),
             18 => r.merge_byte_vec(&mut self.value),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]
@@ -57,7 +57,7 @@ impl ::vtproto::Message for Api {
             42 => r.merge_message_field(&mut self.source_context),
             50 => r.push_message(&mut self.mixins),
             56 => r.set_int32(&mut self.syntax),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=7)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0xfe, false),
         }
     }
     #[inline]
@@ -148,7 +148,7 @@ impl ::vtproto::Message for Method {
             40 => r.set_bool(&mut self.response_streaming),
             50 => r.push_message(&mut self.options),
             56 => r.set_int32(&mut self.syntax),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=7)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0xfe, false),
         }
     }
     #[inline]
@@ -199,7 +199,7 @@ impl ::vtproto::Message for Mixin {
         match key {
             10 => r.merge_string(&mut self.name),
             18 => r.merge_string(&mut self.root),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]
@@ -224,7 +224,7 @@ impl ::vtproto::Message for FileDescriptorSet {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.push_message(&mut self.file),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -302,7 +302,7 @@ impl ::vtproto::Message for FileDescriptorProto {
             66 => r.merge_message_field(&mut self.options),
             74 => r.merge_message_field(&mut self.source_code_info),
             98 => r.merge_string(self.syntax.get_or_insert_with(::core::default::Default::default)),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=12)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1ffe, false),
         }
     }
     #[inline]
@@ -489,7 +489,7 @@ impl ::vtproto::Message for DescriptorProto {
             58 => r.merge_message_field(&mut self.options),
             74 => r.push_message(&mut self.reserved_range),
             82 => r.push_string(&mut self.reserved_name),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=10)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x7fe, false),
         }
     }
     #[inline]
@@ -646,7 +646,7 @@ impl ::vtproto::Message for descriptor_proto::ExtensionRange {
                 ::core::result::Result::Ok(())
             }
             26 => r.merge_message_field(&mut self.options),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0xe, false),
         }
     }
     #[inline]
@@ -715,7 +715,7 @@ impl ::vtproto::Message for descriptor_proto::ReservedRange {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]
@@ -740,7 +740,7 @@ impl ::vtproto::Message for ExtensionRangeOptions {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             7994 => r.push_message(&mut self.uninterpreted_option),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 999)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0, matches!(key >> 3, 999)),
         }
     }
     #[inline]
@@ -844,7 +844,7 @@ impl ::vtproto::Message for FieldDescriptorProto {
                 self.proto3_optional = ::core::option::Option::Some(r.read_bool()?);
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=10 | 17)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x207fe, false),
         }
     }
     #[inline]
@@ -979,7 +979,7 @@ impl ::vtproto::Message for OneofDescriptorProto {
         match key {
             10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             18 => r.merge_message_field(&mut self.options),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]
@@ -1051,7 +1051,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
             26 => r.merge_message_field(&mut self.options),
             34 => r.push_message(&mut self.reserved_range),
             42 => r.push_string(&mut self.reserved_name),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x3e, false),
         }
     }
     #[inline]
@@ -1164,7 +1164,7 @@ impl ::vtproto::Message for enum_descriptor_proto::EnumReservedRange {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]
@@ -1202,7 +1202,7 @@ impl ::vtproto::Message for EnumValueDescriptorProto {
                 ::core::result::Result::Ok(())
             }
             26 => r.merge_message_field(&mut self.options),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0xe, false),
         }
     }
     #[inline]
@@ -1271,7 +1271,7 @@ impl ::vtproto::Message for ServiceDescriptorProto {
             10 => r.merge_string(self.name.get_or_insert_with(::core::default::Default::default)),
             18 => r.push_message(&mut self.method),
             26 => r.merge_message_field(&mut self.options),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0xe, false),
         }
     }
     #[inline]
@@ -1373,7 +1373,7 @@ impl ::vtproto::Message for MethodDescriptorProto {
                 self.server_streaming = ::core::option::Option::Some(r.read_bool()?);
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=6)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x7e, false),
         }
     }
     #[inline]
@@ -1591,7 +1591,7 @@ impl ::vtproto::Message for FileOptions {
             354 => r.merge_string(self.php_metadata_namespace.get_or_insert_with(::core::default::Default::default)),
             362 => r.merge_string(self.ruby_package.get_or_insert_with(::core::default::Default::default)),
             7994 => r.push_message(&mut self.uninterpreted_option),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 8..=11 | 16..=18 | 20 | 23 | 27 | 31 | 36 | 37 | 39..=41 | 44 | 45 | 999)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x33b088970f02, matches!(key >> 3, 999)),
         }
     }
     #[inline]
@@ -1831,7 +1831,7 @@ impl ::vtproto::Message for MessageOptions {
                 ::core::result::Result::Ok(())
             }
             7994 => r.push_message(&mut self.uninterpreted_option),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3 | 7 | 999)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x8e, matches!(key >> 3, 999)),
         }
     }
     #[inline]
@@ -1923,7 +1923,7 @@ impl ::vtproto::Message for FieldOptions {
                 ::core::result::Result::Ok(())
             }
             7994 => r.push_message(&mut self.uninterpreted_option),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3 | 5 | 6 | 10 | 999)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x46e, matches!(key >> 3, 999)),
         }
     }
     #[inline]
@@ -1968,7 +1968,7 @@ impl ::vtproto::Message for OneofOptions {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             7994 => r.push_message(&mut self.uninterpreted_option),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 999)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0, matches!(key >> 3, 999)),
         }
     }
     #[inline]
@@ -2023,7 +2023,7 @@ impl ::vtproto::Message for EnumOptions {
                 ::core::result::Result::Ok(())
             }
             7994 => r.push_message(&mut self.uninterpreted_option),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 2 | 3 | 999)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0xc, matches!(key >> 3, 999)),
         }
     }
     #[inline]
@@ -2072,7 +2072,7 @@ impl ::vtproto::Message for EnumValueOptions {
                 ::core::result::Result::Ok(())
             }
             7994 => r.push_message(&mut self.uninterpreted_option),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 999)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, matches!(key >> 3, 999)),
         }
     }
     #[inline]
@@ -2120,7 +2120,7 @@ impl ::vtproto::Message for ServiceOptions {
                 ::core::result::Result::Ok(())
             }
             7994 => r.push_message(&mut self.uninterpreted_option),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 33 | 999)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x200000000, matches!(key >> 3, 999)),
         }
     }
     #[inline]
@@ -2176,7 +2176,7 @@ impl ::vtproto::Message for MethodOptions {
                 ::core::result::Result::Ok(())
             }
             7994 => r.push_message(&mut self.uninterpreted_option),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 33 | 34 | 999)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x600000000, matches!(key >> 3, 999)),
         }
     }
     #[inline]
@@ -2256,7 +2256,7 @@ impl ::vtproto::Message for UninterpretedOption {
             }
             58 => r.merge_byte_vec(self.string_value.get_or_insert_with(::core::default::Default::default)),
             66 => r.merge_string(self.aggregate_value.get_or_insert_with(::core::default::Default::default)),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 2..=8)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1fc, false),
         }
     }
     #[inline]
@@ -2354,7 +2354,7 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
         match key {
             10 => r.merge_string(&mut self.name_part),
             16 => r.set_bool(&mut self.is_extension),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]
@@ -2379,7 +2379,7 @@ impl ::vtproto::Message for SourceCodeInfo {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.push_message(&mut self.location),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -2448,7 +2448,7 @@ impl ::vtproto::Message for source_code_info::Location {
             26 => r.merge_string(self.leading_comments.get_or_insert_with(::core::default::Default::default)),
             34 => r.merge_string(self.trailing_comments.get_or_insert_with(::core::default::Default::default)),
             50 => r.push_string(&mut self.leading_detached_comments),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4 | 6)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x5e, false),
         }
     }
     #[inline]
@@ -2521,7 +2521,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.push_message(&mut self.annotation),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -2589,7 +2589,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
                 self.end = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     #[inline]
@@ -2643,7 +2643,7 @@ impl ::vtproto::Message for Duration {
         match key {
             8 => r.set_int64(&mut self.seconds),
             16 => r.set_int32(&mut self.nanos),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]
@@ -2668,7 +2668,7 @@ impl ::vtproto::Message for FieldMask {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.push_string(&mut self.paths),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -2710,7 +2710,7 @@ impl ::vtproto::Message for SourceContext {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_string(&mut self.file_name),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -2757,7 +2757,7 @@ impl ::vtproto::Message for Struct {
                 self.fields.insert(k, v);
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -2862,7 +2862,7 @@ impl ::vtproto::Message for Value {
                 ::core::option::Option::Some(value::Kind::ListValue(v)) => ::core::option::Option::Some(v),
                 _ => ::core::option::Option::None,
             }, value::Kind::ListValue),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=6)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x7e, false),
         }
     }
     #[inline]
@@ -2891,7 +2891,7 @@ impl ::vtproto::Message for ListValue {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.push_message(&mut self.values),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -2936,7 +2936,7 @@ impl ::vtproto::Message for Timestamp {
         match key {
             8 => r.set_int64(&mut self.seconds),
             16 => r.set_int32(&mut self.nanos),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]
@@ -2971,7 +2971,7 @@ impl ::vtproto::Message for Type {
             34 => r.push_message(&mut self.options),
             42 => r.merge_message_field(&mut self.source_context),
             48 => r.set_int32(&mut self.syntax),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=6)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x7e, false),
         }
     }
     #[inline]
@@ -3066,7 +3066,7 @@ impl ::vtproto::Message for Field {
             74 => r.push_message(&mut self.options),
             82 => r.merge_string(&mut self.json_name),
             90 => r.merge_string(&mut self.default_value),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4 | 6..=11)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0xfde, false),
         }
     }
     #[inline]
@@ -3122,7 +3122,7 @@ impl ::vtproto::Message for Enum {
             26 => r.push_message(&mut self.options),
             34 => r.merge_message_field(&mut self.source_context),
             40 => r.set_int32(&mut self.syntax),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x3e, false),
         }
     }
     #[inline]
@@ -3193,7 +3193,7 @@ impl ::vtproto::Message for EnumValue {
             10 => r.merge_string(&mut self.name),
             16 => r.set_int32(&mut self.number),
             26 => r.push_message(&mut self.options),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0xe, false),
         }
     }
     #[inline]
@@ -3240,7 +3240,7 @@ impl ::vtproto::Message for Option {
         match key {
             10 => r.merge_string(&mut self.name),
             18 => r.merge_message_field(&mut self.value),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]

@@ -97,8 +97,19 @@ pub(in crate::emit) fn merge_field_with(
         },
         // prost's rule: a declared number with another wire type is an error.
         None => {
-            let patterns = number_patterns(m.all_fields().map(|(_, f)| f.number).collect());
-            let declared = if patterns.is_empty() {
+            let (low, high): (Vec<u32>, Vec<u32>) = m
+                .all_fields()
+                .map(|(_, f)| f.number)
+                .partition(|n| *n < 128);
+            let low = low.iter().fold(0u128, |bits, n| bits | 1 << n);
+            let low = if low == 0 {
+                quote!(0)
+            } else {
+                let hex: TokenStream = format!("{low:#x}").parse().expect("a literal");
+                hex
+            };
+            let patterns = number_patterns(high);
+            let high = if patterns.is_empty() {
                 quote!(false)
             } else {
                 quote!(matches!(key >> 3, #(#patterns)|*))
@@ -106,7 +117,7 @@ pub(in crate::emit) fn merge_field_with(
             quote! {
                 match key {
                     #(#arms)*
-                    _ => ::vtproto::__private::skip_unknown(r, key, #declared),
+                    _ => ::vtproto::__private::skip_unknown(r, key, #low, #high),
                 }
             }
         }

@@ -41,7 +41,7 @@ impl ::vtproto::Message for Type {
             56 => r.set_int32(&mut self.r#async),
             64 => r.set_int32(&mut self.r#match),
             72 => r.set_int32(&mut self.r#gen),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=9)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x3fe, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:type 2:fn 3:self 4:me 5:crate 6:super 7:async 8:match 9:gen";
@@ -63,7 +63,7 @@ impl ::vtproto::Message for Self_ {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => r.set_int32(&mut self.value),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:value";
@@ -101,7 +101,7 @@ impl ::vtproto::Message for Thing {
         match key {
             8 => r.set_int32(&mut self.thing),
             18 => r.merge_message_field(&mut self.child),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:thing 2:child";
@@ -171,7 +171,7 @@ impl ::vtproto::Message for Holder {
                 self.kind = ::core::option::Option::Some(holder::KindOneOf::KindName(r.read_string()?));
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:choice_msg 2:number 3:kind_enum 4:kind_name";
@@ -193,7 +193,7 @@ impl ::vtproto::Message for holder::Choice {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => r.set_int32(&mut self.x),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:x";
@@ -228,7 +228,7 @@ impl ::vtproto::Message for UsesEnum {
             26 => r.merge_string(&mut self.camel_case_field),
             32 => r.set_int32(&mut self.screaming_field),
             40 => r.set_int32(&mut self.field_with_123_digits),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x3e, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:value 2:values 3:camelCaseField 4:SCREAMING_FIELD 5:field_with_123_digits";
@@ -250,7 +250,7 @@ impl ::vtproto::Message for Core {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => r.set_int32(&mut self.std),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:std";
@@ -272,7 +272,7 @@ impl ::vtproto::Message for Option {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_message_field(&mut self.some),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:some";
@@ -294,7 +294,7 @@ impl ::vtproto::Message for Result {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_message_field(&mut self.ok),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:ok";
@@ -357,7 +357,7 @@ impl ::vtproto::Message for Methods {
                 self.field_name = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:size 2:encode_reverse 3:merge_field 4:field_name";
@@ -417,7 +417,7 @@ impl ::vtproto::Message for HasMethods {
                 ::core::option::Option::Some(has_methods::Pick::Picked(v)) => ::core::option::Option::Some(v),
                 _ => ::core::option::Option::None,
             }, has_methods::Pick::Picked),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     const FIELD_NAMES: &'static str = "1:one 2:many 3:by_name 4:picked";

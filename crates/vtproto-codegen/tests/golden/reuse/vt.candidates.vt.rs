@@ -16,7 +16,7 @@ impl ::vtproto::Message for Candidate {
         match key {
             10 => r.merge_string(&mut self.id),
             18 => r.merge_string_map_entry(&mut self.meta_data, 18, 256, false),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]
@@ -62,7 +62,7 @@ impl ::vtproto::Message for CandidatesResponse {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.push_message(&mut self.candidates),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]

@@ -36,7 +36,7 @@ impl ::vtproto::Message for Node {
             10 => r.merge_message_field(&mut self.child),
             16 => r.set_int64(&mut self.value),
             26 => r.merge_string(&mut self.label),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0xe, false),
         }
     }
     #[inline]

@@ -41,7 +41,7 @@ impl ::vtproto::Message for Type {
             56 => r.set_int32(&mut self.r#async),
             64 => r.set_int32(&mut self.r#match),
             72 => r.set_int32(&mut self.r#gen),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=9)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x3fe, false),
         }
     }
     #[inline]
@@ -97,7 +97,7 @@ impl ::vtproto::Message for Self_ {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => r.set_int32(&mut self.value),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -140,7 +140,7 @@ impl ::vtproto::Message for Thing {
         match key {
             8 => r.set_int32(&mut self.thing),
             18 => r.merge_message_field(&mut self.child),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     #[inline]
@@ -237,7 +237,7 @@ impl ::vtproto::Message for Holder {
                 self.kind = ::core::option::Option::Some(holder::KindOneOf::KindName(r.read_string()?));
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     #[inline]
@@ -265,7 +265,7 @@ impl ::vtproto::Message for holder::Choice {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => r.set_int32(&mut self.x),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -305,7 +305,7 @@ impl ::vtproto::Message for UsesEnum {
             26 => r.merge_string(&mut self.camel_case_field),
             32 => r.set_int32(&mut self.screaming_field),
             40 => r.set_int32(&mut self.field_with_123_digits),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x3e, false),
         }
     }
     #[inline]
@@ -336,7 +336,7 @@ impl ::vtproto::Message for Core {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => r.set_int32(&mut self.std),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -363,7 +363,7 @@ impl ::vtproto::Message for Option {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_message_field(&mut self.some),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -411,7 +411,7 @@ impl ::vtproto::Message for Result {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_message_field(&mut self.ok),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     #[inline]
@@ -500,7 +500,7 @@ impl ::vtproto::Message for Methods {
                 self.field_name = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     #[inline]
@@ -568,7 +568,7 @@ impl ::vtproto::Message for HasMethods {
                 ::core::option::Option::Some(has_methods::Pick::Picked(v)) => ::core::option::Option::Some(v),
                 _ => ::core::option::Option::None,
             }, has_methods::Pick::Picked),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     #[inline]

@@ -66,7 +66,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidateView<'a> {
                 self.meta_data.push((k, v));
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     fn to_owned_message(&self) -> Candidate {
@@ -112,7 +112,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
                 self.candidates.push(v);
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     fn to_owned_message(&self) -> CandidatesResponse {

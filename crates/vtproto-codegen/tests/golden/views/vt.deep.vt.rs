@@ -41,7 +41,7 @@ impl<'a> ::vtproto::MessageView<'a> for NodeView<'a> {
             10 => r.merge_view(self.child.get_or_insert_with(::core::default::Default::default)),
             16 => r.set_int64(&mut self.value),
             26 => r.set(&mut self.label, ::vtproto::Reader::read_str),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=3)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0xe, false),
         }
     }
     fn to_owned_message(&self) -> Node {

@@ -207,7 +207,7 @@ impl<'a> ::vtproto::MessageView<'a> for TypeView<'a> {
             56 => r.set_int32(&mut self.r#async),
             64 => r.set_int32(&mut self.r#match),
             72 => r.set_int32(&mut self.r#gen),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=9)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x3fe, false),
         }
     }
     fn to_owned_message(&self) -> Type {
@@ -247,7 +247,7 @@ impl<'a> ::vtproto::MessageView<'a> for Self_View<'a> {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => r.set_int32(&mut self.value),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     fn to_owned_message(&self) -> Self_ {
@@ -289,7 +289,7 @@ impl<'a> ::vtproto::MessageView<'a> for ThingView<'a> {
         match key {
             8 => r.set_int32(&mut self.thing),
             18 => r.merge_view(self.child.get_or_insert_with(::core::default::Default::default)),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1 | 2)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x6, false),
         }
     }
     fn to_owned_message(&self) -> Thing {
@@ -385,7 +385,7 @@ impl<'a> ::vtproto::MessageView<'a> for HolderView<'a> {
                 self.kind = ::core::option::Option::Some(holder_views::KindOneOf::KindName(r.read_str()?));
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     fn to_owned_message(&self) -> Holder {
@@ -424,7 +424,7 @@ impl<'a> ::vtproto::MessageView<'a> for holder_views::ChoiceView<'a> {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => r.set_int32(&mut self.x),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     fn to_owned_message(&self) -> holder::Choice {
@@ -485,7 +485,7 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
             26 => r.set(&mut self.camel_case_field, ::vtproto::Reader::read_str),
             32 => r.set_int32(&mut self.screaming_field),
             40 => r.set_int32(&mut self.field_with_123_digits),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=5)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x3e, false),
         }
     }
     fn to_owned_message(&self) -> UsesEnum {
@@ -521,7 +521,7 @@ impl<'a> ::vtproto::MessageView<'a> for CoreView<'a> {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             8 => r.set_int32(&mut self.std),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     fn to_owned_message(&self) -> Core {
@@ -560,7 +560,7 @@ impl<'a> ::vtproto::MessageView<'a> for OptionView<'a> {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_view(self.some.get_or_insert_with(::core::default::Default::default)),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     fn to_owned_message(&self) -> Option {
@@ -599,7 +599,7 @@ impl<'a> ::vtproto::MessageView<'a> for ResultView<'a> {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => r.merge_view(self.ok.get_or_insert_with(::core::default::Default::default)),
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x2, false),
         }
     }
     fn to_owned_message(&self) -> Result {
@@ -672,7 +672,7 @@ impl<'a> ::vtproto::MessageView<'a> for MethodsView<'a> {
                 self.field_name = ::core::option::Option::Some(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     fn to_owned_message(&self) -> Methods {
@@ -801,7 +801,7 @@ impl<'a> ::vtproto::MessageView<'a> for HasMethodsView<'a> {
                 }
                 ::core::result::Result::Ok(())
             }
-            _ => ::vtproto::__private::skip_unknown(r, key, matches!(key >> 3, 1..=4)),
+            _ => ::vtproto::__private::skip_unknown(r, key, 0x1e, false),
         }
     }
     fn to_owned_message(&self) -> HasMethods {
