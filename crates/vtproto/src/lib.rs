@@ -77,7 +77,8 @@ pub mod __private {
     /// number is declared, with another wire type: prost's error. The declared numbers below
     /// 128 are the bits of `low` (bit `n` for number `n`, a literal: cheaper to compile than a
     /// pattern per message); `high` says whether the key's number is a declared one from 128 up.
-    #[inline]
+    /// Out of line: the decode loops stay as small as they were with an inline pattern.
+    #[inline(never)]
     pub fn skip_unknown(
         r: &mut crate::Reader<'_>,
         key: u32,
