@@ -59,7 +59,7 @@ pub fn strings_size<T: AsRef<[u8]>>(key_len: usize, v: &[T]) -> usize {
 
 impl ReverseWriter<'_> {
     /// Writes a key, `(number << 3) | wire type`, as a varint. Called with a literal, it
-    /// folds into one or two byte stores.
+    /// folds into one or two byte stores for field numbers below 2048.
     #[inline(always)]
     pub fn put_key(&mut self, key: u32) {
         if key < 0x80 {
