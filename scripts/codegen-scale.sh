@@ -13,10 +13,10 @@
 # --first N the first N files of the whole set (sorted by path), with --measure: the plugins
 #           only, to see how their cost grows with the request.
 # --count   for the default set, the compile cost in a figure that does not move between runs:
-#           the instructions rustc executes (valgrind's cachegrind) in a debug build of the
-#           set's imports (the closure without the google.cloud.aiplatform.v1 package itself,
-#           about a hundred messages), prost's structs alone and with our impls. About 2
-#           minutes; needs valgrind.
+#           the instructions rustc executes (valgrind's cachegrind) in a debug build and in a
+#           release build of the set's imports (the closure without the
+#           google.cloud.aiplatform.v1 package itself, about a hundred messages), prost's
+#           structs alone and with our impls. About 4 minutes; needs valgrind.
 # --measure also measure, on the same request, protoc-gen-rust-vt against protoc-gen-prost 0.5
 #           (installed into target/tools; plugin time and peak memory, output size), and, for
 #           the default set, the compile cost of our impls: the generated crate built with
@@ -161,25 +161,29 @@ case " \$* " in
     *" --crate-name vt_imports "*) out=vt-imports ;;
     *) exec "\$@" ;;
 esac
-exec valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$work/\$out.cg" \
+exec valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$work/\$out.\$PROFILE.cg" \
     --log-file="$work/\$out.valgrind" "\$@"
 SH
     chmod +x "$work/count-rustc"
-    for c in prost-imports vt-imports; do
-        cargo build --quiet --manifest-path "$work/$c/Cargo.toml" # dependencies
-        cargo clean --quiet --manifest-path "$work/$c/Cargo.toml" -p "$c"
-        CARGO_INCREMENTAL=0 RUSTC_WRAPPER="$work/count-rustc" \
-            cargo build --quiet --manifest-path "$work/$c/Cargo.toml"
-    done
     ir() { awk '/^summary:/ { print $2 }' "$work/$1.cg"; }
-    p=$(ir prost-imports) v=$(ir vt-imports)
     echo
-    echo "rustc instructions, debug build of the imports of $set_name ($(grep -c '^impl ::vtproto::Message' "$work"/vt-imports/src/gen/*.vt.rs | awk -F: '{ s += $2 } END { print s }') messages):"
+    echo "rustc instructions, building the imports of $set_name ($(grep -c '^impl ::vtproto::Message' "$work"/vt-imports/src/gen/*.vt.rs | awk -F: '{ s += $2 } END { print s }') messages):"
     echo
-    echo '| prost-build alone | prost-build + rust-vt | change |'
-    echo '|---:|---:|---:|'
-    printf '| %.3f G | %.3f G | %+.1f%% |\n' "$(echo "$p / 10^9" | bc -l)" "$(echo "$v / 10^9" | bc -l)" \
-        "$(echo "($v / $p - 1) * 100" | bc -l)"
+    echo '| build | prost-build alone | prost-build + rust-vt | change |'
+    echo '|---|---:|---:|---:|'
+    for profile in debug release; do
+        flag=()
+        [ "$profile" = release ] && flag=(--release)
+        for c in prost-imports vt-imports; do
+            cargo build --quiet "${flag[@]}" --manifest-path "$work/$c/Cargo.toml" # dependencies
+            cargo clean --quiet "${flag[@]}" --manifest-path "$work/$c/Cargo.toml" -p "$c"
+            PROFILE=$profile CARGO_INCREMENTAL=0 RUSTC_WRAPPER="$work/count-rustc" \
+                cargo build --quiet "${flag[@]}" --manifest-path "$work/$c/Cargo.toml"
+        done
+        p=$(ir prost-imports.$profile) v=$(ir vt-imports.$profile)
+        printf '| %s | %.3f G | %.3f G | %+.1f%% |\n' "$profile" "$(echo "$p / 10^9" | bc -l)" \
+            "$(echo "$v / 10^9" | bc -l)" "$(echo "($v / $p - 1) * 100" | bc -l)"
+    done
 fi
 
 ((measure)) || exit 0
