@@ -17,6 +17,8 @@
 #           release build of the set's imports (the closure without the
 #           google.cloud.aiplatform.v1 package itself, about a hundred messages), prost's
 #           structs alone and with our impls. About 4 minutes; needs valgrind.
+# --count-all the same count for the whole closure, aiplatform v1 included (a few hundred
+#           messages; about 40 minutes).
 # --measure also measure, on the same request, protoc-gen-rust-vt against protoc-gen-prost 0.5
 #           (installed into target/tools; plugin time and peak memory, output size), and, for
 #           the default set, the compile cost of our impls: the generated crate built with
@@ -38,6 +40,7 @@ while (($#)); do
         --first) shift; first=${1:-}; [[ $first =~ ^[0-9]+$ ]] || usage ;;
         --measure) measure=1 ;;
         --count) count=1 ;;
+        --count-all) count=2 ;;
         *) usage ;;
     esac
     shift
@@ -141,11 +144,13 @@ fi
 
 if ((count && !full && !first)); then
     command -v valgrind >/dev/null || { log "--count needs valgrind"; exit 1; }
-    # The imports' crates: the generated files without aiplatform v1's own package.
+    # The counted crates: the generated files, without aiplatform v1's own package (the
+    # closure's imports) unless --count-all.
     imports() { # crate-dir generated-dir
         rm -rf "$1"
         make_crate "$1"
         cp -r "$2" "$1/src/gen"
+        ((count == 2)) && return
         rm "$1"/src/gen/google.cloud.aiplatform.v1.{,vt.}rs 2>/dev/null || true
         sed -i 's/include!("google.cloud.aiplatform.v1.rs");//' "$1/src/gen/mod.rs"
     }
@@ -167,7 +172,9 @@ SH
     chmod +x "$work/count-rustc"
     ir() { awk '/^summary:/ { print $2 }' "$work/$1.cg"; }
     echo
-    echo "rustc instructions, building the imports of $set_name ($(grep -c '^impl ::vtproto::Message' "$work"/vt-imports/src/gen/*.vt.rs | awk -F: '{ s += $2 } END { print s }') messages):"
+    what="the imports of $set_name"
+    ((count == 2)) && what="the whole $set_name closure"
+    echo "rustc instructions, building $what ($(grep -c '^impl ::vtproto::Message' "$work"/vt-imports/src/gen/*.vt.rs | awk -F: '{ s += $2 } END { print s }') messages):"
     echo
     echo '| build | prost-build alone | prost-build + rust-vt | change |'
     echo '|---|---:|---:|---:|'
