@@ -146,7 +146,7 @@ if ((count && !full && !first)); then
     command -v valgrind >/dev/null || { log "--count needs valgrind"; exit 1; }
     # The counted crates: the generated files, without aiplatform v1's own package (the
     # closure's imports) unless --count-all.
-    imports() { # crate-dir generated-dir
+    counted_crate() { # crate-dir generated-dir
         rm -rf "$1"
         make_crate "$1"
         cp -r "$2" "$1/src/gen"
@@ -155,15 +155,15 @@ if ((count && !full && !first)); then
         sed -i 's/include!("google.cloud.aiplatform.v1.rs");//' "$1/src/gen/mod.rs"
     }
     "$generate" "$work/set.fds" "$work/prost-only-gen" --prost-only
-    imports "$work/prost-imports" "$work/prost-only-gen"
-    imports "$work/vt-imports" "$work/vt-crate/src/gen"
+    counted_crate "$work/prost-count" "$work/prost-only-gen"
+    counted_crate "$work/vt-count" "$work/vt-crate/src/gen"
     rm -rf "$work/prost-only-gen"
     cat >"$work/count-rustc" <<SH
 #!/bin/sh
-# RUSTC_WRAPPER: rustc under cachegrind for the two imports crates, plain rustc otherwise.
+# RUSTC_WRAPPER: rustc under cachegrind for the two counted crates, plain rustc otherwise.
 case " \$* " in
-    *" --crate-name prost_imports "*) out=prost-imports ;;
-    *" --crate-name vt_imports "*) out=vt-imports ;;
+    *" --crate-name prost_count "*) out=prost-count ;;
+    *" --crate-name vt_count "*) out=vt-count ;;
     *) exec "\$@" ;;
 esac
 exec valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$work/\$out.\$PROFILE.cg" \
@@ -174,20 +174,20 @@ SH
     echo
     what="the imports of $set_name"
     ((count == 2)) && what="the whole $set_name closure"
-    echo "rustc instructions, building $what ($(grep -c '^impl ::vtproto::Message' "$work"/vt-imports/src/gen/*.vt.rs | awk -F: '{ s += $2 } END { print s }') messages):"
+    echo "rustc instructions, building $what ($(grep -c '^impl ::vtproto::Message' "$work"/vt-count/src/gen/*.vt.rs | awk -F: '{ s += $2 } END { print s }') messages):"
     echo
     echo '| build | prost-build alone | prost-build + rust-vt | change |'
     echo '|---|---:|---:|---:|'
     for profile in debug release; do
         flag=()
         [ "$profile" = release ] && flag=(--release)
-        for c in prost-imports vt-imports; do
+        for c in prost-count vt-count; do
             cargo build --quiet "${flag[@]}" --manifest-path "$work/$c/Cargo.toml" # dependencies
             cargo clean --quiet "${flag[@]}" --manifest-path "$work/$c/Cargo.toml" -p "$c"
             PROFILE=$profile CARGO_INCREMENTAL=0 RUSTC_WRAPPER="$work/count-rustc" \
                 cargo build --quiet "${flag[@]}" --manifest-path "$work/$c/Cargo.toml"
         done
-        p=$(ir prost-imports.$profile) v=$(ir vt-imports.$profile)
+        p=$(ir prost-count.$profile) v=$(ir vt-count.$profile)
         printf '| %s | %.3f G | %.3f G | %+.1f%% |\n' "$profile" "$(echo "$p / 10^9" | bc -l)" \
             "$(echo "$v / 10^9" | bc -l)" "$(echo "($v / $p - 1) * 100" | bc -l)"
     done
