@@ -82,6 +82,22 @@ impl Config {
         self
     }
 
+    /// Singular message fields under these proto paths become `Box<T>` (prost-build's `boxed`;
+    /// a oneof member's path is `.pkg.Msg.oneof_name.field`). Set boxing here, not through
+    /// [`prost_config`](Config::prost_config), so that the impls and views read the same
+    /// shapes as prost's structs (a box set only on prost's side is reported as an error).
+    pub fn boxed<I, S>(&mut self, paths: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        for path in paths {
+            self.prost.boxed(path.as_ref());
+            self.options.boxed.push(path.as_ref().to_string());
+        }
+        self
+    }
+
     /// Types under `proto_path` come from another crate at `rust_path`.
     pub fn extern_path(
         &mut self,
@@ -209,6 +225,9 @@ impl Config {
         let to_generate: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
         let files = vtproto_codegen::generate(&fds.file, &to_generate, &self.options)
             .map_err(|e| Error::new(ErrorKind::InvalidInput, e))?;
+        if prost {
+            check_boxing(&fds, &to_generate, &self.options, &out_dir)?;
+        }
         for f in &files {
             let path = out_dir.join(&f.name);
             write_if_changed(&path, f.content.as_bytes())?;
@@ -407,4 +426,43 @@ pub fn prost_fds(fds: &FileDescriptorSet) -> Result<prost_types::FileDescriptorS
 /// Shortcut for `Config::new().compile_protos(protos, includes)`.
 pub fn compile_protos(protos: &[impl AsRef<Path>], includes: &[impl AsRef<Path>]) -> Result<()> {
     Config::new().compile_protos(protos, includes)
+}
+
+/// Checks that prost-build boxed exactly the fields our model boxes, package by package: a
+/// path given to `prost_config().boxed(..)` alone would give prost's structs a `Box` that our
+/// impls and views do not expect, a type error deep in generated code. prost writes every box
+/// as `<prost>::alloc::boxed::Box<`, a field's or a oneof variant's.
+fn check_boxing(
+    fds: &FileDescriptorSet,
+    to_generate: &[String],
+    options: &Options,
+    out_dir: &Path,
+) -> Result<()> {
+    let packages = vtproto_codegen::model::build(&fds.file, to_generate, options)
+        .map_err(|e| Error::new(ErrorKind::InvalidInput, e))?;
+    for p in packages.iter().filter(|p| !p.messages.is_empty()) {
+        let ours = p
+            .messages
+            .iter()
+            .flat_map(|m| m.all_fields())
+            .filter(|(_, f)| f.boxed)
+            .count();
+        let prost_file = out_dir.join(vtproto_codegen::prost_file_name(&p.name));
+        let Ok(text) = std::fs::read_to_string(&prost_file) else {
+            continue;
+        };
+        let theirs = text.matches("::alloc::boxed::Box<").count();
+        if theirs != ours {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "prost-build boxes {theirs} fields of package `{}` and rust-vt {ours}: set \
+                     boxed paths with vtproto_build::Config::boxed (it tells both), not with \
+                     prost_config().boxed",
+                    p.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

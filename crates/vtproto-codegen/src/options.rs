@@ -39,6 +39,10 @@ pub struct Options {
     pub btree_map: Vec<String>,
     /// Proto paths whose `bytes` fields prost generates as `bytes::Bytes` (prost-build's `bytes`).
     pub bytes: Vec<String>,
+    /// Proto paths of singular message fields prost generates as `Box<T>` (prost-build's
+    /// `boxed`; a oneof's members are matched as `.pkg.Msg.oneof_name.field`), beside the
+    /// fields prost boxes on its own (recursive ones).
+    pub boxed: Vec<String>,
     /// Proto paths provided by other crates (prost-build's `extern_path`): no impls are generated
     /// for them.
     pub extern_path: Vec<(String, String)>,
@@ -59,7 +63,7 @@ impl Options {
     /// Parses a comma-separated `key=value` parameter string, as passed by `--rust-vt_opt`.
     ///
     /// Keys: `mode` (`prost`, `standalone`), `features` (`a+b`, names of
-    /// [`feature_names`](crate::feature_names)), `views`, `btree_map`, `bytes` (proto paths,
+    /// [`feature_names`](crate::feature_names)), `views`, `btree_map`, `bytes`, `boxed` (proto paths,
     /// repeatable),
     /// `extern_path=.proto.path=::rust::path` (repeatable), `include_file=<name>`
     /// (`mode=standalone`), and the flags `compile_well_known_types` and `insert_include`.
@@ -89,6 +93,7 @@ impl Options {
                 "btree_map" => opts.btree_map.push(value.to_string()),
                 "views" => opts.views.push(value.to_string()),
                 "bytes" => opts.bytes.push(value.to_string()),
+                "boxed" => opts.boxed.push(value.to_string()),
                 "extern_path" => {
                     let (proto, rust) = value.split_once('=').ok_or_else(|| {
                         Error::option(format!(
@@ -135,6 +140,13 @@ impl Options {
     /// Whether a field's map type is `BTreeMap`.
     pub fn is_btree_map(&self, fq_message: &str, field: &str) -> bool {
         path_matches(&self.btree_map, &format!("{fq_message}.{field}"))
+    }
+
+    /// Whether prost-build's `boxed` option boxes a field: `fq_parent` is the message
+    /// (`.pkg.Msg`), or for a oneof member the oneof (`.pkg.Msg.oneof_name`), as prost-build
+    /// matches it.
+    pub fn is_boxed(&self, fq_parent: &str, field: &str) -> bool {
+        path_matches(&self.boxed, &format!("{fq_parent}.{field}"))
     }
 
     /// Whether a field's bytes type is `bytes::Bytes`.

@@ -227,10 +227,20 @@ impl FileCx<'_> {
                 .oneof_index
                 .map(|i| i as usize)
                 .filter(|&i| oneofs.get(i).is_some_and(Option::is_some));
-            let field = self.field(&inner, &fq, f, slot.is_some())?;
+            let mut field = self.field(&inner, &fq, f, slot.is_some())?;
+            // prost-build's `boxed` option, for singular message fields (prost boxes other
+            // kinds too, which no generated code of ours handles).
+            let boxable = field.value.message().is_some() && f.label() != PbLabel::Repeated;
             match slot.and_then(|i| oneofs[i].as_mut()) {
-                Some(o) => o.fields.push(field),
-                None => fields.push(field),
+                Some(o) => {
+                    let parent = format!("{fq}.{}", o.name);
+                    field.boxed |= boxable && self.options.is_boxed(&parent, f.name());
+                    o.fields.push(field)
+                }
+                None => {
+                    field.boxed |= boxable && self.options.is_boxed(&fq, f.name());
+                    fields.push(field)
+                }
             }
         }
         let oneofs: Vec<Oneof> = oneofs.into_iter().flatten().collect();
@@ -500,9 +510,13 @@ impl FileCx<'_> {
             message_encoding: MessageEncoding::LengthPrefixed,
             ..*features
         };
+        let value_type = self.value_type(value, &entry_features);
         Ok(MapField {
             key,
-            value: self.value_type(value, &entry_features),
+            default_value_encodes: self.options.mode == Mode::Prost
+                && value_type.message().is_some()
+                && self.index.declares_required(value.type_name()),
+            value: value_type,
             // prost looks the value's bytes type up as `<message>.value`.
             value_bytes: self.bytes_repr(fq_message, "value"),
             btree: self.options.is_btree_map(fq_message, f.name()),

@@ -160,6 +160,14 @@ impl<'a> TypeIndex<'a> {
         })
     }
 
+    /// Whether the message `type_name` itself declares a required field (which its encoding
+    /// always writes, so its default value does not encode to nothing).
+    pub(super) fn declares_required(&self, type_name: &str) -> bool {
+        self.messages
+            .get(type_name)
+            .is_some_and(|(m, _)| m.field.iter().any(is_required))
+    }
+
     /// Whether a value of message type `from` can contain a `target`: `from` is `target` or
     /// has a message field (map values included) of a type that can.
     pub(super) fn reaches(&self, from: &str, target: &str) -> bool {
@@ -168,6 +176,8 @@ impl<'a> TypeIndex<'a> {
 
     /// Whether a value of message type `from` can contain a `target` through singular
     /// (not repeated, not map) message fields only: prost-build's rule for boxing a field.
+    /// As in prost-build's message graph, a group field is no edge (`TYPE_GROUP` is not
+    /// `TYPE_MESSAGE`), though the field whose type starts the walk may be a group.
     pub(super) fn reaches_singular(&self, from: &str, target: &str) -> bool {
         let mut seen = HashSet::new();
         let mut stack = vec![from];
@@ -182,10 +192,7 @@ impl<'a> TypeIndex<'a> {
                 stack.extend(
                     m.field
                         .iter()
-                        .filter(|f| {
-                            f.label() != PbLabel::Repeated
-                                && matches!(f.r#type(), PbType::Message | PbType::Group)
-                        })
+                        .filter(|f| f.label() != PbLabel::Repeated && f.r#type() == PbType::Message)
                         .map(|f| f.type_name()),
                 );
             }

@@ -239,6 +239,10 @@ pub struct MapField {
     /// Entries are written with their key and value even when those are defaults, as the C++
     /// and upb runtimes write them (`mode=standalone`); prost omits defaults (`mode=prost`).
     pub full_entries: bool,
+    /// Without full entries: the value is a message whose default encodes to some bytes (it
+    /// declares required fields, always written), so telling a default value, which prost
+    /// omits, takes a comparison with `Default::default()` (prost's own test).
+    pub default_value_encodes: bool,
 }
 
 /// A field of a message (or one member of a oneof).

@@ -307,6 +307,16 @@ fn map_value_write(f: &Field, map: &MapField) -> TokenStream {
             #key
         };
     }
+    if map.default_value_encodes {
+        return quote! {
+            if *v != ::core::default::Default::default() {
+                let value_mark = w.written();
+                #encode
+                w.put_len(value_mark);
+                #key
+            }
+        };
+    }
     quote! {
         let value_mark = w.written();
         #encode

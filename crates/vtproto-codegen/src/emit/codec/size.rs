@@ -230,6 +230,12 @@ fn map_size(f: &Field, map: &MapField) -> TokenStream {
             let size = size_call(f, &quote!(v));
             if map.full_entries {
                 quote!(1 + ::vtproto::wire::len_delimited(#size))
+            } else if map.default_value_encodes {
+                quote! {
+                    if *v != ::core::default::Default::default() {
+                        1 + ::vtproto::wire::len_delimited(#size)
+                    } else { 0 }
+                }
             } else {
                 quote! {{
                     let s = #size;
