@@ -3,6 +3,7 @@
 #![allow(clippy::all, missing_docs)]
 
 pub mod checks;
+pub mod properties;
 
 /// The project's protos: workloads and all-field-kinds test protos.
 pub mod own {

@@ -121,7 +121,7 @@ pub fn generate_each(
     let features = emit::select(options)?;
     let packages = model::build(files, to_generate, options)?;
     let packages: Vec<&model::Package> =
-        packages.iter().filter(|p| !p.messages.is_empty()).collect();
+        packages.iter().filter(|p| has_output(p, options)).collect();
     let one = |p: &model::Package| generate_package(p, &features, options);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -157,6 +157,37 @@ pub fn generate_each(
         }
     });
     Ok(())
+}
+
+/// The tokens each generated file is printed from (every feature's, in order), by file name:
+/// for tests that parse the printed text back and compare (the printer is hand-written).
+#[doc(hidden)]
+pub fn generate_tokens(
+    files: &[descriptor::FileDescriptorProto],
+    to_generate: &[String],
+    options: &Options,
+) -> Result<Vec<(String, proc_macro2::TokenStream)>, Error> {
+    let features = emit::select(options)?;
+    let packages = model::build(files, to_generate, options)?;
+    Ok(packages
+        .iter()
+        .filter(|p| has_output(p, options))
+        .map(|p| {
+            let mut all = proc_macro2::TokenStream::new();
+            for f in &features {
+                (f.emit)(p, options, &mut |tokens| all.extend(tokens));
+            }
+            (generate_package(p, &features, options).name, all)
+        })
+        .collect())
+}
+
+/// Whether a package gets a file: one with messages always; in `mode=standalone` one with
+/// enums or extensions alone too (its types are ours to declare; prost declares them in
+/// `mode=prost`, where our impls are for messages only).
+fn has_output(p: &model::Package, options: &Options) -> bool {
+    !p.messages.is_empty()
+        || (options.mode == Mode::Standalone && !(p.enums.is_empty() && p.extensions.is_empty()))
 }
 
 fn generate_package(

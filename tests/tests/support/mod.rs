@@ -7,6 +7,9 @@
 //! non-canonical varints (an `int32` carried in 64 bits, keys one byte longer than needed).
 #![allow(dead_code)]
 
+pub mod oracle;
+pub mod schemas;
+
 use std::collections::{HashMap, HashSet};
 
 use prost::Message as _;
@@ -86,6 +89,8 @@ enum Syntax {
 /// Every message of a descriptor set, by full name (without the leading dot).
 pub struct Schema {
     messages: HashMap<String, (DescriptorProto, Syntax)>,
+    /// Enum values by the enum's full name (without the leading dot).
+    enums: HashMap<String, Vec<(String, i32)>>,
 }
 
 impl Schema {
@@ -108,6 +113,35 @@ impl Schema {
             }
             out.insert(name, (m.clone(), syntax));
         }
+        let mut enums = HashMap::new();
+        fn add_enums(
+            out: &mut HashMap<String, Vec<(String, i32)>>,
+            prefix: &str,
+            list: &[prost_types::EnumDescriptorProto],
+            nested: &[DescriptorProto],
+        ) {
+            let join = |name: &str| {
+                if prefix.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{prefix}.{name}")
+                }
+            };
+            for e in list {
+                let values = e
+                    .value
+                    .iter()
+                    .map(|v| (v.name().to_string(), v.number()))
+                    .collect();
+                out.insert(join(e.name()), values);
+            }
+            for m in nested {
+                add_enums(out, &join(m.name()), &m.enum_type, &m.nested_type);
+            }
+        }
+        for f in &fds.file {
+            add_enums(&mut enums, f.package(), &f.enum_type, &f.message_type);
+        }
         for f in &fds.file {
             let syntax = if f.syntax() == "proto3" {
                 Syntax::Proto3
@@ -118,7 +152,175 @@ impl Schema {
                 add(&mut messages, f.package(), m, syntax);
             }
         }
-        Schema { messages }
+        Schema { messages, enums }
+    }
+
+    /// Encodings at the edges of message `name`'s values: the empty message; every field
+    /// present once at its zero value (an empty message for message fields, an entry with
+    /// neither key nor value and one with both at zero for maps, a zero in a packed run and
+    /// one unpacked for repeated scalars); and only the required fields, at their declared
+    /// defaults, with every map of a message holding one entry whose value is that
+    /// message's own such value (the value prost's `Default` gives it).
+    pub fn edge_messages(&self, name: &str) -> Vec<Vec<u8>> {
+        let mut zeros = Vec::new();
+        self.zero_body(name, &mut zeros);
+        let mut required = Vec::new();
+        self.required_body(name, 0, &mut required);
+        vec![Vec::new(), zeros, required]
+    }
+
+    fn zero_body(&self, name: &str, out: &mut Vec<u8>) {
+        let (m, _) = self.get(name);
+        for f in &m.field {
+            match f.r#type() {
+                Type::Group => {
+                    key(f.number(), 3, out);
+                    key(f.number(), 4, out);
+                }
+                Type::Message if self.is_map_entry(f.type_name()) => {
+                    key(f.number(), 2, out);
+                    varint(0, out);
+                    let (entry, _) = self.get(f.type_name());
+                    let mut body = Vec::new();
+                    for part in &entry.field {
+                        match part.r#type() {
+                            Type::Message | Type::Group => {
+                                key(part.number(), 2, &mut body);
+                                varint(0, &mut body);
+                            }
+                            t => zero_scalar(part.number(), t, &mut body),
+                        }
+                    }
+                    key(f.number(), 2, out);
+                    varint(body.len() as u64, out);
+                    out.extend_from_slice(&body);
+                }
+                Type::Message => {
+                    key(f.number(), 2, out);
+                    varint(0, out);
+                }
+                t => {
+                    zero_scalar(f.number(), t, out);
+                    if f.label() == Label::Repeated && !matches!(t, Type::String | Type::Bytes) {
+                        let mut body = Vec::new();
+                        zero_value(t, &mut body);
+                        key(f.number(), 2, out);
+                        varint(body.len() as u64, out);
+                        out.extend_from_slice(&body);
+                    }
+                }
+            }
+        }
+    }
+
+    fn required_body(&self, name: &str, depth: u32, out: &mut Vec<u8>) {
+        let (m, _) = self.get(name);
+        for f in &m.field {
+            let map_of_message = f.r#type() == Type::Message
+                && self.is_map_entry(f.type_name())
+                && self
+                    .get(f.type_name())
+                    .0
+                    .field
+                    .iter()
+                    .any(|v| v.number() == 2 && v.r#type() == Type::Message);
+            if map_of_message && depth < 3 {
+                let (entry, _) = self.get(f.type_name());
+                let value = entry.field.iter().find(|v| v.number() == 2).unwrap();
+                let mut inner = Vec::new();
+                self.required_body(value.type_name(), depth + 1, &mut inner);
+                let mut body = Vec::new();
+                key(2, 2, &mut body);
+                varint(inner.len() as u64, &mut body);
+                body.extend_from_slice(&inner);
+                key(f.number(), 2, out);
+                varint(body.len() as u64, out);
+                out.extend_from_slice(&body);
+                continue;
+            }
+            if f.label() != Label::Required {
+                continue;
+            }
+            match f.r#type() {
+                Type::Group if depth < 3 => {
+                    key(f.number(), 3, out);
+                    self.required_body(f.type_name(), depth + 1, out);
+                    key(f.number(), 4, out);
+                }
+                Type::Message if depth < 3 => {
+                    let mut inner = Vec::new();
+                    self.required_body(f.type_name(), depth + 1, &mut inner);
+                    key(f.number(), 2, out);
+                    varint(inner.len() as u64, out);
+                    out.extend_from_slice(&inner);
+                }
+                Type::Message | Type::Group => {}
+                t => {
+                    key(f.number(), wire_type(t), out);
+                    self.default_scalar(f, t, out);
+                }
+            }
+        }
+    }
+
+    /// A scalar field's declared default (or zero), encoded without its key.
+    fn default_scalar(&self, f: &FieldDescriptorProto, t: Type, out: &mut Vec<u8>) {
+        let Some(text) = f.default_value.as_deref() else {
+            if t == Type::Enum {
+                // A closed enum's default is its first value.
+                let first = self
+                    .enums
+                    .get(f.type_name().trim_start_matches('.'))
+                    .and_then(|v| v.first())
+                    .map_or(0, |(_, n)| *n);
+                varint(first as i64 as u64, out);
+                return;
+            }
+            return zero_value(t, out);
+        };
+        let float = |text: &str| match text {
+            "inf" => f64::INFINITY,
+            "-inf" => f64::NEG_INFINITY,
+            "nan" => f64::NAN,
+            t => t.parse().unwrap(),
+        };
+        match t {
+            Type::Double => out.extend_from_slice(&float(text).to_le_bytes()),
+            Type::Float => out.extend_from_slice(&(float(text) as f32).to_le_bytes()),
+            Type::Bool => varint(u64::from(text == "true"), out),
+            Type::String => {
+                varint(text.len() as u64, out);
+                out.extend_from_slice(text.as_bytes());
+            }
+            Type::Bytes => {
+                let b = unescape_c(text);
+                varint(b.len() as u64, out);
+                out.extend_from_slice(&b);
+            }
+            Type::Enum => {
+                let n = self
+                    .enums
+                    .get(f.type_name().trim_start_matches('.'))
+                    .and_then(|v| v.iter().find(|(name, _)| name == text))
+                    .map_or(0, |(_, n)| *n);
+                varint(n as i64 as u64, out);
+            }
+            Type::Uint64 | Type::Uint32 => varint(text.parse().unwrap(), out),
+            Type::Fixed64 => out.extend_from_slice(&text.parse::<u64>().unwrap().to_le_bytes()),
+            Type::Fixed32 => out.extend_from_slice(&text.parse::<u32>().unwrap().to_le_bytes()),
+            Type::Sfixed64 => out.extend_from_slice(&text.parse::<i64>().unwrap().to_le_bytes()),
+            Type::Sfixed32 => out.extend_from_slice(&text.parse::<i32>().unwrap().to_le_bytes()),
+            Type::Sint32 => {
+                let v: i32 = text.parse().unwrap();
+                varint(((v << 1) ^ (v >> 31)) as u32 as u64, out)
+            }
+            Type::Sint64 => {
+                let v: i64 = text.parse().unwrap();
+                varint(((v << 1) ^ (v >> 63)) as u64, out)
+            }
+            Type::Int32 | Type::Int64 => varint(text.parse::<i64>().unwrap() as u64, out),
+            Type::Message | Type::Group => unreachable!(),
+        }
     }
 
     /// Full names of the messages that get a Rust struct (map entries don't).
@@ -354,6 +556,71 @@ impl Schema {
             Type::Message | Type::Group => unreachable!(),
         }
     }
+}
+
+/// A scalar field with its zero value.
+fn zero_scalar(number: i32, t: Type, out: &mut Vec<u8>) {
+    key(number, wire_type(t), out);
+    zero_value(t, out);
+}
+
+/// A scalar's zero value, without a key.
+fn zero_value(t: Type, out: &mut Vec<u8>) {
+    match wire_type(t) {
+        1 => out.extend_from_slice(&[0; 8]),
+        5 => out.extend_from_slice(&[0; 4]),
+        _ => varint(0, out),
+    }
+}
+
+/// A C-escaped string (`descriptor.proto`'s form of a `bytes` default), unescaped.
+fn unescape_c(text: &str) -> Vec<u8> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 == b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        match b[i] {
+            b'0'..=b'7' => {
+                let mut v = 0u32;
+                let mut n = 0;
+                while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
+                    v = v * 8 + u32::from(b[i] - b'0');
+                    i += 1;
+                    n += 1;
+                }
+                out.push(v as u8);
+                continue;
+            }
+            b'x' | b'X' => {
+                i += 1;
+                let mut v = 0u32;
+                let mut n = 0;
+                while n < 2 && i < b.len() && b[i].is_ascii_hexdigit() {
+                    v = v * 16 + (b[i] as char).to_digit(16).unwrap();
+                    i += 1;
+                    n += 1;
+                }
+                out.push(v as u8);
+                continue;
+            }
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'v' => out.push(11),
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    out
 }
 
 fn wire_type(t: Type) -> u32 {

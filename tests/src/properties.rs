@@ -1,0 +1,189 @@
+//! The properties of one message type on one input, for every generated type: against prost
+//! on prost's structs and between our decoders: prost and our impls accept and reject alike
+//! and agree on the value; an accepted value re-encodes in exactly `size()` bytes, through
+//! every encode entry point, to an encoding of prost's length that decodes back to it; the
+//! view and `decode_into` agree with the owned decode; our own structs (`mode=standalone`)
+//! accept what prost's accept (and declared fields with another wire type, which the spec
+//! keeps as unknown), keep what they read, and round-trip too. Each check panics when a
+//! property fails.
+//!
+//! Depends on the runtime, prost and bytes alone, so that crates generated at test time
+//! (`tests/tests/random_schemas.rs`) include it too.
+
+use std::fmt::Debug;
+
+use vtproto::{DecodeError, DecodeErrorKind, Message, MessageView, Reader, ViewFamily};
+
+/// Equal, or equal but for NaNs (which never equal themselves).
+pub fn same<T: PartialEq + Debug>(a: &T, b: &T) -> bool {
+    a == b || {
+        let (a, b) = (format!("{a:?}"), format!("{b:?}"));
+        a.contains("NaN") && a.len() == b.len()
+    }
+}
+
+/// A declared field number arriving with another wire type: an error for prost, an unknown
+/// field for the spec and `mode=standalone`.
+fn mismatch(e: &DecodeError) -> bool {
+    matches!(e.kind(), DecodeErrorKind::WireTypeMismatch { .. })
+}
+
+/// Decodes without the required-field check (merge alone).
+pub fn partial<S: Message>(data: &[u8]) -> Result<S, DecodeError> {
+    let mut s = S::default();
+    s.merge(&mut Reader::new(data))?;
+    Ok(s)
+}
+
+/// The checks on one input for a type: `P` (prost's struct with our impls, views `PV`) and
+/// `S` (ours, views `SV`).
+pub fn check<P, PV, S, SV>(data: &[u8])
+where
+    P: prost::Message + Message + PartialEq + Debug + Default,
+    PV: ViewFamily,
+    for<'a> PV::View<'a>: MessageView<'a, Owned = P>,
+    S: Message + PartialEq + Debug,
+    SV: ViewFamily,
+    for<'a> SV::View<'a>: MessageView<'a, Owned = S>,
+{
+    let theirs = <P as prost::Message>::decode(data);
+    let ours = <P as Message>::decode(data);
+    match (&theirs, &ours) {
+        (Ok(t), Ok(o)) => assert!(same(t, o), "values differ:\n{t:?}\n{o:?}"),
+        (Err(_), Err(_)) => {}
+        (t, o) => panic!("prost {:?} but rust-vt {:?}", t.is_ok(), o.as_ref().err()),
+    }
+    let view = view_of::<PV>(data);
+    assert_eq!(
+        view.is_ok(),
+        ours.is_ok(),
+        "the view disagrees: {:?}",
+        view.err()
+    );
+    let mut reused = P::default();
+    let into = reused.decode_into(data).map(|()| reused);
+    assert_eq!(into.is_ok(), ours.is_ok(), "decode_into disagrees");
+    if let Ok(value) = &ours {
+        assert!(
+            same(value, &view.unwrap()),
+            "the view's owned message differs"
+        );
+        assert!(same(value, &into.unwrap()), "decode_into differs");
+        let bytes = Message::encode_to_vec(value);
+        assert_eq!(bytes.len(), value.size(), "size()");
+        assert_eq!(
+            bytes.len(),
+            prost::Message::encoded_len(value),
+            "the encoding's length is not prost's"
+        );
+        entry_points(value, &bytes);
+        let back = <P as Message>::decode(&bytes).expect("our encoding decodes");
+        let again = <P as Message>::decode(&Message::encode_to_vec(&back)).unwrap();
+        assert!(same(&back, &again), "the round trip is not stable");
+    }
+
+    let standalone = partial::<S>(data);
+    match (&ours, &standalone) {
+        (Ok(_), Ok(_)) | (Err(_), Err(_)) => {}
+        (Err(e), Ok(_)) if mismatch(e) => {}
+        (o, s) => panic!(
+            "mode=prost {:?} but mode=standalone {:?}",
+            o.as_ref().err(),
+            s.as_ref().err()
+        ),
+    }
+    // The standalone view reads as prost's structs do (it skips unknown fields), but the
+    // messages it holds owned (well-known types) are standalone ones, which keep a field with
+    // another wire type as an unknown field.
+    let sview = view_of::<SV>(data);
+    assert!(
+        sview.is_ok() == ours.is_ok() || matches!((&sview, &ours), (Ok(_), Err(e)) if mismatch(e)),
+        "the standalone view disagrees: {:?} against {:?}",
+        sview.as_ref().err(),
+        ours.as_ref().err()
+    );
+    if let Ok(s) = &standalone {
+        standalone_round_trip(s);
+    }
+}
+
+/// The checks on one input for a type that exists in `mode=standalone` alone (editions): the
+/// view and `decode_into` agree with the owned decode, and the value round-trips through every
+/// encode entry point.
+pub fn check_standalone<S, SV>(data: &[u8])
+where
+    S: Message + PartialEq + Debug,
+    SV: ViewFamily,
+    for<'a> SV::View<'a>: MessageView<'a, Owned = S>,
+{
+    let standalone = partial::<S>(data);
+    let mut reused = S::default();
+    let into = reused.decode_into(data).map(|()| reused);
+    match (&standalone, &into) {
+        (Ok(s), Ok(i)) => assert!(same(s, i), "decode_into differs:\n{s:?}\n{i:?}"),
+        // decode_into also checks required fields; merge alone does not.
+        (Ok(_), Err(e)) if matches!(e.kind(), DecodeErrorKind::MissingRequired { .. }) => {}
+        (Err(_), Err(_)) => {}
+        (s, i) => panic!(
+            "merge {:?} but decode_into {:?}",
+            s.as_ref().err(),
+            i.as_ref().err()
+        ),
+    }
+    if let Ok(s) = &standalone {
+        standalone_round_trip(s);
+    }
+}
+
+/// An accepted `mode=standalone` value: its encoding is `size()` long through every entry
+/// point, decodes back to it, and is stable.
+fn standalone_round_trip<S: Message + PartialEq + Debug>(s: &S) {
+    let bytes = s.encode_to_vec();
+    assert_eq!(bytes.len(), s.size(), "standalone size()");
+    entry_points(s, &bytes);
+    let back = partial::<S>(&bytes).expect("standalone decodes its encoding");
+    assert!(same(s, &back), "the standalone round trip differs");
+    assert!(
+        back.encode_deterministic_to_vec() == s.encode_deterministic_to_vec(),
+        "the standalone encoding is not stable"
+    );
+}
+
+/// Every encode entry point writes `bytes` (what `encode_to_vec` wrote): the scratch and
+/// exact paths, into a `BytesMut` (new and reused), a `BufMut` with room, at the end of a
+/// `Vec`, length-delimited and deterministic (equal length; order may differ for maps).
+fn entry_points<M: Message>(value: &M, bytes: &[u8]) {
+    assert_eq!(
+        value.try_encode_to_vec().unwrap(),
+        bytes,
+        "try_encode_to_vec"
+    );
+    assert_eq!(&value.encode_to_bytes()[..], bytes, "encode_to_bytes");
+    let mut fresh = bytes::BytesMut::new();
+    value.encode_to_bytes_mut(&mut fresh);
+    assert_eq!(&fresh[..], bytes, "encode_to_bytes_mut (new)");
+    value.encode_to_bytes_mut(&mut fresh);
+    assert_eq!(&fresh[bytes.len()..], bytes, "encode_to_bytes_mut (reused)");
+    let mut room = bytes::BytesMut::with_capacity(bytes.len() + 3);
+    value.encode(&mut room).unwrap();
+    assert_eq!(&room[..], bytes, "encode into a BufMut");
+    let mut tail = vec![7u8; 3];
+    value.append_to_vec(&mut tail);
+    assert_eq!(&tail[3..], bytes, "append_to_vec");
+    let delimited = value.encode_length_delimited_to_vec();
+    let mut prefixed = Reader::new(&delimited);
+    let body = prefixed.read_len_delimited().expect("a length prefix");
+    assert!(body == bytes && prefixed.is_empty(), "length-delimited");
+    assert_eq!(
+        value.encode_deterministic_to_vec().len(),
+        bytes.len(),
+        "deterministic"
+    );
+}
+
+/// The owned message of the view of `data`.
+fn view_of<'a, F: ViewFamily>(
+    data: &'a [u8],
+) -> Result<<F::View<'a> as MessageView<'a>>::Owned, DecodeError> {
+    Ok(<F::View<'a> as MessageView<'a>>::decode_view(data)?.to_owned_message())
+}

@@ -1,0 +1,610 @@
+//! Any schema, every feature: random `.proto` sets (`support/schemas.rs`), generated with the
+//! plugin's entry point and with `vtproto-build` in both modes and with the feature and
+//! prost-build options users combine, compiled into a crate of their own, then run on random,
+//! corrupted and edge inputs (the empty message, every field at its zero value, required
+//! fields at their defaults in every map) through every decoder and encoder: against prost in
+//! `mode=prost` (`vt_tests::properties`), against Python protobuf (upb) in `mode=standalone`
+//! (values, accept and reject, the bytes re-encoded).
+//!
+//! Also checked on every generated file: the plugin and `vtproto-build` write the same text,
+//! and the hand-written printer's text parses (with `syn`) to the tokens the generator built.
+//!
+//! Settings (environment): `VT_SCHEMAS` sets to generate (default 12), `VT_SCHEMA_SEED` the
+//! first seed (default 1), `VT_SCHEMA_BATCH` sets per compiled crate (default 6),
+//! `VT_SCHEMA_KEEP` a folder where a failing set is copied. The fixtures in `tests/schemas/`
+//! (sets that once failed, kept as regressions) run first, every time.
+//! `scripts/random-schemas.sh` runs the long mode.
+
+mod support;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use prost::Message as _;
+use support::oracle::{self, Oracle};
+use support::schemas::{self, SchemaSet};
+use support::{Rng, Schema};
+use vtproto_codegen::descriptor::FileDescriptorSet;
+use vtproto_codegen::{Mode, Options};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .map(|v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name}={v} is not a number"))
+        })
+        .unwrap_or(default)
+}
+
+#[test]
+fn random_schemas_compile_and_agree_with_prost_and_upb() {
+    let count = setting("VT_SCHEMAS", 12);
+    let first = setting("VT_SCHEMA_SEED", 1);
+    let batch = setting("VT_SCHEMA_BATCH", 6).max(1) as usize;
+    let mut sets = fixtures(&root().join("tests/schemas"));
+    let fixtures = sets.len();
+    sets.extend((first..first + count).map(|seed| {
+        schemas::reset();
+        schemas::generate(seed)
+    }));
+    let work = root().join("target/random-schemas");
+    let python = oracle::python();
+    let mut checked = 0;
+    for (i, chunk) in sets.chunks(batch).enumerate() {
+        let dir = work.join(format!("batch-{i}"));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_batch(&dir, &work.join("target"), chunk, python.as_deref())
+        }));
+        match result {
+            Ok(n) => checked += n,
+            Err(e) => {
+                if let Some(keep) = std::env::var_os("VT_SCHEMA_KEEP") {
+                    for set in chunk {
+                        let to = PathBuf::from(&keep).join(&set.prefix);
+                        write_set(set, &to.join(".."));
+                    }
+                }
+                let seeds: Vec<u64> = chunk.iter().map(|s| s.seed).collect();
+                eprintln!("failing batch: seeds {seeds:?}, crate at {}", dir.display());
+                std::panic::resume_unwind(e);
+            }
+        }
+    }
+    eprintln!(
+        "{} schema sets ({fixtures} fixtures), {checked} inputs checked",
+        sets.len()
+    );
+    assert!(
+        checked > sets.len(),
+        "{checked} inputs for {} sets",
+        sets.len()
+    );
+}
+
+/// The fixtures: each folder `tests/schemas/r<seed>/` holds one set's files.
+fn fixtures(dir: &Path) -> Vec<SchemaSet> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        let prefix = d.file_name().unwrap().to_string_lossy().to_string();
+        let seed = prefix
+            .trim_start_matches('r')
+            .parse()
+            .expect("a fixture folder is r<seed>");
+        let mut files: Vec<(String, String)> = std::fs::read_dir(&d)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "proto"))
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                (
+                    format!("{prefix}/{name}"),
+                    std::fs::read_to_string(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        let prost_compatible = files.iter().all(|(_, text)| !text.contains("edition ="));
+        out.push(SchemaSet {
+            seed,
+            files,
+            prost_compatible,
+            prefix,
+        });
+    }
+    out
+}
+
+fn write_set(set: &SchemaSet, protos: &Path) {
+    for (path, text) in &set.files {
+        let p = protos.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// One set's generator options, drawn from its seed: `reuse` or not, and the prost-build
+/// options users set (`boxed` on a message field, `bytes`, `btree_map`).
+struct Choices {
+    reuse: bool,
+    bytes: Vec<String>,
+    btree_map: Vec<String>,
+    boxed: Vec<String>,
+}
+
+fn choices(set: &SchemaSet, fds: &FileDescriptorSet) -> Choices {
+    let mut rng = Rng::new(set.seed ^ 0xc401_ce5);
+    let mut boxable = Vec::new();
+    for f in &fds.file {
+        if !f.name().starts_with(&set.prefix) {
+            continue;
+        }
+        let mut stack: Vec<(String, &vtproto_codegen::descriptor::DescriptorProto)> = f
+            .message_type
+            .iter()
+            .map(|m| (format!(".{}.{}", f.package(), m.name()), m))
+            .collect();
+        while let Some((name, m)) = stack.pop() {
+            for field in &m.field {
+                use vtproto_codegen::descriptor::field_descriptor_proto::{Label, Type};
+                if field.r#type() == Type::Message && field.label() != Label::Repeated {
+                    let path = match field.oneof_index {
+                        Some(i) if !field.proto3_optional() => {
+                            format!(
+                                "{name}.{}.{}",
+                                m.oneof_decl[i as usize].name(),
+                                field.name()
+                            )
+                        }
+                        _ => format!("{name}.{}", field.name()),
+                    };
+                    boxable.push(path);
+                }
+            }
+            stack.extend(
+                m.nested_type
+                    .iter()
+                    .map(|n| (format!("{name}.{}", n.name()), n)),
+            );
+        }
+    }
+    let package = |rng: &mut Rng| {
+        let f = &fds.file[rng.below(fds.file.len() as u64) as usize];
+        format!(".{}", f.package())
+    };
+    Choices {
+        reuse: rng.chance(50),
+        bytes: if rng.chance(40) {
+            vec![package(&mut rng)]
+        } else {
+            vec![]
+        },
+        btree_map: if rng.chance(40) {
+            vec![".".to_string()]
+        } else {
+            vec![]
+        },
+        boxed: if !boxable.is_empty() && rng.chance(50) {
+            vec![boxable[rng.below(boxable.len() as u64) as usize].clone()]
+        } else {
+            vec![]
+        },
+    }
+}
+
+/// Generates, compiles and runs one crate for `sets`; the number of inputs checked.
+fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>) -> usize {
+    let _ = std::fs::remove_dir_all(dir);
+    let protos = dir.join("protos");
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let protoc = protoc_bin_vendored::protoc_bin_path().unwrap();
+    let wkt = protoc_bin_vendored::include_path().unwrap();
+    let properties = root()
+        .join("tests/src/properties.rs")
+        .canonicalize()
+        .unwrap();
+    let mut main = format!(
+        "#![allow(warnings, clippy::all)]\n#[path = {:?}]\nmod properties;\n",
+        properties.display().to_string()
+    );
+    let mut dispatch = String::new();
+    let mut inputs = Vec::new();
+    let mut registry_all: Vec<(String, bool)> = Vec::new();
+    for set in sets {
+        write_set(set, &protos);
+        let files: Vec<PathBuf> = set.files.iter().map(|(p, _)| protos.join(p)).collect();
+        let bin = dir.join(format!("{}.bin", set.prefix));
+        let out = Command::new(&protoc)
+            .arg("-I")
+            .arg(&protos)
+            .arg("-I")
+            .arg(&wkt)
+            .arg("--include_imports")
+            .arg(format!("--descriptor_set_out={}", bin.display()))
+            .args(&files)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "protoc refuses set {}:\n{}\n{}",
+            set.seed,
+            String::from_utf8_lossy(&out.stderr),
+            set.files
+                .iter()
+                .map(|(p, t)| format!("// {p}\n{t}"))
+                .collect::<String>()
+        );
+        let bytes = std::fs::read(&bin).unwrap();
+        let fds = FileDescriptorSet::decode(&bytes[..]).unwrap();
+        let c = choices(set, &fds);
+        let to_generate: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
+
+        let mut modes = vec![Mode::Standalone];
+        if set.prost_compatible {
+            modes.push(Mode::Prost);
+        }
+        for mode in modes {
+            let (suffix, mut features) = match mode {
+                Mode::Prost => ("prost", vec!["codec"]),
+                Mode::Standalone => ("standalone", vec!["structs", "codec"]),
+            };
+            if c.reuse {
+                features.push("reuse");
+            }
+            let out_dir = src.join(format!("{}_{suffix}", set.prefix));
+            std::fs::create_dir_all(&out_dir).unwrap();
+            let mut config = vtproto_build::Config::new();
+            config
+                .mode(mode)
+                .out_dir(&out_dir)
+                .features(features.iter().copied())
+                .views(["."])
+                .protoc(&protoc)
+                .include_file("_includes.rs");
+            if mode == Mode::Prost {
+                config
+                    .bytes(&c.bytes)
+                    .btree_map(&c.btree_map)
+                    .boxed(&c.boxed)
+                    .prost_config()
+                    .include_file("_includes.rs");
+            }
+            config
+                .compile_fds(fds.clone())
+                .unwrap_or_else(|e| panic!("set {} ({suffix}): vtproto-build: {e}", set.seed));
+            // The plugin's entry point, on the same request, with the same options spelled
+            // as the plugin takes them.
+            let mut param = format!("mode={suffix},features={},views=.", features.join("+"));
+            if mode == Mode::Prost {
+                for (k, paths) in [
+                    ("bytes", &c.bytes),
+                    ("btree_map", &c.btree_map),
+                    ("boxed", &c.boxed),
+                ] {
+                    for p in paths {
+                        let _ = write!(param, ",{k}={p}");
+                    }
+                }
+            }
+            let options = Options::parse(&param).unwrap();
+            let plugin = vtproto_codegen::generate(&fds.file, &to_generate, &options)
+                .unwrap_or_else(|e| panic!("set {}: the plugin refuses: {e}", set.seed));
+            for f in &plugin {
+                let built = std::fs::read_to_string(out_dir.join(&f.name)).unwrap();
+                assert!(
+                    built == f.content,
+                    "set {}: the plugin and vtproto-build differ on {}",
+                    set.seed,
+                    f.name
+                );
+            }
+            check_printer(&fds, &to_generate, &options, &plugin, set.seed);
+            let _ = writeln!(
+                main,
+                "pub mod {p}_{suffix} {{ include!(\"{p}_{suffix}/_includes.rs\"); }}",
+                p = set.prefix
+            );
+        }
+        let options = Options::parse("mode=standalone,views=.").unwrap();
+        let packages = vtproto_codegen::model::build(&fds.file, &to_generate, &options).unwrap();
+        let schema = Schema::new(&bytes);
+        let mut names = Vec::new();
+        for p in &packages {
+            for m in &p.messages {
+                let join = |r: &vtproto_codegen::model::RustPath| {
+                    p.module
+                        .segments
+                        .iter()
+                        .chain(&r.segments)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join("::")
+                };
+                let path = join(&m.rust_path);
+                let view = join(&vtproto_codegen::view_path(&m.rust_path)) + "Family";
+                let s = format!("{}_standalone", set.prefix);
+                let call = if set.prost_compatible {
+                    let pm = format!("{}_prost", set.prefix);
+                    format!("properties::check::<{pm}::{path}, {pm}::{view}, {s}::{path}, {s}::{view}>(data)")
+                } else {
+                    format!("properties::check_standalone::<{s}::{path}, {s}::{view}>(data)")
+                };
+                let _ = writeln!(
+                    dispatch,
+                    "        {:?} => {{ {call}; reencode::<{s}::{path}>(data) }}",
+                    m.full_name
+                );
+                names.push(m.full_name.clone());
+                registry_all.push((m.full_name.clone(), schema.has_map(&m.full_name)));
+            }
+        }
+        let mut rng = Rng::new(set.seed);
+        for name in &names {
+            for data in schema.edge_messages(name) {
+                inputs.push((name.clone(), data, true));
+            }
+            for _ in 0..8 {
+                let maps = schema.has_map(name);
+                support::set_overlong_keys(!maps);
+                let valid = schema.random_message(name, &mut rng);
+                support::set_overlong_keys(true);
+                let bad = support::mutate(&valid, &mut rng);
+                inputs.push((name.clone(), valid, true));
+                inputs.push((name.clone(), bad, false));
+            }
+        }
+    }
+    let _ = write!(
+        main,
+        "
+fn reencode<S: vtproto::Message>(data: &[u8]) -> String {{
+    let mut s = S::default();
+    match s.merge(&mut vtproto::Reader::new(data)) {{
+        Ok(()) => s.encode_deterministic_to_vec().iter().map(|b| format!(\"{{b:02x}}\")).collect(),
+        Err(e) => format!(\"ERROR {{:?}}\", e.kind()),
+    }}
+}}
+
+fn run(name: &str, data: &[u8]) -> String {{
+    match name {{
+{dispatch}        other => panic!(\"unknown message {{other}}\"),
+    }}
+}}
+
+fn main() {{
+    let inputs = std::fs::read(std::env::args().nth(1).unwrap()).unwrap();
+    let mut rest = &inputs[..];
+    let mut take = |n: usize| {{ let (s, r) = rest.split_at(n); rest = r; s.to_vec() }};
+    let mut out = String::new();
+    let mut left = inputs.len();
+    while left > 0 {{
+        let n = u32::from_le_bytes(take(4).try_into().unwrap()) as usize;
+        let name = String::from_utf8(take(n)).unwrap();
+        let m = u32::from_le_bytes(take(4).try_into().unwrap()) as usize;
+        let data = take(m);
+        left -= 8 + n + m;
+        let hex: String = data.iter().map(|b| format!(\"{{b:02x}}\")).collect();
+        eprintln!(\"CASE {{name}} {{hex}}\");
+        out.push_str(&run(&name, &data));
+        out.push('\\n');
+    }}
+    print!(\"{{out}}\");
+}}
+"
+    );
+    std::fs::write(src.join("main.rs"), main).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"vt-random-schemas\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [dependencies]\nvtproto = {{ path = {:?}, features = [\"prost-types\"] }}\n\
+             prost = \"0.14\"\nprost-types = \"0.14\"\nbytes = \"1\"\n\n[workspace]\n\n\
+             [profile.dev]\ndebug = false\nopt-level = 0\n\n[profile.dev.package.\"*\"]\nopt-level = 1\n",
+            root().join("crates/vtproto").display().to_string()
+        ),
+    )
+    .unwrap();
+    std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let mut blob = Vec::new();
+    for (name, data, _) in &inputs {
+        blob.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        blob.extend_from_slice(name.as_bytes());
+        blob.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        blob.extend_from_slice(data);
+    }
+    std::fs::write(dir.join("inputs.bin"), &blob).unwrap();
+    let build = Command::new(env!("CARGO"))
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("RUSTFLAGS")
+        .args(["build", "--quiet", "--offline"])
+        .output()
+        .unwrap();
+    assert!(
+        build.status.success(),
+        "the generated crate does not compile:\n{}",
+        String::from_utf8_lossy(&build.stderr)
+            .lines()
+            .take(80)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let run = Command::new(target.join("debug/vt-random-schemas"))
+        .arg(dir.join("inputs.bin"))
+        .output()
+        .unwrap();
+    if !run.status.success() {
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let lines: Vec<&str> = stderr.lines().collect();
+        let case = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("CASE"))
+            .copied()
+            .unwrap_or("");
+        let tail: Vec<&str> = lines.iter().rev().take(12).rev().copied().collect();
+        panic!("a check failed on {case}:\n{}", tail.join("\n"));
+    }
+    let results: Vec<String> = String::from_utf8(run.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(results.len(), inputs.len());
+    if let Some(python) = python {
+        compare_with_python(python, dir, &protos, sets, &inputs, &results, &registry_all);
+    }
+    inputs.len()
+}
+
+/// The printed text of every generated file, parsed with `syn`, gives the tokens the
+/// generator built (also parsed with `syn`, so both sides are compared as syntax trees).
+fn check_printer(
+    fds: &FileDescriptorSet,
+    to_generate: &[String],
+    options: &Options,
+    printed: &[vtproto_codegen::GeneratedFile],
+    seed: u64,
+) {
+    use quote::ToTokens;
+    let tokens = vtproto_codegen::generate_tokens(&fds.file, to_generate, options).unwrap();
+    let printed: HashMap<&str, &str> = printed
+        .iter()
+        .map(|f| (f.name.as_str(), f.content.as_str()))
+        .collect();
+    for (name, tokens) in tokens {
+        let built: syn::File = syn::parse2(tokens).unwrap_or_else(|e| {
+            panic!("set {seed}: {name}: the generator's tokens do not parse: {e}")
+        });
+        let text = printed[name.as_str()];
+        let parsed: syn::File = syn::parse_file(text)
+            .unwrap_or_else(|e| panic!("set {seed}: {name}: the printed file does not parse: {e}"));
+        let (a, b) = (
+            strip_trailing_commas(built.into_token_stream()).to_string(),
+            strip_trailing_commas(parsed.into_token_stream()).to_string(),
+        );
+        if a != b {
+            let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+            let from = at.saturating_sub(120);
+            panic!(
+                "set {seed}: {name}: the printed text means other tokens:\n built {}\nprinted {}",
+                &a[from..(at + 80).min(a.len())],
+                &b[from..(at + 80).min(b.len())]
+            );
+        }
+    }
+}
+
+/// `tokens` without the trailing comma of any list that has another comma: the one change the
+/// printer makes on purpose (rustfmt's; a one-element tuple's comma stays).
+fn strip_trailing_commas(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    let mut out: Vec<TokenTree> = tokens
+        .into_iter()
+        .map(|t| match t {
+            TokenTree::Group(g) => {
+                let mut inner = Group::new(g.delimiter(), strip_trailing_commas(g.stream()));
+                inner.set_span(g.span());
+                TokenTree::Group(inner)
+            }
+            t => t,
+        })
+        .collect();
+    let is_comma = |t: &TokenTree| matches!(t, TokenTree::Punct(p) if p.as_char() == ',');
+    if out.last().is_some_and(is_comma) && out.iter().filter(|t| is_comma(t)).count() > 1 {
+        out.pop();
+    }
+    out.into_iter().collect()
+}
+
+/// `mode=standalone` against Python protobuf: on valid inputs the same verdict and the same
+/// deterministic bytes (pure Python for messages with maps, as upb's deterministic order is
+/// its own), on corrupted ones the same verdict.
+fn compare_with_python(
+    python: &str,
+    dir: &Path,
+    protos: &Path,
+    sets: &[SchemaSet],
+    inputs: &[(String, Vec<u8>, bool)],
+    results: &[String],
+    registry: &[(String, bool)],
+) {
+    let files: Vec<&str> = sets
+        .iter()
+        .flat_map(|s| s.files.iter().map(|(p, _)| p.as_str()))
+        .collect();
+    let packages: Vec<&str> = sets.iter().map(|s| s.prefix.as_str()).collect();
+    let mut upb = Oracle::for_protos(
+        python,
+        "upb",
+        protos,
+        &files,
+        &packages,
+        &dir.join("py-upb"),
+    );
+    let mut pure = Oracle::for_protos(python, "python", protos, &files, &packages, &dir.join("py"));
+    let maps: HashMap<&str, bool> = registry.iter().map(|(n, m)| (n.as_str(), *m)).collect();
+    for ((name, data, valid), ours) in inputs.iter().zip(results) {
+        let has_map = maps[name.as_str()];
+        let theirs = if has_map {
+            pure.reencode(name, data)
+        } else {
+            upb.reencode(name, data)
+        };
+        let ours_ok = !ours.starts_with("ERROR");
+        let context = || format!("{name} on {}", oracle::hex(data));
+        match (ours_ok, &theirs) {
+            (true, Some(theirs)) if *valid => {
+                let ours = oracle::unhex(ours);
+                if has_map {
+                    // Pure Python keeps a closed enum's unknown numbers otherwise than upb and
+                    // C++: the value upb reads from ours must be the one it reads from the
+                    // input.
+                    let a = upb.reencode(name, &ours);
+                    let b = upb.reencode(name, data);
+                    assert_eq!(
+                        a,
+                        b,
+                        "upb reads another value from our encoding: {}",
+                        context()
+                    );
+                } else {
+                    assert!(
+                        ours == *theirs,
+                        "our deterministic encoding differs from upb's: {}\n ours {}\n upb  {}",
+                        context(),
+                        oracle::hex(&ours),
+                        oracle::hex(theirs)
+                    );
+                }
+            }
+            (true, Some(_)) | (false, None) => {}
+            (true, None) => panic!("Python refuses what we accept: {}", context()),
+            (false, Some(_)) => {
+                // A varint whose tenth byte carries bits past 64, or a key past 32 bits: upb
+                // truncates, we refuse (as prost and Go do).
+                assert!(
+                    !*valid && (ours.contains("InvalidVarint") || ours.contains("InvalidKey")),
+                    "we refuse ({ours}) what Python accepts: {}",
+                    context()
+                );
+            }
+        }
+    }
+}
