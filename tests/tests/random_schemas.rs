@@ -255,8 +255,12 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
         let c = choices(set, &fds);
         let to_generate: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
 
+        let prost = set.prost_compatible && prost_boxes_every_cycle(&fds);
+        if set.prost_compatible && !prost {
+            eprintln!("set {}: prost-build leaves a cycle through groups unboxed (its structs would not compile): mode=standalone only", set.seed);
+        }
         let mut modes = vec![Mode::Standalone];
-        if set.prost_compatible {
+        if prost {
             modes.push(Mode::Prost);
         }
         for mode in modes {
@@ -339,7 +343,7 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                 let path = join(&m.rust_path);
                 let view = join(&vtproto_codegen::view_path(&m.rust_path)) + "Family";
                 let s = format!("{}_standalone", set.prefix);
-                let call = if set.prost_compatible {
+                let call = if prost {
                     let pm = format!("{}_prost", set.prefix);
                     format!("properties::check::<{pm}::{path}, {pm}::{view}, {s}::{path}, {s}::{view}>(data)")
                 } else {
@@ -356,11 +360,15 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
         }
         let mut rng = Rng::new(set.seed);
         for name in &names {
+            // Pure Python (the oracle of messages with maps) takes a known field with an
+            // overlong key for an unknown one.
+            let maps = schema.has_map(name);
+            support::set_overlong_keys(!maps);
             for data in schema.edge_messages(name) {
                 inputs.push((name.clone(), data, true));
             }
+            support::set_overlong_keys(true);
             for _ in 0..8 {
-                let maps = schema.has_map(name);
                 support::set_overlong_keys(!maps);
                 let valid = schema.random_message(name, &mut rng);
                 support::set_overlong_keys(true);
@@ -473,6 +481,92 @@ fn main() {{
     inputs.len()
 }
 
+/// Whether prost-build's boxing rule (a singular message or group field is boxed when its type
+/// leads back through singular *message* fields, groups being no edge of its graph) breaks every
+/// cycle of singular fields: where it does not, prost's own structs have infinite size.
+fn prost_boxes_every_cycle(fds: &FileDescriptorSet) -> bool {
+    use vtproto_codegen::descriptor::field_descriptor_proto::{Label, Type};
+    use vtproto_codegen::descriptor::DescriptorProto;
+    let mut messages: HashMap<String, &DescriptorProto> = HashMap::new();
+    let mut stack: Vec<(String, &DescriptorProto)> = fds
+        .file
+        .iter()
+        .flat_map(|f| {
+            f.message_type
+                .iter()
+                .map(move |m| (format!(".{}.{}", f.package(), m.name()), m))
+        })
+        .collect();
+    while let Some((name, m)) = stack.pop() {
+        stack.extend(
+            m.nested_type
+                .iter()
+                .map(|n| (format!("{name}.{}", n.name()), n)),
+        );
+        messages.insert(name, m);
+    }
+    let singular = |m: &DescriptorProto, groups: bool| -> Vec<String> {
+        m.field
+            .iter()
+            .filter(|f| {
+                f.label() != Label::Repeated
+                    && (f.r#type() == Type::Message || (groups && f.r#type() == Type::Group))
+            })
+            .map(|f| f.type_name().to_string())
+            .collect()
+    };
+    let reaches = |from: &str, target: &str| {
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(n) = todo.pop() {
+            if n == target {
+                return true;
+            }
+            if seen.insert(n.clone()) {
+                if let Some(m) = messages.get(&n) {
+                    todo.extend(singular(m, false));
+                }
+            }
+        }
+        false
+    };
+    // The edges prost leaves unboxed.
+    let unboxed: HashMap<&str, Vec<String>> = messages
+        .iter()
+        .map(|(name, m)| {
+            let edges = singular(m, true)
+                .into_iter()
+                .filter(|t| !reaches(t, name))
+                .collect();
+            (name.as_str(), edges)
+        })
+        .collect();
+    // A cycle among them: depth-first search with colours.
+    fn cyclic<'a>(
+        n: &'a str,
+        edges: &'a HashMap<&str, Vec<String>>,
+        state: &mut HashMap<&'a str, u8>,
+    ) -> bool {
+        match state.get(n) {
+            Some(1) => return true,
+            Some(_) => return false,
+            None => {}
+        }
+        state.insert(n, 1);
+        for t in edges.get(n).into_iter().flatten() {
+            if let Some((k, _)) = edges.get_key_value(t.as_str()) {
+                if cyclic(k, edges, state) {
+                    return true;
+                }
+            }
+        }
+        state.insert(n, 2);
+        false
+    }
+    let mut state = HashMap::new();
+    !unboxed.keys().any(|n| cyclic(n, &unboxed, &mut state))
+}
+
 /// The printed text of every generated file, parsed with `syn`, gives the tokens the
 /// generator built (also parsed with `syn`, so both sides are compared as syntax trees).
 fn check_printer(
@@ -533,9 +627,10 @@ fn strip_trailing_commas(tokens: proc_macro2::TokenStream) -> proc_macro2::Token
     out.into_iter().collect()
 }
 
-/// `mode=standalone` against Python protobuf: on valid inputs the same verdict and the same
-/// deterministic bytes (pure Python for messages with maps, as upb's deterministic order is
-/// its own), on corrupted ones the same verdict.
+/// `mode=standalone` against Python protobuf (upb): on valid inputs the same verdict and the
+/// same deterministic bytes (for messages with maps, the same value: upb's deterministic order
+/// of entries is its own), on corrupted ones the same verdict. (The pure-Python implementation
+/// orders map entries by key but fails on some valid inputs with maps.)
 fn compare_with_python(
     python: &str,
     dir: &Path,
@@ -550,37 +645,23 @@ fn compare_with_python(
         .flat_map(|s| s.files.iter().map(|(p, _)| p.as_str()))
         .collect();
     let packages: Vec<&str> = sets.iter().map(|s| s.prefix.as_str()).collect();
-    let mut upb = Oracle::for_protos(
-        python,
-        "upb",
-        protos,
-        &files,
-        &packages,
-        &dir.join("py-upb"),
-    );
-    let mut pure = Oracle::for_protos(python, "python", protos, &files, &packages, &dir.join("py"));
+    let mut upb = Oracle::for_protos(python, "upb", protos, &files, &packages, &dir.join("py"));
     let maps: HashMap<&str, bool> = registry.iter().map(|(n, m)| (n.as_str(), *m)).collect();
     for ((name, data, valid), ours) in inputs.iter().zip(results) {
         let has_map = maps[name.as_str()];
-        let theirs = if has_map {
-            pure.reencode(name, data)
-        } else {
-            upb.reencode(name, data)
-        };
+        let theirs = upb.reencode(name, data);
         let ours_ok = !ours.starts_with("ERROR");
         let context = || format!("{name} on {}", oracle::hex(data));
         match (ours_ok, &theirs) {
             (true, Some(theirs)) if *valid => {
                 let ours = oracle::unhex(ours);
                 if has_map {
-                    // Pure Python keeps a closed enum's unknown numbers otherwise than upb and
-                    // C++: the value upb reads from ours must be the one it reads from the
-                    // input.
-                    let a = upb.reencode(name, &ours);
-                    let b = upb.reencode(name, data);
-                    assert_eq!(
-                        a,
-                        b,
+                    // upb's deterministic order of map entries is its own (not key order), so
+                    // where maps make the order free, the value upb reads from our encoding
+                    // must be the one it reads from the input.
+                    let again = upb.reencode(name, &ours);
+                    assert!(
+                        again.as_ref() == Some(theirs),
                         "upb reads another value from our encoding: {}",
                         context()
                     );
@@ -598,9 +679,12 @@ fn compare_with_python(
             (true, None) => panic!("Python refuses what we accept: {}", context()),
             (false, Some(_)) => {
                 // A varint whose tenth byte carries bits past 64, or a key past 32 bits: upb
-                // truncates, we refuse (as prost and Go do).
+                // truncates, we refuse (as prost and Go do); a string that is not UTF-8 where
+                // the schema does not ask for validation (proto2): upb keeps the bytes, a Rust
+                // `String` can't.
+                let allowed = ["InvalidVarint", "InvalidKey", "InvalidUtf8"];
                 assert!(
-                    !*valid && (ours.contains("InvalidVarint") || ours.contains("InvalidKey")),
+                    !*valid && allowed.iter().any(|a| ours.contains(a)),
                     "we refuse ({ours}) what Python accepts: {}",
                     context()
                 );

@@ -127,6 +127,11 @@ const HARD_FIELD_NAMES: &[&str] = &[
     "prost",
     "vtproto",
 ];
+/// The names of [`HARD_FIELD_NAMES`] that are Rust keywords.
+const RUST_KEYWORDS: &[&str] = &[
+    "type", "self", "super", "crate", "fn", "match", "async", "await", "dyn", "try", "box", "ref",
+    "move", "loop", "impl", "mod", "use", "where", "yield", "abstract", "macro", "union",
+];
 /// Message and enum names: prelude items, mangling cases (`foo` becomes `Foo`, `Foo_bar`
 /// `FooBar`), names prost-build changes (`Self`).
 const HARD_TYPE_NAMES: &[&str] = &[
@@ -391,6 +396,21 @@ impl Gen<'_> {
         }
     }
 
+    /// A field name for an enum or map field: not a keyword, since prost-derive builds its
+    /// accessors' names (`get_r#use`) from the raw identifier and panics.
+    fn plain_field_name(&mut self, scope: &mut Names) -> String {
+        loop {
+            let name = if self.rng.chance(35) {
+                self.pick(HARD_FIELD_NAMES).to_string()
+            } else {
+                format!("f{}", self.rng.below(10_000))
+            };
+            if !RUST_KEYWORDS.contains(&name.as_str()) && scope.take(&name) {
+                return name;
+            }
+        }
+    }
+
     /// An enum declared in `scope`, registered as a type.
     fn enum_decl(&mut self, f: &File, scope: &mut Names, prefix: &str, top: bool) -> String {
         let name = self.type_name(scope);
@@ -520,19 +540,11 @@ impl Gen<'_> {
             out.push_str(&format!("{pad}  extensions 4 to max;\n{pad}}}\n"));
             return out;
         }
-        if f.syntax.editions() && self.rng.chance(25) {
-            let feature = match self.rng.below(3) {
-                0 => format!("field_presence = {}", self.pick(&["EXPLICIT", "IMPLICIT"])),
-                1 => format!(
-                    "repeated_field_encoding = {}",
-                    self.pick(&["PACKED", "EXPANDED"])
-                ),
-                _ => format!(
-                    "message_encoding = {}",
-                    self.pick(&["LENGTH_PREFIXED", "DELIMITED"])
-                ),
-            };
-            out.push_str(&format!("{pad}  option features.{feature};\n"));
+        if f.syntax.editions() && self.rng.chance(15) {
+            // Of the features, a message takes only the JSON one.
+            out.push_str(&format!(
+                "{pad}  option features.json_format = LEGACY_BEST_EFFORT;\n"
+            ));
         }
         let mut scope = Names::default();
         // Nested types, sometimes named like the fields that follow.
@@ -563,7 +575,7 @@ impl Gen<'_> {
         let mut numbers = Numbers::new(m.extension_range);
         for d in &nested {
             if self.rng.chance(40) {
-                fields.take(&d.name.to_ascii_lowercase());
+                fields.take(&to_field(&d.name));
                 let ty = d.full.clone();
                 let label = self.label(f, false, false);
                 let number = numbers.next(self.rng);
@@ -657,8 +669,12 @@ impl Gen<'_> {
         if self.rng.chance(12) {
             return self.map(f, fields, number, indent);
         }
-        let name = self.field_name(fields);
         let ty = self.pick_type(f);
+        let name = if ty.as_ref().is_some_and(|t| t.is_enum) {
+            self.plain_field_name(fields)
+        } else {
+            self.field_name(fields)
+        };
         let (ty_text, kind) = match &ty {
             None => {
                 let s = self.pick(SCALARS);
@@ -833,11 +849,13 @@ impl Gen<'_> {
 
     fn map(&mut self, f: &File, fields: &mut Names, number: u32, indent: usize) -> String {
         let pad = "  ".repeat(indent);
-        let name = self.field_name(fields);
+        let name = self.plain_field_name(fields);
         let key = self.pick(MAP_KEYS);
         let value = match self.pick_type(f) {
-            // Map values can't be closed enums in proto3 (filtered), nor groups (hidden).
-            Some(t) => rel(&t.full),
+            // Map values can't be closed enums in proto3 (filtered), nor groups (hidden), nor
+            // enums whose first value is not 0.
+            Some(t) if !t.is_enum || t.values.first().is_some_and(|(_, n)| *n == 0) => rel(&t.full),
+            Some(_) => "int32".to_string(),
             None => self.pick(SCALARS).to_string(),
         };
         format!("{pad}map<{key}, {value}> {name} = {number};\n")
@@ -922,7 +940,7 @@ impl Gen<'_> {
                     lo + self.rng.below(u64::from(hi - lo + 1)) as u32
                 };
                 // Numbers are unique per extendee across the whole set.
-                if !ext_number_free(&t.full, number) {
+                if (19000..20000).contains(&number) || !ext_number_free(&t.full, number) {
                     continue;
                 }
                 let name = loop {
@@ -1100,7 +1118,13 @@ fn rel(full: &str) -> String {
 
 /// The field name a nested type's lower-cased name makes.
 fn to_field(name: &str) -> String {
-    name.to_ascii_lowercase()
+    let lower = name.to_ascii_lowercase();
+    // A field can't have the very name of a type in the same scope.
+    if lower == name {
+        format!("{lower}_")
+    } else {
+        lower
+    }
 }
 
 fn indent_text(text: &str, indent: usize) -> String {

@@ -393,7 +393,14 @@ impl FileCx<'_> {
             in_view: false,
             boxed: recursive
                 && f.label() != PbLabel::Repeated
-                && self.index.reaches_singular(f.type_name(), fq),
+                // prost-build's graph has no group edges, which can leave a cycle through
+                // nested groups unboxed (prost's structs then don't compile); our own structs
+                // box along groups too.
+                && self.index.reaches_singular(
+                    f.type_name(),
+                    fq,
+                    self.options.mode == Mode::Standalone,
+                ),
             recursive,
             value,
             label,

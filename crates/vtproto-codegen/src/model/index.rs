@@ -177,8 +177,9 @@ impl<'a> TypeIndex<'a> {
     /// Whether a value of message type `from` can contain a `target` through singular
     /// (not repeated, not map) message fields only: prost-build's rule for boxing a field.
     /// As in prost-build's message graph, a group field is no edge (`TYPE_GROUP` is not
-    /// `TYPE_MESSAGE`), though the field whose type starts the walk may be a group.
-    pub(super) fn reaches_singular(&self, from: &str, target: &str) -> bool {
+    /// `TYPE_MESSAGE`), though the field whose type starts the walk may be a group, unless
+    /// `groups` says otherwise.
+    pub(super) fn reaches_singular(&self, from: &str, target: &str, groups: bool) -> bool {
         let mut seen = HashSet::new();
         let mut stack = vec![from];
         while let Some(name) = stack.pop() {
@@ -192,7 +193,11 @@ impl<'a> TypeIndex<'a> {
                 stack.extend(
                     m.field
                         .iter()
-                        .filter(|f| f.label() != PbLabel::Repeated && f.r#type() == PbType::Message)
+                        .filter(|f| {
+                            f.label() != PbLabel::Repeated
+                                && (f.r#type() == PbType::Message
+                                    || (groups && f.r#type() == PbType::Group))
+                        })
                         .map(|f| f.type_name()),
                 );
             }

@@ -206,11 +206,12 @@ fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
                 .is_some_and(|t| t.full_name == m.full_name);
             match deeper {
                 _ if f.label != Label::Optional => None,
+                // In parentheses: a `match` opening a body's `&&` chain is read as a statement.
                 Some(child) if own_type => Some(quote! {
-                    match &#v.#ident {
+                    (match &#v.#ident {
                         ::core::option::Option::None => true,
                         ::core::option::Option::Some(c) => #(#child)&&*,
-                    }
+                    })
                 }),
                 _ => Some(quote!(#v.#ident.is_none())),
             }
