@@ -499,12 +499,10 @@ impl Gen<'_> {
         let full = format!("{prefix}.{name}");
         let message_set = f.syntax == Syntax::Proto2 && self.rng.chance(6);
         let extension_range = (f.syntax.proto2_like() && (message_set || self.rng.chance(30)))
-            .then(|| {
-                if message_set {
-                    (4, 536_870_911)
-                } else {
-                    (1000, 1999)
-                }
+            .then_some(if message_set {
+                (4, 536_870_911)
+            } else {
+                (1000, 1999)
             });
         self.types.push(TypeInfo {
             full: full.clone(),

@@ -206,12 +206,11 @@ fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
                 .is_some_and(|t| t.full_name == m.full_name);
             match deeper {
                 _ if f.label != Label::Optional => None,
-                // In parentheses: a `match` opening a body's `&&` chain is read as a statement.
                 Some(child) if own_type => Some(quote! {
-                    (match &#v.#ident {
+                    match &#v.#ident {
                         ::core::option::Option::None => true,
                         ::core::option::Option::Some(c) => #(#child)&&*,
-                    })
+                    }
                 }),
                 _ => Some(quote!(#v.#ident.is_none())),
             }
@@ -235,7 +234,18 @@ fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
                 const SIZE_WALK_IS_CHEAP: bool = true;
             )
         }
-        Some(all) => quote!(#(#all)&&*),
+        Some(mut all) => {
+            // A `match` opening a body's `&&` chain would be read as a statement.
+            let opens_with_match =
+                all[0].clone().into_iter().next().is_some_and(
+                    |t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "match"),
+                );
+            if all.len() > 1 && opens_with_match {
+                let first = &all[0];
+                all[0] = quote!((#first));
+            }
+            quote!(#(#all)&&*)
+        }
     };
     quote! {
         #[inline]

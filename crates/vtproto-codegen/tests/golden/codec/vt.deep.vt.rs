@@ -4,10 +4,10 @@ impl ::vtproto::Message for Node {
     const NAME: &'static str = "vt.deep.Node";
     #[inline]
     fn size_walk_is_cheap(&self) -> bool {
-        (match &self.child {
+        match &self.child {
             ::core::option::Option::None => true,
             ::core::option::Option::Some(c) => c.child.is_none(),
-        })
+        }
     }
     #[inline]
     fn size(&self) -> usize {

@@ -111,10 +111,10 @@ impl ::vtproto::Message for Thing {
     const NAME: &'static str = "vt.test.nasty.Thing";
     #[inline]
     fn size_walk_is_cheap(&self) -> bool {
-        (match &self.child {
+        match &self.child {
             ::core::option::Option::None => true,
             ::core::option::Option::Some(c) => c.child.is_none(),
-        })
+        }
     }
     #[inline]
     fn size(&self) -> usize {
