@@ -18,10 +18,9 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
+use support::oracle::{python, Oracle};
 use support::{Rng, Schema};
 use vtproto::Message;
 
@@ -57,125 +56,45 @@ mod editions {
     ));
 }
 
-/// A Python protobuf process (upb or pure Python), over `scripts/python-oracle.py`.
-struct Oracle {
-    child: std::process::Child,
-    input: std::process::ChildStdin,
-    output: BufReader<std::process::ChildStdout>,
+/// An oracle (`upb` or `python`) over the project's protos.
+fn start(python: &str, implementation: &str) -> Oracle {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let protos = [
+        "test/editions/e2023.proto",
+        "test/editions/e2024.proto",
+        "test/all_types_proto3.proto",
+        "test/all_types_proto2.proto",
+        "test/imported.proto",
+        "test/nasty_names.proto",
+        "candidates.proto",
+        "event.proto",
+        "deep.proto",
+    ];
+    // Packages, not namespace packages: Python's own `test` package would win otherwise.
+    for_protos(
+        python,
+        implementation,
+        &root.join("proto"),
+        &protos,
+        &["test", "test/editions"],
+    )
 }
 
-impl Oracle {
-    /// The project's protos, for `implementation` (`upb` or `python`).
-    fn start(python: &str, implementation: &str) -> Oracle {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        let protos = [
-            "test/editions/e2023.proto",
-            "test/editions/e2024.proto",
-            "test/all_types_proto3.proto",
-            "test/all_types_proto2.proto",
-            "test/imported.proto",
-            "test/nasty_names.proto",
-            "candidates.proto",
-            "event.proto",
-            "deep.proto",
-        ];
-        // Packages, not namespace packages: Python's own `test` package would win otherwise.
-        Oracle::for_protos(
-            python,
-            implementation,
-            &root.join("proto"),
-            &protos,
-            &["test", "test/editions"],
-        )
-    }
-
-    /// An oracle over `protos` (relative to `include`), generated with `protoc --python_out`;
-    /// `packages` are the folders to mark as Python packages.
-    fn for_protos(
-        python: &str,
-        implementation: &str,
-        include: &std::path::Path,
-        protos: &[&str],
-        packages: &[&str],
-    ) -> Oracle {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let out = std::env::temp_dir().join(format!(
-            "vt-py-{}-{implementation}-{call}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&out).unwrap();
-        let status = Command::new(protoc_bin_vendored::protoc_bin_path().unwrap())
-            .arg("-I")
-            .arg(include)
-            .arg("-I")
-            .arg(protoc_bin_vendored::include_path().unwrap())
-            .arg(format!("--python_out={}", out.display()))
-            .args(protos)
-            .status()
-            .unwrap();
-        assert!(status.success(), "protoc --python_out failed");
-        for dir in packages {
-            std::fs::write(out.join(dir).join("__init__.py"), "").unwrap();
-        }
-        let mut child = Command::new(python)
-            .env("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", implementation)
-            .arg(root.join("scripts/python-oracle.py"))
-            .arg(&out)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let input = child.stdin.take().unwrap();
-        let mut output = BufReader::new(child.stdout.take().unwrap());
-        let mut ready = String::new();
-        output.read_line(&mut ready).unwrap();
-        assert_eq!(ready.trim(), format!("READY {implementation}"));
-        Oracle {
-            child,
-            input,
-            output,
-        }
-    }
-
-    /// upb's deterministic re-encoding of `bytes` as `name`, or `None` if it refuses them.
-    fn reencode(&mut self, name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        writeln!(self.input, "{name} {hex}").unwrap();
-        let mut line = String::new();
-        self.output.read_line(&mut line).unwrap();
-        let line = line.trim();
-        assert!(!line.starts_with("FAIL"), "the oracle failed: {line}");
-        if line.starts_with("ERROR") {
-            return None;
-        }
-        Some(
-            (0..line.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&line[i..i + 2], 16).unwrap())
-                .collect(),
-        )
-    }
-}
-
-impl Drop for Oracle {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-    }
-}
-
-fn python() -> Option<String> {
-    match std::env::var("VT_PYTHON") {
-        Ok(p) => Some(p),
-        Err(_) if std::env::var_os("VT_REQUIRE_PYTHON").is_some_and(|v| v == "1") => {
-            panic!("VT_REQUIRE_PYTHON=1 but VT_PYTHON is not set")
-        }
-        Err(_) => {
-            eprintln!("skipped: set VT_PYTHON to a Python with `protobuf` (scripts/test.sh does)");
-            None
-        }
-    }
+/// [`Oracle::for_protos`] into a folder of its own.
+fn for_protos(
+    python: &str,
+    implementation: &str,
+    include: &std::path::Path,
+    protos: &[&str],
+    packages: &[&str],
+) -> Oracle {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = std::env::temp_dir().join(format!(
+        "vt-py-{}-{implementation}-{call}",
+        std::process::id()
+    ));
+    Oracle::for_protos(python, implementation, include, protos, packages, &out)
 }
 
 /// The two oracles: upb, and pure Python for messages with maps.
@@ -260,8 +179,8 @@ fn compare(
 fn standalone_encodings_equal_upbs() {
     let Some(python) = python() else { return };
     let mut oracles = Oracles {
-        upb: Oracle::start(&python, "upb"),
-        python: Oracle::start(&python, "python"),
+        upb: start(&python, "upb"),
+        python: start(&python, "python"),
     };
     let editions_schema = Schema::new(vt_tests::EDITIONS_DESCRIPTORS);
     let n = compare(&mut oracles, &editions_schema, &editions::all(), 400);
@@ -291,7 +210,7 @@ fn conformance_types_accept_and_reject_as_upb_does() {
     let Some(python) = python() else { return };
     let include =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/corpora/conformance/include");
-    let mut upb = Oracle::for_protos(
+    let mut upb = for_protos(
         &python,
         "upb",
         &include,

@@ -339,33 +339,19 @@ impl Gen<'_> {
     }
 
     fn file_features(&mut self) -> Vec<String> {
+        // (feature, percent of files that set it, its values)
+        const FEATURES: &[(&str, u64, &[&str])] = &[
+            ("field_presence", 40, &["EXPLICIT", "IMPLICIT"]),
+            ("repeated_field_encoding", 30, &["PACKED", "EXPANDED"]),
+            ("enum_type", 30, &["OPEN", "CLOSED"]),
+            ("message_encoding", 25, &["LENGTH_PREFIXED", "DELIMITED"]),
+            ("utf8_validation", 25, &["VERIFY", "NONE"]),
+        ];
         let mut out = Vec::new();
-        if self.rng.chance(40) {
-            out.push(format!(
-                "field_presence = {}",
-                self.pick(&["EXPLICIT", "IMPLICIT"])
-            ));
-        }
-        if self.rng.chance(30) {
-            out.push(format!(
-                "repeated_field_encoding = {}",
-                self.pick(&["PACKED", "EXPANDED"])
-            ));
-        }
-        if self.rng.chance(30) {
-            out.push(format!("enum_type = {}", self.pick(&["OPEN", "CLOSED"])));
-        }
-        if self.rng.chance(25) {
-            out.push(format!(
-                "message_encoding = {}",
-                self.pick(&["LENGTH_PREFIXED", "DELIMITED"])
-            ));
-        }
-        if self.rng.chance(25) {
-            out.push(format!(
-                "utf8_validation = {}",
-                self.pick(&["VERIFY", "NONE"])
-            ));
+        for (feature, percent, values) in FEATURES {
+            if self.rng.chance(*percent) {
+                out.push(format!("{feature} = {}", self.pick(values)));
+            }
         }
         out
     }
@@ -384,28 +370,23 @@ impl Gen<'_> {
     }
 
     fn field_name(&mut self, scope: &mut Names) -> String {
-        loop {
-            let name = if self.rng.chance(35) {
-                self.pick(HARD_FIELD_NAMES).to_string()
-            } else {
-                format!("f{}", self.rng.below(10_000))
-            };
-            if scope.take(&name) {
-                return name;
-            }
-        }
+        self.field_name_where(scope, |_| true)
     }
 
     /// A field name for an enum or map field: not a keyword, since prost-derive builds its
     /// accessors' names (`get_r#use`) from the raw identifier and panics.
     fn plain_field_name(&mut self, scope: &mut Names) -> String {
+        self.field_name_where(scope, |name| !RUST_KEYWORDS.contains(&name))
+    }
+
+    fn field_name_where(&mut self, scope: &mut Names, ok: impl Fn(&str) -> bool) -> String {
         loop {
             let name = if self.rng.chance(35) {
                 self.pick(HARD_FIELD_NAMES).to_string()
             } else {
                 format!("f{}", self.rng.below(10_000))
             };
-            if !RUST_KEYWORDS.contains(&name.as_str()) && scope.take(&name) {
+            if ok(&name) && scope.take(&name) {
                 return name;
             }
         }
