@@ -139,8 +139,176 @@ fn clearing_and_replacing_extensions() {
     doubled.extend_from_slice(&[0xa0, 0x06, 0x03]); // ext_int32 = 3 again
     let m = Extendable::decode(&doubled).unwrap();
     assert_eq!(m.extension(&p2::EXT_INT32).unwrap(), Some(3));
+    // A record of another wire type is no value of the extension: the spec keeps it as an
+    // unknown field, byte for byte.
     let wrong_type = Extendable::decode(&[0xa5, 0x06, 1, 2, 3, 4]).unwrap(); // fixed32 at 100
-    assert!(wrong_type.extension(&p2::EXT_INT32).is_err());
+    assert_eq!(wrong_type.extension(&p2::EXT_INT32).unwrap(), None);
+    assert_eq!(wrong_type.encode_to_vec(), [0xa5, 0x06, 1, 2, 3, 4]);
+}
+
+/// `protoc --decode=<type>` of `bytes`: the text format, or protoc's complaint.
+fn protoc_decode(message_type: &str, bytes: &[u8]) -> Result<String, String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut child = Command::new(protoc_bin_vendored::protoc_bin_path().unwrap())
+        .arg("-I")
+        .arg(root.join("proto"))
+        .arg("-I")
+        .arg(protoc_bin_vendored::include_path().unwrap())
+        .arg(format!("--decode={message_type}"))
+        .arg("test/all_types_proto2.proto")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    if out.status.success() {
+        Ok(String::from_utf8(out.stdout).unwrap())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// A record of field `number` with wire type `wire_type` and value bytes `value`.
+fn record(number: u32, wire_type: u32, value: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut key = u64::from(number << 3 | wire_type);
+    while key >= 0x80 {
+        out.push(key as u8 | 0x80);
+        key >>= 7;
+    }
+    out.push(key as u8);
+    out.extend_from_slice(value);
+    out
+}
+
+fn len_prefixed(body: &[u8]) -> Vec<u8> {
+    assert!(body.len() < 0x80);
+    let mut out = vec![body.len() as u8];
+    out.extend_from_slice(body);
+    out
+}
+
+/// Declared extensions in another form than their declaration's are read into their types
+/// and written back in their declared form: the bytes protoc (C++) writes for the value it
+/// reads from the same input. Corrupt ones are refused, as protoc refuses them.
+#[test]
+fn declared_extensions_are_checked_and_reencoded_canonically() {
+    let message = |v: f64, s: &str| {
+        Defaults {
+            d_double: Some(v),
+            d_string: Some(s.into()),
+            ..Defaults::default()
+        }
+        .encode_to_vec()
+    };
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        // sint64, declared expanded, arriving packed (1, -1, 300), then one more expanded.
+        (
+            "expanded field read packed",
+            [
+                record(103, 2, &len_prefixed(&[2, 1, 0xd8, 0x04])),
+                record(103, 0, &[6]),
+            ]
+            .concat(),
+        ),
+        // fixed32, declared packed, arriving expanded, then packed.
+        (
+            "packed field read expanded",
+            [
+                record(104, 5, &[1, 0, 0, 0]),
+                record(104, 5, &[2, 0, 0, 0]),
+                record(104, 2, &len_prefixed(&[3, 0, 0, 0])),
+            ]
+            .concat(),
+        ),
+        (
+            "the last scalar wins",
+            [record(100, 0, &[1]), record(100, 0, &[0x7f])].concat(),
+        ),
+        (
+            "a message in several records merges",
+            [
+                record(102, 2, &len_prefixed(&message(1.5, "a"))),
+                record(1, 0, &[9]),
+                record(102, 2, &len_prefixed(&message(2.5, "b"))),
+            ]
+            .concat(),
+        ),
+        (
+            "a group in several records merges",
+            [
+                record(105, 3, &[8, 1, 0xcc, 0x06]),
+                record(105, 3, &[8, 2, 0xcc, 0x06]),
+            ]
+            .concat(),
+        ),
+        // Level is closed: 7 is no value of it, and stays an unknown varint.
+        (
+            "a closed enum's unknown number",
+            [record(106, 0, &[2]), record(106, 0, &[7])].concat(),
+        ),
+        (
+            "a MessageSet-free repeated message",
+            [
+                record(150, 2, &len_prefixed(&message(1.0, "x"))),
+                record(150, 2, &len_prefixed(&[])),
+            ]
+            .concat(),
+        ),
+    ];
+    for (what, input) in &cases {
+        let text = protoc_decode("vt.test.proto2.Extendable", input).unwrap();
+        // protoc prints a field it keeps unknown (`106: 7`) but can't read it back: it
+        // writes those after the known fields and extensions, as we do.
+        let (unknown, known): (Vec<&str>, Vec<&str>) = text
+            .lines()
+            .partition(|l| l.starts_with(|c: char| c.is_ascii_digit()));
+        let mut expected = protoc_encode("vt.test.proto2.Extendable", &known.join("\n"));
+        for line in unknown {
+            let (number, value) = line.split_once(": ").unwrap();
+            let value: u64 = value.parse().unwrap();
+            assert!(value < 0x80, "{line}");
+            expected.extend(record(number.parse().unwrap(), 0, &[value as u8]));
+        }
+        let ours = Extendable::decode(input).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(ours.encode_to_vec(), expected, "{what}");
+        assert_eq!(ours.size(), expected.len(), "{what}: size()");
+        // Decoded again, the value is the same.
+        assert_eq!(Extendable::decode(&expected).unwrap(), ours, "{what}");
+    }
+    let corrupt: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "a packed fixed32 run of 3 bytes",
+            record(104, 2, &len_prefixed(&[1, 2, 3])),
+        ),
+        (
+            "a packed sint64 run ending mid-varint",
+            record(103, 2, &len_prefixed(&[2, 0x80])),
+        ),
+        (
+            "a message holding a truncated varint",
+            record(102, 2, &len_prefixed(&[0x08, 0x80])),
+        ),
+        ("a group without its end", record(105, 3, &[8, 1])),
+    ];
+    for (what, input) in &corrupt {
+        assert!(
+            protoc_decode("vt.test.proto2.Extendable", input).is_err(),
+            "protoc: {what}"
+        );
+        let e = Extendable::decode(input).expect_err(what);
+        assert!(
+            e.path()
+                .any(|(_, field)| field.starts_with("[vt.test.proto2.")),
+            "{what}: the error names the extension: {e}"
+        );
+    }
+    // proto2 leaves a string unchecked (protoc keeps the bytes); a Rust `String` can't hold
+    // them, so we refuse, as for a declared field.
+    let e = Extendable::decode(&record(101, 2, &len_prefixed(&[0xff]))).unwrap_err();
+    assert_eq!(e.kind(), &vtproto::DecodeErrorKind::InvalidUtf8);
 }
 
 #[test]

@@ -38,11 +38,13 @@
 #[allow(unused_imports)]
 use crate::prelude::*;
 
+use core::any::Any;
+use core::fmt;
 use core::marker::PhantomData;
 
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::DecodeError;
 use crate::reader::Reader;
-use crate::unknown::UnknownFields;
+use crate::unknown::{ExtensionEntry, ExtensionValue, UnknownFields};
 use crate::wire::{self, WireType};
 use crate::writer::ReverseWriter;
 use crate::Message;
@@ -75,19 +77,28 @@ impl<M, T> Extension<M, T> {
     }
 }
 
-/// How an extension's values are read from and written to records.
-pub trait ExtensionType {
+/// How an extension's values are read from and written to the wire.
+pub trait ExtensionType: 'static {
     /// The value [`Extendable::extension`] returns.
-    type Value;
-    /// Reads the value from the records of its field (values as [`UnknownField`]s hold them),
-    /// in order: the last wins for a scalar, messages merge, repeated values append. `None`
-    /// when there are none.
-    ///
-    /// [`UnknownField`]: crate::UnknownField
-    fn read(records: &[(WireType, &[u8])], number: u32)
-        -> Result<Option<Self::Value>, DecodeError>;
-    /// Appends `value` as records of field `number`.
-    fn write(value: &Self::Value, number: u32, out: &mut UnknownFields);
+    type Value: Clone + PartialEq + fmt::Debug + Send + Sync + 'static;
+
+    /// Merges one record of field `number`, whose key (with `wire_type`) was just read from
+    /// `r`, into `value`: the last wins for a scalar, messages merge, repeated values append.
+    /// `Ok(false)`, with nothing read, when this type does not read `wire_type`: the spec keeps
+    /// such a record as an unknown field. A closed enum's undeclared numbers go to `unknown`.
+    fn merge(
+        value: &mut Option<Self::Value>,
+        wire_type: WireType,
+        number: u32,
+        r: &mut Reader<'_>,
+        unknown: &mut UnknownFields,
+    ) -> Result<bool, DecodeError>;
+
+    /// The size of `value` encoded as field `number`.
+    fn encoded_len(value: &Self::Value, number: u32) -> usize;
+
+    /// Writes `value` as field `number`, ending at the writer's cursor.
+    fn encode_reverse(value: &Self::Value, number: u32, w: &mut ReverseWriter<'_>);
 }
 
 /// A message with extension ranges: its extensions are kept with its unknown fields.
@@ -101,63 +112,83 @@ pub trait Extendable: Message {
     /// The unknown fields, extensions included, to change.
     fn unknown_fields_mut(&mut self) -> &mut UnknownFields;
 
-    /// The extension's value, `None` when absent; an error when its records do not decode.
+    /// The extension's value, `None` when absent; an error when its records do not decode
+    /// (possible only for records kept as they came, the extension not being declared to the
+    /// decoder).
     fn extension<T: ExtensionType>(
         &self,
         ext: &Extension<Self, T>,
     ) -> Result<Option<T::Value>, DecodeError> {
-        if Self::MESSAGE_SET {
-            return message_set_read::<T>(self.unknown_fields(), ext.number);
-        }
-        let records: Vec<(WireType, &[u8])> = self
-            .unknown_fields()
+        let unknown = self.unknown_fields();
+        let mut value = None;
+        let entry = unknown
+            .extension_entries()
             .iter()
-            .filter(|f| f.number == ext.number)
-            .map(|f| (f.wire_type, f.value))
-            .collect();
-        T::read(&records, ext.number)
+            .find(|e| e.number == ext.number);
+        if let Some(e) = entry {
+            match e.value.as_any().downcast_ref::<Typed<T>>() {
+                Some(t) => value = t.value.clone(),
+                None => {
+                    // Declared with another type where it was decoded: read its encoding.
+                    let mut buf = Vec::new();
+                    let mut w = ReverseWriter::growable(&mut buf);
+                    e.value.encode_reverse(e.number, &mut w);
+                    let bytes = w.written_bytes().to_vec();
+                    merge_records::<T>(&bytes, ext.number, Self::MESSAGE_SET, &mut value)?;
+                }
+            }
+        }
+        merge_records::<T>(
+            unknown.as_bytes(),
+            ext.number,
+            Self::MESSAGE_SET,
+            &mut value,
+        )?;
+        Ok(value)
     }
 
-    /// Whether the message has records of the extension.
+    /// Whether the message has the extension.
     fn has_extension<T>(&self, ext: &Extension<Self, T>) -> bool {
-        if Self::MESSAGE_SET {
-            return message_set_items(self.unknown_fields()).any(|(id, _)| id == ext.number);
+        let unknown = self.unknown_fields();
+        if unknown
+            .extension_entries()
+            .iter()
+            .any(|e| e.number == ext.number)
+        {
+            return true;
         }
-        self.unknown_fields().iter().any(|f| f.number == ext.number)
+        if Self::MESSAGE_SET {
+            return message_set_items(unknown).any(|(id, _)| id == ext.number);
+        }
+        unknown.iter().any(|f| f.number == ext.number)
     }
 
     /// Sets the extension, replacing any value it had.
     fn set_extension<T: ExtensionType>(&mut self, ext: &Extension<Self, T>, value: T::Value) {
         self.clear_extension(ext);
-        let mut records = UnknownFields::new();
-        T::write(&value, ext.number, &mut records);
-        if Self::MESSAGE_SET {
-            // One item: type id, then the message's bytes (the record's value without its key).
-            let message = records
-                .iter()
-                .find(|f| f.wire_type == WireType::LengthDelimited)
-                .map(|f| f.value.to_vec())
-                .unwrap_or_else(|| vec![0]);
-            let mut item = Vec::new();
-            item.push(wire::key(2, WireType::Varint) as u8);
-            push_varint(&mut item, u64::from(ext.number));
-            item.push(wire::key(3, WireType::LengthDelimited) as u8);
-            item.extend_from_slice(&message);
-            item.push(wire::key(1, WireType::EndGroup) as u8);
-            self.unknown_fields_mut()
-                .push_raw(wire::key(1, WireType::StartGroup), &item);
-        } else {
-            self.unknown_fields_mut().extend(&records);
-        }
+        self.unknown_fields_mut()
+            .extension_entries_mut()
+            .push(ExtensionEntry {
+                number: ext.number,
+                value: Box::new(Typed::<T> {
+                    value: Some(value),
+                    message_set: Self::MESSAGE_SET,
+                }),
+            });
     }
 
-    /// Removes the extension's records.
+    /// Removes the extension.
     fn clear_extension<T>(&mut self, ext: &Extension<Self, T>) {
+        let unknown = self.unknown_fields_mut();
+        if !unknown.extension_entries().is_empty() {
+            unknown
+                .extension_entries_mut()
+                .retain(|e| e.number != ext.number);
+        }
         if !Self::MESSAGE_SET {
-            self.unknown_fields_mut().remove(ext.number);
+            unknown.remove(ext.number);
             return;
         }
-        let unknown = self.unknown_fields();
         let mut kept = UnknownFields::new();
         for f in unknown.iter() {
             let is_item = f.number == 1 && f.wire_type == WireType::StartGroup;
@@ -165,15 +196,203 @@ pub trait Extendable: Message {
                 kept.push_raw(wire::key(f.number, f.wire_type), f.value);
             }
         }
-        *self.unknown_fields_mut() = kept;
+        kept.extend_extensions_of(unknown);
+        *unknown = kept;
     }
 }
 
-fn push_varint(out: &mut Vec<u8>, v: u64) {
-    let mut buf = [0u8; 10];
-    let mut w = ReverseWriter::new(&mut buf);
-    w.put_varint(v);
-    out.extend_from_slice(w.written_bytes());
+/// Decoding declared extensions: generated `merge_field`s call these for the numbers of the
+/// extensions their schema declares for the message.
+impl UnknownFields {
+    /// Reads the record of extension `ext` whose key was just read from `r` into its decoded
+    /// value. A wire type the extension does not read keeps the record as an unknown field.
+    #[inline(never)]
+    pub fn merge_extension<M, T: ExtensionType>(
+        &mut self,
+        ext: &Extension<M, T>,
+        key: u32,
+        r: &mut Reader<'_>,
+    ) -> Result<(), DecodeError> {
+        if let Some(wire_type) = WireType::of_key(key) {
+            if self.merge_typed::<T>(ext.number, false, wire_type, r)? {
+                return Ok(());
+            }
+        }
+        self.merge_field(key, r)
+    }
+
+    /// Reads a MessageSet item whose start key (`key`) was just read from `r`: when
+    /// `declared(self, type_id, message)` takes it (its type id names a declared extension, see
+    /// [`merge_set_extension`](Self::merge_set_extension)), into its extension's decoded
+    /// value; otherwise the item is kept as it came.
+    #[inline(never)]
+    pub fn merge_message_set_item(
+        &mut self,
+        key: u32,
+        r: &mut Reader<'_>,
+        declared: impl FnOnce(&mut Self, u32, &mut Reader<'_>) -> Result<bool, DecodeError>,
+    ) -> Result<(), DecodeError> {
+        let raw_key = r.overlong_key_just_read();
+        let item = r.skip_field_raw(key)?;
+        if let (Some(id), Some(message)) = (item_type_id(item), item_message(item)) {
+            if declared(self, id, &mut Reader::new(message))? {
+                return Ok(());
+            }
+        }
+        self.push_record(key, raw_key, item);
+        Ok(())
+    }
+
+    /// Reads the message of a MessageSet item (`r` at its length prefix) into the decoded
+    /// value of extension `ext`.
+    pub fn merge_set_extension<M, T: ExtensionType>(
+        &mut self,
+        ext: &Extension<M, T>,
+        r: &mut Reader<'_>,
+    ) -> Result<bool, DecodeError> {
+        self.merge_typed::<T>(ext.number, true, WireType::LengthDelimited, r)
+    }
+
+    fn merge_typed<T: ExtensionType>(
+        &mut self,
+        number: u32,
+        message_set: bool,
+        wire_type: WireType,
+        r: &mut Reader<'_>,
+    ) -> Result<bool, DecodeError> {
+        let mut diverted = UnknownFields::new();
+        let entries = self.extension_entries_mut();
+        let merged = match entries.iter_mut().find(|e| e.number == number) {
+            Some(e) => match e.value.as_any_mut().downcast_mut::<Typed<T>>() {
+                Some(t) => T::merge(&mut t.value, wire_type, number, r, &mut diverted)?,
+                // Declared twice with other types: kept as it came.
+                None => false,
+            },
+            None => {
+                let mut value = None;
+                let merged = T::merge(&mut value, wire_type, number, r, &mut diverted)?;
+                if value.is_some() {
+                    entries.push(ExtensionEntry {
+                        number,
+                        value: Box::new(Typed::<T> { value, message_set }),
+                    });
+                }
+                merged
+            }
+        };
+        self.extend(&diverted);
+        Ok(merged)
+    }
+
+    /// Appends `other`'s decoded extensions (not its records).
+    fn extend_extensions_of(&mut self, other: &UnknownFields) {
+        if !other.extension_entries().is_empty() {
+            let more = other.extension_entries().iter().cloned();
+            self.extension_entries_mut().extend(more);
+        }
+    }
+}
+
+/// A declared extension's decoded value of type `T`.
+struct Typed<T: ExtensionType> {
+    /// Always `Some` once stored.
+    value: Option<T::Value>,
+    /// Written as a MessageSet item.
+    message_set: bool,
+}
+
+impl<T: ExtensionType> ExtensionValue for Typed<T> {
+    fn encoded_len(&self, number: u32) -> usize {
+        let Some(v) = &self.value else { return 0 };
+        if self.message_set {
+            // Start and end keys, type id (key and varint), message as field 3.
+            3 + wire::varint_len(u64::from(number)) + T::encoded_len(v, 3)
+        } else {
+            T::encoded_len(v, number)
+        }
+    }
+
+    fn encode_reverse(&self, number: u32, w: &mut ReverseWriter<'_>) {
+        let Some(v) = &self.value else { return };
+        if self.message_set {
+            w.put_varint(u64::from(wire::key(1, WireType::EndGroup)));
+            T::encode_reverse(v, 3, w);
+            w.put_varint(u64::from(number));
+            w.put_varint(u64::from(wire::key(2, WireType::Varint)));
+            w.put_varint(u64::from(wire::key(1, WireType::StartGroup)));
+        } else {
+            T::encode_reverse(v, number, w);
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn ExtensionValue> {
+        Box::new(Typed::<T> {
+            value: self.value.clone(),
+            message_set: self.message_set,
+        })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn eq_dyn(&self, other: &dyn ExtensionValue) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<Typed<T>>()
+            .is_some_and(|o| o.value == self.value && o.message_set == self.message_set)
+    }
+
+    fn fmt_dyn(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.value {
+            Some(v) => fmt::Debug::fmt(v, f),
+            None => f.write_str("None"),
+        }
+    }
+}
+
+/// Merges the records of field `number` in `bytes` (items of type id `number` in a
+/// MessageSet) into `value`; records of other wire types are skipped, as the spec keeps them.
+fn merge_records<T: ExtensionType>(
+    bytes: &[u8],
+    number: u32,
+    message_set: bool,
+    value: &mut Option<T::Value>,
+) -> Result<(), DecodeError> {
+    let mut ignored = UnknownFields::new();
+    let mut r = Reader::new(bytes);
+    while !r.is_empty() {
+        let key = r.read_key()?;
+        let is_item = key == wire::key(1, WireType::StartGroup);
+        if message_set && is_item {
+            let item = r.skip_field_raw(key)?;
+            if item_type_id(item) == Some(number) {
+                if let Some(message) = item_message(item) {
+                    let mut m = Reader::new(message);
+                    T::merge(
+                        value,
+                        WireType::LengthDelimited,
+                        number,
+                        &mut m,
+                        &mut ignored,
+                    )?;
+                }
+            }
+            continue;
+        }
+        let wire_type = WireType::of_key(key);
+        if let (false, Some(wt)) = (message_set, wire_type) {
+            if key >> 3 == number && T::merge(value, wt, number, &mut r, &mut ignored)? {
+                continue;
+            }
+        }
+        r.skip_field(key)?;
+    }
+    Ok(())
 }
 
 /// The type id and message bytes (length prefix included) of each MessageSet item.
@@ -210,150 +429,228 @@ fn item_message(group: &[u8]) -> Option<&[u8]> {
         .map(|(_, v)| v)
 }
 
-fn message_set_read<T: ExtensionType>(
-    unknown: &UnknownFields,
+fn key_len(number: u32) -> usize {
+    wire::varint_len(u64::from(number) << 3)
+}
+
+/// A scalar marker usable in [`Repeated`] and [`Packed`].
+pub trait RepeatedScalar: ExtensionType {
+    /// The wire type of one value outside a packed run.
+    const WIRE_TYPE: WireType;
+    /// Whether values may be packed (not strings or bytes).
+    const PACKABLE: bool;
+    /// Reads one value (within a packed run or a record).
+    fn read_one(r: &mut Reader<'_>) -> Result<Self::Value, DecodeError>;
+    /// The size of one value without its key.
+    fn one_len(value: &Self::Value) -> usize;
+    /// Writes one value without its key.
+    fn put_one(value: &Self::Value, w: &mut ReverseWriter<'_>);
+    /// Whether the type holds `value` (a closed enum holds its declared numbers alone); a
+    /// value it does not hold is kept among the unknown fields.
+    fn holds(_value: &Self::Value) -> bool {
+        true
+    }
+    /// Keeps a value the type does not hold as an unknown varint record.
+    fn divert(_value: &Self::Value, _number: u32, _unknown: &mut UnknownFields) {}
+}
+
+/// One scalar record.
+fn merge_scalar<T: RepeatedScalar>(
+    value: &mut Option<T::Value>,
+    wire_type: WireType,
     number: u32,
-) -> Result<Option<T::Value>, DecodeError> {
-    let records: Vec<(WireType, &[u8])> = message_set_items(unknown)
-        .filter(|(id, _)| *id == number)
-        .map(|(_, m)| (WireType::LengthDelimited, m))
-        .collect();
-    T::read(&records, number)
+    r: &mut Reader<'_>,
+    unknown: &mut UnknownFields,
+) -> Result<bool, DecodeError> {
+    if wire_type != T::WIRE_TYPE {
+        return Ok(false);
+    }
+    let v = T::read_one(r)?;
+    if T::holds(&v) {
+        *value = Some(v);
+    } else {
+        T::divert(&v, number, unknown);
+    }
+    Ok(true)
 }
 
-fn mismatch(number: u32, wire_type: WireType) -> DecodeError {
-    DecodeError::new(DecodeErrorKind::WireTypeMismatch {
-        field_number: number,
-        found: wire_type as u8,
-    })
-}
-
-/// Declares the marker of a scalar type: its Rust type, wire type, reader and writer.
+/// Declares the marker of a scalar type: its Rust type, wire type, reader, writer and size.
 macro_rules! scalar {
-    ($(#[$doc:meta])* $name:ident, $ty:ty, $wire:ident, $read:ident, $put:ident, $v:ident => $arg:expr) => {
+    ($(#[$doc:meta])* $name:ident, $ty:ty, $wire:ident, $read:ident, $put:ident, $v:ident => $arg:expr, $len:expr) => {
         $(#[$doc])*
         pub enum $name {}
 
         impl ExtensionType for $name {
             type Value = $ty;
-            fn read(
-                records: &[(WireType, &[u8])],
+            fn merge(
+                value: &mut Option<$ty>,
+                wire_type: WireType,
                 number: u32,
-            ) -> Result<Option<$ty>, DecodeError> {
-                let mut value = None;
-                for (wire_type, bytes) in records {
-                    if *wire_type != WireType::$wire {
-                        return Err(mismatch(number, *wire_type));
-                    }
-                    value = Some(Reader::new(bytes).$read()?);
-                }
-                Ok(value)
+                r: &mut Reader<'_>,
+                unknown: &mut UnknownFields,
+            ) -> Result<bool, DecodeError> {
+                merge_scalar::<Self>(value, wire_type, number, r, unknown)
             }
-            fn write(value: &$ty, number: u32, out: &mut UnknownFields) {
-                let mut buf = Vec::new();
-                let mut w = ReverseWriter::growable(&mut buf);
-                let $v = value;
-                w.$put($arg);
-                out.push_raw(wire::key(number, WireType::$wire), w.written_bytes());
+            fn encoded_len(value: &$ty, number: u32) -> usize {
+                key_len(number) + Self::one_len(value)
+            }
+            fn encode_reverse(value: &$ty, number: u32, w: &mut ReverseWriter<'_>) {
+                Self::put_one(value, w);
+                w.put_varint(u64::from(wire::key(number, WireType::$wire)));
             }
         }
 
         impl RepeatedScalar for $name {
+            const WIRE_TYPE: WireType = WireType::$wire;
             const PACKABLE: bool = !matches!(WireType::$wire, WireType::LengthDelimited);
             fn read_one(r: &mut Reader<'_>) -> Result<$ty, DecodeError> {
                 r.$read()
             }
-            fn put_one(value: &$ty, w: &mut ReverseWriter<'_>) {
-                let $v = value;
+            #[allow(unused_variables)]
+            fn one_len($v: &$ty) -> usize {
+                $len
+            }
+            fn put_one($v: &$ty, w: &mut ReverseWriter<'_>) {
                 w.$put($arg);
             }
         }
     };
 }
 
-/// A scalar marker usable in [`Repeated`] and [`Packed`].
-pub trait RepeatedScalar: ExtensionType {
-    /// Whether values may be packed (not strings or bytes).
-    const PACKABLE: bool;
-    /// Reads one value (within a packed run or a record).
-    fn read_one(r: &mut Reader<'_>) -> Result<Self::Value, DecodeError>;
-    /// Writes one value without its key.
-    fn put_one(value: &Self::Value, w: &mut ReverseWriter<'_>);
+scalar!(/// `int32`.
+    Int32, i32, Varint, read_int32, put_int32, v => *v, wire::int32(*v));
+scalar!(/// `int64`.
+    Int64, i64, Varint, read_int64, put_int64, v => *v, wire::int64(*v));
+scalar!(/// `uint32`.
+    UInt32, u32, Varint, read_uint32, put_uint32, v => *v, wire::uint32(*v));
+scalar!(/// `uint64`.
+    UInt64, u64, Varint, read_uint64, put_uint64, v => *v, wire::uint64(*v));
+scalar!(/// `sint32`.
+    SInt32, i32, Varint, read_sint32, put_sint32, v => *v, wire::sint32(*v));
+scalar!(/// `sint64`.
+    SInt64, i64, Varint, read_sint64, put_sint64, v => *v, wire::sint64(*v));
+scalar!(/// `bool`.
+    Bool, bool, Varint, read_bool, put_bool, v => *v, 1);
+scalar!(/// An open enum, as its number.
+    Enum, i32, Varint, read_int32, put_int32, v => *v, wire::int32(*v));
+scalar!(/// `fixed32`.
+    Fixed32, u32, Fixed32, read_fixed32, put_fixed32, v => *v, 4);
+scalar!(/// `fixed64`.
+    Fixed64, u64, Fixed64, read_fixed64, put_fixed64, v => *v, 8);
+scalar!(/// `sfixed32`.
+    SFixed32, i32, Fixed32, read_sfixed32, put_sfixed32, v => *v, 4);
+scalar!(/// `sfixed64`.
+    SFixed64, i64, Fixed64, read_sfixed64, put_sfixed64, v => *v, 8);
+scalar!(/// `float`.
+    Float, f32, Fixed32, read_float, put_float, v => *v, 4);
+scalar!(/// `double`.
+    Double, f64, Fixed64, read_double, put_double, v => *v, 8);
+scalar!(/// `string`.
+    Str, String, LengthDelimited, read_string, put_string, v => v.as_str(), wire::len_delimited(v.len()));
+scalar!(/// `bytes`.
+    Bytes, Vec<u8>, LengthDelimited, read_byte_vec, put_bytes, v => v.as_slice(), wire::len_delimited(v.len()));
+
+/// A closed enum `E`, as its number: a number `E` does not declare is kept among the unknown
+/// fields, as the spec asks.
+pub struct ClosedEnum<E>(PhantomData<fn() -> E>);
+
+impl<E: TryFrom<i32> + 'static> ExtensionType for ClosedEnum<E> {
+    type Value = i32;
+    fn merge(
+        value: &mut Option<i32>,
+        wire_type: WireType,
+        number: u32,
+        r: &mut Reader<'_>,
+        unknown: &mut UnknownFields,
+    ) -> Result<bool, DecodeError> {
+        merge_scalar::<Self>(value, wire_type, number, r, unknown)
+    }
+    fn encoded_len(value: &i32, number: u32) -> usize {
+        Enum::encoded_len(value, number)
+    }
+    fn encode_reverse(value: &i32, number: u32, w: &mut ReverseWriter<'_>) {
+        Enum::encode_reverse(value, number, w)
+    }
 }
 
-scalar!(/// `int32`.
-    Int32, i32, Varint, read_int32, put_int32, v => *v);
-scalar!(/// `int64`.
-    Int64, i64, Varint, read_int64, put_int64, v => *v);
-scalar!(/// `uint32`.
-    UInt32, u32, Varint, read_uint32, put_uint32, v => *v);
-scalar!(/// `uint64`.
-    UInt64, u64, Varint, read_uint64, put_uint64, v => *v);
-scalar!(/// `sint32`.
-    SInt32, i32, Varint, read_sint32, put_sint32, v => *v);
-scalar!(/// `sint64`.
-    SInt64, i64, Varint, read_sint64, put_sint64, v => *v);
-scalar!(/// `bool`.
-    Bool, bool, Varint, read_bool, put_bool, v => *v);
-scalar!(/// An enum, as its number.
-    Enum, i32, Varint, read_int32, put_int32, v => *v);
-scalar!(/// `fixed32`.
-    Fixed32, u32, Fixed32, read_fixed32, put_fixed32, v => *v);
-scalar!(/// `fixed64`.
-    Fixed64, u64, Fixed64, read_fixed64, put_fixed64, v => *v);
-scalar!(/// `sfixed32`.
-    SFixed32, i32, Fixed32, read_sfixed32, put_sfixed32, v => *v);
-scalar!(/// `sfixed64`.
-    SFixed64, i64, Fixed64, read_sfixed64, put_sfixed64, v => *v);
-scalar!(/// `float`.
-    Float, f32, Fixed32, read_float, put_float, v => *v);
-scalar!(/// `double`.
-    Double, f64, Fixed64, read_double, put_double, v => *v);
-scalar!(/// `string`.
-    Str, String, LengthDelimited, read_string, put_string, v => v.as_str());
-scalar!(/// `bytes`.
-    Bytes, Vec<u8>, LengthDelimited, read_byte_vec, put_bytes, v => v.as_slice());
+impl<E: TryFrom<i32> + 'static> RepeatedScalar for ClosedEnum<E> {
+    const WIRE_TYPE: WireType = WireType::Varint;
+    const PACKABLE: bool = true;
+    fn read_one(r: &mut Reader<'_>) -> Result<i32, DecodeError> {
+        r.read_int32()
+    }
+    fn one_len(v: &i32) -> usize {
+        wire::int32(*v)
+    }
+    fn put_one(v: &i32, w: &mut ReverseWriter<'_>) {
+        w.put_int32(*v)
+    }
+    fn holds(v: &i32) -> bool {
+        E::try_from(*v).is_ok()
+    }
+    fn divert(v: &i32, number: u32, unknown: &mut UnknownFields) {
+        unknown.push_varint(number, i64::from(*v) as u64);
+    }
+}
 
 /// An embedded message `M`, length-prefixed.
 pub struct MessageOf<M>(PhantomData<fn() -> M>);
 
-impl<M: Message> ExtensionType for MessageOf<M> {
+impl<M: Message + Clone + PartialEq + fmt::Debug + Send + Sync + 'static> ExtensionType
+    for MessageOf<M>
+{
     type Value = M;
-    fn read(records: &[(WireType, &[u8])], number: u32) -> Result<Option<M>, DecodeError> {
-        let mut value: Option<M> = None;
-        for (wire_type, bytes) in records {
-            if *wire_type != WireType::LengthDelimited {
-                return Err(mismatch(number, *wire_type));
-            }
-            Reader::new(bytes).merge_message(value.get_or_insert_with(M::default))?;
+    fn merge(
+        value: &mut Option<M>,
+        wire_type: WireType,
+        _number: u32,
+        r: &mut Reader<'_>,
+        _unknown: &mut UnknownFields,
+    ) -> Result<bool, DecodeError> {
+        if wire_type != WireType::LengthDelimited {
+            return Ok(false);
         }
-        Ok(value)
+        r.merge_message(value.get_or_insert_with(M::default))?;
+        Ok(true)
     }
-    fn write(value: &M, number: u32, out: &mut UnknownFields) {
-        let body = value.encode_length_delimited_to_vec();
-        out.push_raw(wire::key(number, WireType::LengthDelimited), &body);
+    fn encoded_len(value: &M, number: u32) -> usize {
+        key_len(number) + wire::len_delimited(value.size())
+    }
+    fn encode_reverse(value: &M, number: u32, w: &mut ReverseWriter<'_>) {
+        let mark = w.written();
+        value.encode_reverse(w);
+        w.put_len(mark);
+        w.put_varint(u64::from(wire::key(number, WireType::LengthDelimited)));
     }
 }
 
 /// A group (or an editions `DELIMITED` message) `M`.
 pub struct GroupOf<M>(PhantomData<fn() -> M>);
 
-impl<M: Message> ExtensionType for GroupOf<M> {
+impl<M: Message + Clone + PartialEq + fmt::Debug + Send + Sync + 'static> ExtensionType
+    for GroupOf<M>
+{
     type Value = M;
-    fn read(records: &[(WireType, &[u8])], number: u32) -> Result<Option<M>, DecodeError> {
-        let mut value: Option<M> = None;
-        for (wire_type, bytes) in records {
-            if *wire_type != WireType::StartGroup {
-                return Err(mismatch(number, *wire_type));
-            }
-            Reader::new(bytes).merge_group(value.get_or_insert_with(M::default), number)?;
+    fn merge(
+        value: &mut Option<M>,
+        wire_type: WireType,
+        number: u32,
+        r: &mut Reader<'_>,
+        _unknown: &mut UnknownFields,
+    ) -> Result<bool, DecodeError> {
+        if wire_type != WireType::StartGroup {
+            return Ok(false);
         }
-        Ok(value)
+        r.merge_group(value.get_or_insert_with(M::default), number)?;
+        Ok(true)
     }
-    fn write(value: &M, number: u32, out: &mut UnknownFields) {
-        let mut body = value.encode_to_vec();
-        push_varint(&mut body, u64::from(wire::key(number, WireType::EndGroup)));
-        out.push_raw(wire::key(number, WireType::StartGroup), &body);
+    fn encoded_len(value: &M, number: u32) -> usize {
+        2 * key_len(number) + value.size()
+    }
+    fn encode_reverse(value: &M, number: u32, w: &mut ReverseWriter<'_>) {
+        w.put_varint(u64::from(wire::key(number, WireType::EndGroup)));
+        value.encode_reverse(w);
+        w.put_varint(u64::from(wire::key(number, WireType::StartGroup)));
     }
 }
 
@@ -363,62 +660,82 @@ pub struct Repeated<T>(PhantomData<fn() -> T>);
 /// A repeated extension of scalars `T`, written packed; unpacked records are read too.
 pub struct Packed<T>(PhantomData<fn() -> T>);
 
-fn read_repeated<T: RepeatedScalar>(
-    records: &[(WireType, &[u8])],
+fn merge_repeated<T: RepeatedScalar>(
+    value: &mut Option<Vec<T::Value>>,
+    wire_type: WireType,
     number: u32,
-) -> Result<Option<Vec<T::Value>>, DecodeError> {
-    let mut out = Vec::new();
-    for (wire_type, bytes) in records {
-        if *wire_type == WireType::LengthDelimited && T::PACKABLE {
-            let mut run = Reader::new(Reader::new(bytes).read_len_delimited()?);
-            while !run.is_empty() {
-                out.push(T::read_one(&mut run)?);
-            }
+    r: &mut Reader<'_>,
+    unknown: &mut UnknownFields,
+) -> Result<bool, DecodeError> {
+    let mut keep = |v: T::Value| {
+        if T::holds(&v) {
+            value.get_or_insert_with(Vec::new).push(v);
         } else {
-            out.extend(T::read(&[(*wire_type, bytes)], number)?);
+            T::divert(&v, number, unknown);
         }
+    };
+    if wire_type == WireType::LengthDelimited && T::PACKABLE {
+        let mut run = Reader::new(r.read_len_delimited()?);
+        while !run.is_empty() {
+            keep(T::read_one(&mut run)?);
+        }
+    } else if wire_type == T::WIRE_TYPE {
+        keep(T::read_one(r)?);
+    } else {
+        return Ok(false);
     }
-    Ok((!out.is_empty()).then_some(out))
+    Ok(true)
 }
 
 impl<T: RepeatedScalar> ExtensionType for Repeated<T> {
     type Value = Vec<T::Value>;
-    fn read(
-        records: &[(WireType, &[u8])],
+    fn merge(
+        value: &mut Option<Self::Value>,
+        wire_type: WireType,
         number: u32,
-    ) -> Result<Option<Self::Value>, DecodeError> {
-        read_repeated::<T>(records, number)
+        r: &mut Reader<'_>,
+        unknown: &mut UnknownFields,
+    ) -> Result<bool, DecodeError> {
+        merge_repeated::<T>(value, wire_type, number, r, unknown)
     }
-    fn write(values: &Self::Value, number: u32, out: &mut UnknownFields) {
-        for v in values {
-            T::write(v, number, out);
+    fn encoded_len(values: &Self::Value, number: u32) -> usize {
+        values.iter().map(|v| T::encoded_len(v, number)).sum()
+    }
+    fn encode_reverse(values: &Self::Value, number: u32, w: &mut ReverseWriter<'_>) {
+        for v in values.iter().rev() {
+            T::encode_reverse(v, number, w);
         }
     }
 }
 
 impl<T: RepeatedScalar> ExtensionType for Packed<T> {
     type Value = Vec<T::Value>;
-    fn read(
-        records: &[(WireType, &[u8])],
+    fn merge(
+        value: &mut Option<Self::Value>,
+        wire_type: WireType,
         number: u32,
-    ) -> Result<Option<Self::Value>, DecodeError> {
-        read_repeated::<T>(records, number)
+        r: &mut Reader<'_>,
+        unknown: &mut UnknownFields,
+    ) -> Result<bool, DecodeError> {
+        merge_repeated::<T>(value, wire_type, number, r, unknown)
     }
-    fn write(values: &Self::Value, number: u32, out: &mut UnknownFields) {
+    fn encoded_len(values: &Self::Value, number: u32) -> usize {
+        if values.is_empty() {
+            return 0;
+        }
+        let body: usize = values.iter().map(T::one_len).sum();
+        key_len(number) + wire::len_delimited(body)
+    }
+    fn encode_reverse(values: &Self::Value, number: u32, w: &mut ReverseWriter<'_>) {
         if values.is_empty() {
             return;
         }
-        let mut buf = Vec::new();
-        let mut w = ReverseWriter::growable(&mut buf);
+        let mark = w.written();
         for v in values.iter().rev() {
-            T::put_one(v, &mut w);
+            T::put_one(v, w);
         }
-        let len = w.written();
-        w.put_varint(len as u64);
-        out.push_raw(
-            wire::key(number, WireType::LengthDelimited),
-            w.written_bytes(),
-        );
+        w.put_len(mark);
+        w.put_varint(u64::from(wire::key(number, WireType::LengthDelimited)));
     }
 }
 
@@ -433,19 +750,26 @@ pub type RepeatedGroup<M> = Each<GroupOf<M>>;
 
 impl<T: ExtensionType> ExtensionType for Each<T> {
     type Value = Vec<T::Value>;
-    fn read(
-        records: &[(WireType, &[u8])],
+    fn merge(
+        value: &mut Option<Self::Value>,
+        wire_type: WireType,
         number: u32,
-    ) -> Result<Option<Vec<T::Value>>, DecodeError> {
-        let mut out = Vec::new();
-        for record in records {
-            out.extend(T::read(core::slice::from_ref(record), number)?);
+        r: &mut Reader<'_>,
+        unknown: &mut UnknownFields,
+    ) -> Result<bool, DecodeError> {
+        let mut one = None;
+        if !T::merge(&mut one, wire_type, number, r, unknown)? {
+            return Ok(false);
         }
-        Ok((!out.is_empty()).then_some(out))
+        value.get_or_insert_with(Vec::new).extend(one);
+        Ok(true)
     }
-    fn write(values: &Vec<T::Value>, number: u32, out: &mut UnknownFields) {
-        for v in values {
-            T::write(v, number, out);
+    fn encoded_len(values: &Self::Value, number: u32) -> usize {
+        values.iter().map(|v| T::encoded_len(v, number)).sum()
+    }
+    fn encode_reverse(values: &Self::Value, number: u32, w: &mut ReverseWriter<'_>) {
+        for v in values.iter().rev() {
+            T::encode_reverse(v, number, w);
         }
     }
 }

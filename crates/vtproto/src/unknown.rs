@@ -12,32 +12,83 @@ use crate::wire::{self, WireType};
 use crate::writer::ReverseWriter;
 
 /// The fields of a message that its schema does not declare (or, for a closed enum, a number
-/// the enum does not declare), as encoded records in the order they were read.
+/// the enum does not declare), as encoded records in the order they were read, and the
+/// message's declared extensions, decoded.
 ///
 /// One pointer wide, and empty it holds no allocation: a message whose input had no unknown
 /// fields pays 8 bytes of its struct, one null check to encode and nothing to decode (the
 /// records live behind a box, so a message with many instances, such as the elements of a
 /// repeated field, stays as small and as cache-friendly as prost's). Encoding writes the
-/// records after the known fields, as the C++ and upb runtimes do.
+/// declared extensions after the known fields, then the records, as upb does.
+///
+/// Extensions declared in the generated code of the message's schema are read on decode (a
+/// corrupt one is an error, as in upb and protobuf-go) and kept decoded, in the order they
+/// first arrived, so that re-encoding writes them in their declared form (a repeated scalar in
+/// its declared packing, the last value of a singular one, one record of a message merged from
+/// several); every other record is kept byte for byte.
 #[derive(Clone, Default)]
 pub struct UnknownFields {
-    /// `None` when empty, never an empty `Vec`: emptiness is one null check. Boxed on purpose:
-    /// one pointer in every message instead of a `Vec`'s three words.
-    #[allow(clippy::box_collection)]
-    bytes: Option<Box<Vec<u8>>>,
+    /// `None` until something is kept. Boxed on purpose: one pointer in every message instead
+    /// of a `Vec`'s three words.
+    inner: Option<Box<Inner>>,
+}
+
+#[derive(Clone, Default)]
+struct Inner {
+    /// The records, encoded, in order.
+    bytes: Vec<u8>,
+    /// Declared extensions, decoded, in the order they first arrived.
+    extensions: Vec<ExtensionEntry>,
+}
+
+/// One declared extension's value.
+pub(crate) struct ExtensionEntry {
+    pub(crate) number: u32,
+    pub(crate) value: Box<dyn ExtensionValue>,
+}
+
+impl Clone for ExtensionEntry {
+    fn clone(&self) -> Self {
+        ExtensionEntry {
+            number: self.number,
+            value: self.value.clone_box(),
+        }
+    }
+}
+
+/// A declared extension's value, whatever its type (`ext::Typed<T>`).
+pub(crate) trait ExtensionValue: Send + Sync {
+    fn encoded_len(&self, number: u32) -> usize;
+    fn encode_reverse(&self, number: u32, w: &mut ReverseWriter<'_>);
+    fn clone_box(&self) -> Box<dyn ExtensionValue>;
+    fn as_any(&self) -> &dyn core::any::Any;
+    fn as_any_mut(&mut self) -> &mut dyn core::any::Any;
+    fn eq_dyn(&self, other: &dyn ExtensionValue) -> bool;
+    fn fmt_dyn(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
 }
 
 impl PartialEq for UnknownFields {
     fn eq(&self, other: &Self) -> bool {
-        self.as_bytes() == other.as_bytes()
+        self.as_bytes() == other.as_bytes() && {
+            let (a, b) = (self.extension_entries(), other.extension_entries());
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| x.number == y.number && x.value.eq_dyn(&*y.value))
+        }
     }
 }
-
-impl Eq for UnknownFields {}
 
 impl core::hash::Hash for UnknownFields {
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
         self.as_bytes().hash(state);
+        for e in self.extension_entries() {
+            // Equal values encode alike.
+            let mut buf = Vec::new();
+            let mut w = ReverseWriter::growable(&mut buf);
+            e.value.encode_reverse(e.number, &mut w);
+            w.written_bytes().hash(state);
+        }
     }
 }
 
@@ -56,35 +107,52 @@ pub struct UnknownField<'a> {
 impl UnknownFields {
     /// No fields.
     pub const fn new() -> Self {
-        UnknownFields { bytes: None }
+        UnknownFields { inner: None }
     }
 
-    /// Whether there are no unknown fields.
+    /// Whether there are no unknown fields and no extensions.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.bytes.is_none()
+        match &self.inner {
+            None => true,
+            Some(i) => i.bytes.is_empty() && i.extensions.is_empty(),
+        }
     }
 
-    /// The encoded size of all records.
+    /// The encoded size of all records and extensions.
     #[inline(always)]
     pub fn encoded_len(&self) -> usize {
-        self.bytes.as_ref().map_or(0, |b| b.len())
+        match &self.inner {
+            None => 0,
+            Some(i) if i.extensions.is_empty() => i.bytes.len(),
+            Some(i) => i.bytes.len() + extensions_len(&i.extensions),
+        }
     }
 
-    /// All records, encoded, in order.
+    /// The records, encoded, in order (declared extensions, held decoded, not included).
     pub fn as_bytes(&self) -> &[u8] {
-        self.bytes.as_deref().map_or(&[], Vec::as_slice)
+        self.inner.as_deref().map_or(&[], |i| i.bytes.as_slice())
+    }
+
+    pub(crate) fn extension_entries(&self) -> &[ExtensionEntry] {
+        self.inner
+            .as_deref()
+            .map_or(&[], |i| i.extensions.as_slice())
+    }
+
+    pub(crate) fn extension_entries_mut(&mut self) -> &mut Vec<ExtensionEntry> {
+        &mut self.inner.get_or_insert_with(Box::default).extensions
     }
 
     /// The records' buffer, allocated on first use (only to append bytes to it).
     fn buf(&mut self) -> &mut Vec<u8> {
-        self.bytes.get_or_insert_with(Box::default)
+        &mut self.inner.get_or_insert_with(Box::default).bytes
     }
 
-    /// Removes every record.
+    /// Removes every record and extension.
     #[inline]
     pub fn clear(&mut self) {
-        self.bytes = None;
+        self.inner = None;
     }
 
     /// Reads the value of the field whose key was just read from `r` and keeps the record as
@@ -93,24 +161,25 @@ impl UnknownFields {
     pub fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
         let raw_key = r.overlong_key_just_read();
         let value = r.skip_field_raw(key)?;
+        self.push_record(key, raw_key, value);
+        Ok(())
+    }
+
+    /// Appends a record: its key as it came (`raw_key`) or canonical, then its value.
+    pub(crate) fn push_record(&mut self, key: u32, raw_key: Option<&[u8]>, value: &[u8]) {
         match raw_key {
             Some(k) => self.buf().extend_from_slice(k),
             None => self.push_key(key),
         }
         self.buf().extend_from_slice(value);
-        Ok(())
     }
 
     /// Appends the record whose value `r` read since `mark` (taken right after its key `key`),
     /// as it came.
     #[inline(never)]
     pub fn push_since(&mut self, key: u32, mark: Mark<'_>, r: &Reader<'_>) {
-        match mark.key {
-            Some(k) => self.buf().extend_from_slice(k),
-            None => self.push_key(key),
-        }
         let used = mark.value.len() - r.remaining();
-        self.buf().extend_from_slice(&mark.value[..used]);
+        self.push_record(key, mark.key, &mark.value[..used]);
     }
 
     /// Appends a varint record (a closed enum's undeclared number, an extension).
@@ -130,33 +199,38 @@ impl UnknownFields {
         self.buf().extend_from_slice(value);
     }
 
-    /// Appends all of `other`'s records.
+    /// Appends all of `other`'s records and extensions.
     pub fn extend(&mut self, other: &UnknownFields) {
-        if !other.is_empty() {
+        if !other.as_bytes().is_empty() {
             self.buf().extend_from_slice(other.as_bytes());
+        }
+        if !other.extension_entries().is_empty() {
+            let more = other.extension_entries().iter().cloned();
+            self.extension_entries_mut().extend(more);
         }
     }
 
-    /// Removes the records of field `number`.
+    /// Removes the records of field `number` (and the declared extension of that number).
     pub fn remove(&mut self, number: u32) {
+        if let Some(i) = &mut self.inner {
+            i.extensions.retain(|e| e.number != number);
+        }
         if !self.iter().any(|f| f.number == number) {
             return;
         }
-        let mut kept = UnknownFields::new();
+        let mut kept = Vec::new();
         for f in self.iter().filter(|f| f.number != number) {
-            kept.push_raw(wire::key(f.number, f.wire_type), f.value);
+            push_key_to(&mut kept, wire::key(f.number, f.wire_type));
+            kept.extend_from_slice(f.value);
         }
-        *self = kept;
+        *self.buf() = kept;
     }
 
     fn push_key(&mut self, key: u32) {
-        let mut buf = [0u8; 5];
-        let mut w = ReverseWriter::new(&mut buf);
-        w.put_varint(u64::from(key));
-        self.buf().extend_from_slice(w.written_bytes());
+        push_key_to(self.buf(), key);
     }
 
-    /// The records in order.
+    /// The records in order (declared extensions, held decoded, not included).
     pub fn iter(&self) -> impl Iterator<Item = UnknownField<'_>> {
         let mut r = Reader::new(self.as_bytes());
         core::iter::from_fn(move || {
@@ -174,25 +248,56 @@ impl UnknownFields {
         })
     }
 
-    /// Writes the records so that they end at the writer's cursor.
+    /// Writes the extensions and records so that they end at the writer's cursor.
     #[inline(always)]
     pub fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {
         // Empty is the common case: one test inline, the copy out of line.
-        if !self.is_empty() {
-            self.write(w);
+        if let Some(inner) = &self.inner {
+            inner.write(w);
         }
     }
+}
 
+impl Inner {
     #[cold]
     #[inline(never)]
     fn write(&self, w: &mut ReverseWriter<'_>) {
-        w.put_slice(self.as_bytes());
+        w.put_slice(&self.bytes);
+        for e in self.extensions.iter().rev() {
+            e.value.encode_reverse(e.number, w);
+        }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn extensions_len(extensions: &[ExtensionEntry]) -> usize {
+    extensions
+        .iter()
+        .map(|e| e.value.encoded_len(e.number))
+        .sum()
+}
+
+fn push_key_to(buf: &mut Vec<u8>, key: u32) {
+    let mut tmp = [0u8; 5];
+    let mut w = ReverseWriter::new(&mut tmp);
+    w.put_varint(u64::from(key));
+    buf.extend_from_slice(w.written_bytes());
 }
 
 impl fmt::Debug for UnknownFields {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
+        struct Ext<'a>(&'a ExtensionEntry);
+        impl fmt::Debug for Ext<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "[{}] ", self.0.number)?;
+                self.0.value.fmt_dyn(f)
+            }
+        }
+        f.debug_list()
+            .entries(self.extension_entries().iter().map(Ext))
+            .entries(self.iter())
+            .finish()
     }
 }
 

@@ -12,8 +12,8 @@ use super::features::{
 };
 use super::index::TypeIndex;
 use super::{
-    BytesRepr, DefaultValue, Enum, EnumValue, Extension, Field, Label, MapField, Member, Message,
-    Oneof, Package, RustIdent, RustPath, Scalar, ValueType,
+    BytesRepr, DefaultValue, Enum, EnumValue, Extension, ExtensionRef, Field, Label, MapField,
+    Member, Message, Oneof, Package, RustIdent, RustPath, Scalar, TypeRef, ValueType,
 };
 use crate::descriptor::feature_set;
 use crate::descriptor::FeatureSet;
@@ -88,7 +88,40 @@ pub fn build(
             cx.extension(&scope, f, out)?;
         }
     }
+    link_extensions(&mut packages);
     Ok(packages)
+}
+
+/// Tells each message that keeps extensions which of the generated files' extensions extend
+/// it, wherever they are declared.
+fn link_extensions(packages: &mut [Package]) {
+    let mut by_extendee: std::collections::HashMap<String, Vec<ExtensionRef>> =
+        std::collections::HashMap::new();
+    for p in packages.iter() {
+        for x in &p.extensions {
+            by_extendee
+                .entry(x.extendee.full_name.clone())
+                .or_default()
+                .push(ExtensionRef {
+                    number: x.field.number,
+                    full_name: x.full_name.clone(),
+                    constant: TypeRef {
+                        full_name: x.full_name.clone(),
+                        package: p.name.clone(),
+                        rust_path: x.rust_path.clone(),
+                    },
+                });
+        }
+    }
+    for m in packages.iter_mut().flat_map(|p| &mut p.messages) {
+        if m.unknown_fields.is_none() || !m.extendable {
+            continue;
+        }
+        if let Some(mut xs) = by_extendee.remove(&m.full_name) {
+            xs.sort_by_key(|x| x.number);
+            m.extensions = xs;
+        }
+    }
 }
 
 /// The features of a file's top-level elements: its edition's defaults and the file's own
@@ -267,6 +300,7 @@ impl FileCx<'_> {
                 .options
                 .as_ref()
                 .is_some_and(|o| o.message_set_wire_format()),
+            extensions: Vec::new(),
         });
         for e in &m.enum_type {
             out.enums.push(self.enumeration(&inner, e));

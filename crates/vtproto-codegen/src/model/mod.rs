@@ -364,6 +364,20 @@ pub struct Message {
     pub extendable: bool,
     /// Uses the MessageSet wire format (`message_set_wire_format`).
     pub message_set: bool,
+    /// The extensions of this message declared in the generated files, by number
+    /// (`mode=standalone`): decoded into their declared types as they arrive.
+    pub extensions: Vec<ExtensionRef>,
+}
+
+/// An extension of a message, as the message's decoder names it.
+#[derive(Clone, Debug)]
+pub struct ExtensionRef {
+    /// Its number (a MessageSet extension's type id).
+    pub number: u32,
+    /// Its full proto name without the leading dot.
+    pub full_name: String,
+    /// Its constant: the declaring package and the constant's path in it.
+    pub constant: TypeRef,
 }
 
 /// An extension (`extend Foo { .. }`) declared in a generated file.

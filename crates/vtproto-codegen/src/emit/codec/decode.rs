@@ -9,7 +9,10 @@ use super::{
     fixed_width, is_copy, key_literal, merge_scalar, read_scalar, scalar_type, scalar_wire_type,
     usize_lit, wire_type, Dst, LEN,
 };
-use crate::model::{BytesRepr, Field, Label, MapField, Message, Oneof, Scalar, ValueType};
+use crate::emit::names::Names;
+use crate::model::{
+    BytesRepr, ExtensionRef, Field, Label, MapField, Message, Oneof, Scalar, ValueType,
+};
 
 /// How a decoder reads values: the owned decode's way, or a view's.
 pub(in crate::emit) struct Reads {
@@ -24,14 +27,50 @@ pub(in crate::emit) struct Reads {
     pub oneof_message: bool,
 }
 
-pub(super) fn merge_field_fn(m: &Message) -> TokenStream {
+pub(super) fn merge_field_fn(m: &Message, names: &Names<'_>) -> TokenStream {
     let owned = Reads {
         lifetime: quote!('_),
         scalar: read_scalar,
         message: merge_message,
         oneof_message: true,
     };
-    merge_field_with(m, &owned, |f| field_arms(m, f))
+    merge_field_with(m, &owned, |f| field_arms(m, f), extension_arms(m, names))
+}
+
+/// The arms reading the message's declared extensions into their types (`mode=standalone`):
+/// every key of each extension's number, or, for a MessageSet, its items.
+fn extension_arms(m: &Message, names: &Names<'_>) -> Vec<TokenStream> {
+    let Some(unknown) = &m.unknown_fields else {
+        return Vec::new();
+    };
+    if m.extensions.is_empty() {
+        return Vec::new();
+    }
+    let constant =
+        |x: &ExtensionRef| names.relative(&[], &x.constant.package, &x.constant.rust_path);
+    if m.message_set {
+        let item = key_literal(1, super::START_GROUP);
+        let ids = m.extensions.iter().map(|x| {
+            let id = Literal::u32_unsuffixed(x.number);
+            let c = constant(x);
+            quote!(#id => u.merge_set_extension(&#c, r),)
+        });
+        return vec![quote! {
+            #item => self.#unknown.merge_message_set_item(key, r, |u, id, r| match id {
+                #(#ids)*
+                _ => ::core::result::Result::Ok(false),
+            }),
+        }];
+    }
+    m.extensions
+        .iter()
+        .map(|x| {
+            let low = Literal::u32_unsuffixed(x.number << 3);
+            let high = Literal::u32_unsuffixed(x.number << 3 | 7);
+            let c = constant(x);
+            quote!(#low..=#high => self.#unknown.merge_extension(&#c, key, r),)
+        })
+        .collect()
 }
 
 /// A closed enum's value in a message that keeps unknown fields: `store` (a statement using
@@ -77,6 +116,7 @@ pub(in crate::emit) fn merge_field_with(
     m: &Message,
     reads: &Reads,
     field_arms: impl Fn(&Field) -> Vec<TokenStream>,
+    extension_arms: Vec<TokenStream>,
 ) -> TokenStream {
     let lifetime = &reads.lifetime;
     let mut arms = Vec::new();
@@ -92,6 +132,7 @@ pub(in crate::emit) fn merge_field_with(
         Some(unknown) => quote! {
             match key {
                 #(#arms)*
+                #(#extension_arms)*
                 _ => self.#unknown.merge_field(key, r),
             }
         },

@@ -32,8 +32,9 @@ pub(super) const FEATURE: Feature = Feature {
     emit: |package, options, out| {
         let reuse = super::is_selected(options, REUSE.name);
         let prost = options.mode == crate::Mode::Prost;
+        let names = super::names::Names { package, options };
         for m in &package.messages {
-            out(message_impl(m, reuse, prost));
+            out(message_impl(m, reuse, prost, &names));
         }
     },
 };
@@ -102,7 +103,12 @@ fn is_len_scalar(f: &crate::model::Field) -> bool {
 
 /// `impl ::vtproto::Message for <message>`; `prost` for `mode=prost`, where prost's derive
 /// gives each struct its `encoded_len` (see [`size::prost_size_fn`]).
-fn message_impl(m: &Message, reuse: bool, prost: bool) -> TokenStream {
+fn message_impl(
+    m: &Message,
+    reuse: bool,
+    prost: bool,
+    names: &super::names::Names<'_>,
+) -> TokenStream {
     let path = m.rust_path.tokens();
     let name = &m.full_name;
     let size = if prost && !m.size_walk_is_cheap {
@@ -111,7 +117,7 @@ fn message_impl(m: &Message, reuse: bool, prost: bool) -> TokenStream {
         size::size_fn(m)
     };
     let encode = encode::encode_fn(m);
-    let merge = decode::merge_field_fn(m);
+    let merge = decode::merge_field_fn(m, names);
     let replace = reuse.then(|| reuse::merge_replace_fn(m));
     let names = field_name_fn(m);
     let deprecated = m.all_fields().any(|(_, f)| f.deprecated);
@@ -257,13 +263,18 @@ fn size_walk_is_cheap_fn(m: &Message) -> TokenStream {
 
 /// `FIELD_NAMES`, for error messages: one string literal (`"1:name 2:display_name"`), no code.
 fn field_name_fn(m: &Message) -> TokenStream {
-    if m.all_fields().next().is_none() {
+    if m.all_fields().next().is_none() && m.extensions.is_empty() {
         // The trait's default is empty.
         return TokenStream::new();
     }
     let names = m
         .all_fields()
         .map(|(_, f)| format!("{}:{}", f.number, f.name))
+        .chain(
+            m.extensions
+                .iter()
+                .map(|x| format!("{}:[{}]", x.number, x.full_name)),
+        )
         .collect::<Vec<_>>()
         .join(" ");
     quote! {

@@ -214,9 +214,17 @@ impl Cx<'_> {
         let name = ident(x.rust_path.name());
         let extendee = self.names.owned_type(&x.extendee, module);
         let f = &x.field;
+        // A closed enum keeps the numbers it does not declare among the unknown fields.
+        let marker = |value: &ValueType| match value {
+            ValueType::Enum(e) if e.closed => {
+                let t = self.names.owned_type(&e.ty, module);
+                Some(quote!(::vtproto::ext::ClosedEnum<#t>))
+            }
+            value => Some(scalar_marker(value.scalar()?)),
+        };
         let kind = match (&f.label, &f.value) {
             (Label::Repeated { packed }, ValueType::Scalar(_) | ValueType::Enum(_)) => {
-                let one = scalar_marker(f.value.scalar()?);
+                let one = marker(&f.value)?;
                 if *packed {
                     quote!(::vtproto::ext::Packed<#one>)
                 } else {
@@ -239,7 +247,7 @@ impl Cx<'_> {
                 let t = self.names.owned_type(t, module);
                 quote!(::vtproto::ext::GroupOf<#t>)
             }
-            (_, value) => scalar_marker(value.scalar()?),
+            (_, value) => marker(value)?,
         };
         let number = proc_macro2::Literal::u32_unsuffixed(f.number);
         let full = &x.full_name;

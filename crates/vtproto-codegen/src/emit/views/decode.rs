@@ -17,7 +17,7 @@ pub(super) fn merge_field_fn(cx: &Cx<'_>, m: &Message) -> TokenStream {
         message: merge,
         oneof_message: false,
     };
-    merge_field_with(m, &reads, |f| field_arms(cx, f))
+    merge_field_with(m, &reads, |f| field_arms(cx, f), Vec::new())
 }
 
 /// An expression reading one scalar value, borrowing strings and bytes.
