@@ -7,7 +7,10 @@ as an oracle for rust-vt's tests.
 Reads requests from stdin, one per line: `<full message name> <hex bytes>`. Answers one line
 each: the hex of the message parsed and re-serialized with `deterministic=True` (map entries
 in key order), `ERROR <reason>` when protobuf refuses the input, or `FAIL <reason>` when the
-request can't be answered (a message type it does not know). Required fields are not
+request can't be answered (a message type it does not know). A name written `+<name>` asks
+for both re-encodings, deterministic then not, separated by a space (upb's deterministic order
+of extensions is by descending number, its other one the order they arrived in). Required
+fields are not
 checked (`MergeFromString`, partial serialization), as rust-vt does not check them.
 """
 import sys
@@ -41,6 +44,8 @@ def main():
     out.flush()
     for line in sys.stdin:
         name, _, data = line.strip().partition(" ")
+        both = name.startswith("+")
+        name = name.lstrip("+")
         try:
             if name not in classes:
                 classes[name] = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
@@ -54,7 +59,10 @@ def main():
         except Exception as e:  # noqa: BLE001 - any refusal is an answer
             out.write(f"ERROR {type(e).__name__}\n")
         else:
-            out.write(msg.SerializePartialToString(deterministic=True).hex() + "\n")
+            answer = msg.SerializePartialToString(deterministic=True).hex()
+            if both:
+                answer += " " + msg.SerializePartialToString().hex()
+            out.write(answer + "\n")
         out.flush()
 
 

@@ -211,8 +211,39 @@ fn message(
 /// defaults, syntaxes and editions, and options. It must answer with code or an error, never
 /// panic. `data` is read with `arbitrary` as the fuzz target reads it.
 pub fn codegen(data: &[u8]) {
-    let Ok(req) = Request::arbitrary(&mut arbitrary::Unstructured::new(data)) else {
+    let Some((file, parameter)) = request(data) else {
         return;
+    };
+    let Ok(options) = vtproto_codegen::Options::parse(&parameter.join(",")) else {
+        return;
+    };
+    let _ = vtproto_codegen::generate(&[file], &["fuzz.proto".to_string()], &options);
+}
+
+/// What the generator makes of the request in `data` in `mode=standalone` with the features
+/// that compile on their own (`structs+codec`, views where the request asks for them): `None`
+/// where it refuses the request (bad names, dangling
+/// references...). Code it writes must compile (`tests/tests/codegen_compiles.rs`).
+pub fn codegen_standalone(data: &[u8]) -> Option<Vec<vtproto_codegen::GeneratedFile>> {
+    let (file, parameter) = request(data)?;
+    let mut options = vec![
+        "mode=standalone",
+        "features=structs+codec",
+        "include_file=mod.rs",
+    ];
+    options.extend(
+        parameter
+            .iter()
+            .filter(|p| p.starts_with("views=") || p.starts_with("compile_well")),
+    );
+    let options = vtproto_codegen::Options::parse(&options.join(",")).ok()?;
+    vtproto_codegen::generate(&[file], &["fuzz.proto".to_string()], &options).ok()
+}
+
+/// The request an input describes, and its plugin options.
+fn request(data: &[u8]) -> Option<(FileDescriptorProto, Vec<&'static str>)> {
+    let Ok(req) = Request::arbitrary(&mut arbitrary::Unstructured::new(data)) else {
+        return None;
     };
     let package = req.package.0.clone();
     let prefix = if package.is_empty() {
@@ -277,8 +308,5 @@ pub fn codegen(data: &[u8]) {
         .iter()
         .map(|i| OPTIONS[*i as usize % OPTIONS.len()])
         .collect();
-    let Ok(options) = vtproto_codegen::Options::parse(&parameter.join(",")) else {
-        return;
-    };
-    let _ = vtproto_codegen::generate(&[file], &["fuzz.proto".to_string()], &options);
+    Some((file, parameter))
 }

@@ -43,7 +43,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::error::DecodeError;
-use crate::reader::Reader;
+use crate::reader::{Mark, Reader};
 use crate::unknown::{ExtensionEntry, ExtensionValue, UnknownFields};
 use crate::wire::{self, WireType};
 use crate::writer::ReverseWriter;
@@ -450,8 +450,11 @@ pub trait RepeatedScalar: ExtensionType {
     fn holds(_value: &Self::Value) -> bool {
         true
     }
-    /// Keeps a value the type does not hold as an unknown varint record.
-    fn divert(_value: &Self::Value, _number: u32, _unknown: &mut UnknownFields) {}
+    /// Keeps a value the type does not hold, read from `r` since `mark`, as an unknown varint
+    /// record of field `number`, its varint as it came (as upb and C++ keep it).
+    fn divert(number: u32, mark: Mark<'_>, r: &Reader<'_>, unknown: &mut UnknownFields) {
+        unknown.push_since(wire::key(number, WireType::Varint), mark, r);
+    }
 }
 
 /// One scalar record.
@@ -465,11 +468,12 @@ fn merge_scalar<T: RepeatedScalar>(
     if wire_type != T::WIRE_TYPE {
         return Ok(false);
     }
+    let mark = r.mark();
     let v = T::read_one(r)?;
     if T::holds(&v) {
         *value = Some(v);
     } else {
-        T::divert(&v, number, unknown);
+        T::divert(number, mark, r, unknown);
     }
     Ok(true)
 }
@@ -588,9 +592,6 @@ impl<E: TryFrom<i32> + 'static> RepeatedScalar for ClosedEnum<E> {
     fn holds(v: &i32) -> bool {
         E::try_from(*v).is_ok()
     }
-    fn divert(v: &i32, number: u32, unknown: &mut UnknownFields) {
-        unknown.push_varint(number, i64::from(*v) as u64);
-    }
 }
 
 /// An embedded message `M`, length-prefixed.
@@ -667,20 +668,23 @@ fn merge_repeated<T: RepeatedScalar>(
     r: &mut Reader<'_>,
     unknown: &mut UnknownFields,
 ) -> Result<bool, DecodeError> {
-    let mut keep = |v: T::Value| {
+    let mut keep = |r: &mut Reader<'_>| -> Result<(), DecodeError> {
+        let mark = r.mark();
+        let v = T::read_one(r)?;
         if T::holds(&v) {
             value.get_or_insert_with(Vec::new).push(v);
         } else {
-            T::divert(&v, number, unknown);
+            T::divert(number, mark, r, unknown);
         }
+        Ok(())
     };
     if wire_type == WireType::LengthDelimited && T::PACKABLE {
         let mut run = Reader::new(r.read_len_delimited()?);
         while !run.is_empty() {
-            keep(T::read_one(&mut run)?);
+            keep(&mut run)?;
         }
     } else if wire_type == T::WIRE_TYPE {
-        keep(T::read_one(r)?);
+        keep(r)?;
     } else {
         return Ok(false);
     }

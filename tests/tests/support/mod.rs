@@ -91,6 +91,8 @@ pub struct Schema {
     messages: HashMap<String, (DescriptorProto, Syntax)>,
     /// Enum values by the enum's full name (without the leading dot).
     enums: HashMap<String, Vec<(String, i32)>>,
+    /// Extensions by the full name of the message they extend.
+    extensions: HashMap<String, Vec<(FieldDescriptorProto, Syntax)>>,
 }
 
 impl Schema {
@@ -142,6 +144,21 @@ impl Schema {
         for f in &fds.file {
             add_enums(&mut enums, f.package(), &f.enum_type, &f.message_type);
         }
+        let mut extensions: HashMap<String, Vec<(FieldDescriptorProto, Syntax)>> = HashMap::new();
+        fn add_extensions(
+            out: &mut HashMap<String, Vec<(FieldDescriptorProto, Syntax)>>,
+            list: &[FieldDescriptorProto],
+            nested: &[DescriptorProto],
+            syntax: Syntax,
+        ) {
+            for x in list {
+                let extendee = x.extendee().trim_start_matches('.').to_string();
+                out.entry(extendee).or_default().push((x.clone(), syntax));
+            }
+            for m in nested {
+                add_extensions(out, &m.extension, &m.nested_type, syntax);
+            }
+        }
         for f in &fds.file {
             let syntax = if f.syntax() == "proto3" {
                 Syntax::Proto3
@@ -151,8 +168,13 @@ impl Schema {
             for m in &f.message_type {
                 add(&mut messages, f.package(), m, syntax);
             }
+            add_extensions(&mut extensions, &f.extension, &f.message_type, syntax);
         }
-        Schema { messages, enums }
+        Schema {
+            messages,
+            enums,
+            extensions,
+        }
     }
 
     /// Encodings at the edges of message `name`'s values: the empty message; every field
@@ -354,26 +376,59 @@ impl Schema {
         if !seen.insert(name.to_string()) {
             return false;
         }
-        let (m, syntax) = self.get(name);
-        m.field.iter().any(|f| match f.r#type() {
-            Type::Enum => *syntax == Syntax::Proto2,
-            Type::Message | Type::Group => {
-                self.has_closed_enum_inner(f.type_name().trim_start_matches('.'), seen)
-            }
-            _ => false,
-        })
+        self.fields_and_extensions(name)
+            .any(|(f, syntax)| match f.r#type() {
+                Type::Enum => syntax == Syntax::Proto2,
+                Type::Message | Type::Group => {
+                    self.has_closed_enum_inner(f.type_name().trim_start_matches('.'), seen)
+                }
+                _ => false,
+            })
     }
 
     fn has_map_inner(&self, name: &str, seen: &mut HashSet<String>) -> bool {
         if !seen.insert(name.to_string()) {
             return false;
         }
-        let (m, _) = self.get(name);
-        m.field.iter().any(|f| {
+        self.fields_and_extensions(name).any(|(f, _)| {
             matches!(f.r#type(), Type::Message | Type::Group)
                 && (self.is_map_entry(f.type_name())
                     || self.has_map_inner(f.type_name().trim_start_matches('.'), seen))
         })
+    }
+
+    /// Whether a value of message `name` can hold a MessageSet with declared extensions.
+    fn reaches_message_set(&self, name: &str, seen: &mut HashSet<String>) -> bool {
+        let name = name.trim_start_matches('.');
+        if !seen.insert(name.to_string()) {
+            return false;
+        }
+        let is_set = self
+            .get(name)
+            .0
+            .options
+            .as_ref()
+            .is_some_and(|o| o.message_set_wire_format());
+        (is_set && self.extensions.contains_key(name))
+            || self.fields_and_extensions(name).any(|(f, _)| {
+                matches!(f.r#type(), Type::Message | Type::Group)
+                    && self.reaches_message_set(f.type_name(), seen)
+            })
+    }
+
+    /// The fields of message `name` and the extensions of it, each with its file's syntax.
+    fn fields_and_extensions(
+        &self,
+        name: &str,
+    ) -> impl Iterator<Item = (&FieldDescriptorProto, Syntax)> {
+        let (m, syntax) = self.get(name);
+        let extensions = self
+            .extensions
+            .get(name.trim_start_matches('.'))
+            .into_iter()
+            .flatten()
+            .map(|(x, s)| (x, *s));
+        m.field.iter().map(move |f| (f, *syntax)).chain(extensions)
     }
 
     fn is_map_entry(&self, type_name: &str) -> bool {
@@ -402,40 +457,105 @@ impl Schema {
         }
         let known: HashSet<i32> = m.field.iter().map(|f| f.number()).collect();
         for f in fields {
-            let is_message = matches!(f.r#type(), Type::Message | Type::Group);
-            if is_message && depth >= 4 {
-                continue;
-            }
-            let count = match f.label() {
-                Label::Repeated => rng.below(4),
-                _ if rng.chance(55) => 0,
-                // Sometimes twice: the last scalar wins, messages merge.
-                _ if rng.chance(10) => 2,
-                _ => 1,
-            };
-            if count == 0 {
-                continue;
-            }
-            let packable = !matches!(
-                f.r#type(),
-                Type::String | Type::Bytes | Type::Message | Type::Group
-            );
-            if f.label() == Label::Repeated && packable && rng.chance(50) {
-                let mut body = Vec::new();
-                for _ in 0..count {
-                    self.scalar(f.r#type(), *syntax, rng, &mut body);
+            self.fields_of(f, *syntax, rng, depth, out);
+        }
+        if let Some(extensions) = self.extensions.get(name.trim_start_matches('.')) {
+            let message_set = m
+                .options
+                .as_ref()
+                .is_some_and(|o| o.message_set_wire_format());
+            for (x, syntax) in extensions {
+                if rng.chance(60) || depth >= 4 {
+                    continue;
                 }
-                key(f.number(), 2, out);
-                varint(body.len() as u64, out);
-                out.extend_from_slice(&body);
-                continue;
-            }
-            for _ in 0..count {
-                self.field(f, *syntax, rng, depth, out);
+                if message_set {
+                    self.message_set_item(x, rng, depth, out);
+                } else {
+                    self.fields_of(x, *syntax, rng, depth, out);
+                }
             }
         }
         if rng.chance(10) {
             self.unknown_field(&known, rng, out);
+        }
+    }
+
+    /// A MessageSet item holding extension `x`'s message: type id and message, in either
+    /// order.
+    fn message_set_item(
+        &self,
+        x: &FieldDescriptorProto,
+        rng: &mut Rng,
+        depth: u32,
+        out: &mut Vec<u8>,
+    ) {
+        let mut type_id = Vec::new();
+        key(2, 0, &mut type_id);
+        varint(x.number() as u64, &mut type_id);
+        let mut message = Vec::new();
+        self.message_body(x.type_name(), rng, depth + 1, &mut message);
+        let mut body = Vec::new();
+        key(3, 2, &mut body);
+        varint(message.len() as u64, &mut body);
+        body.extend_from_slice(&message);
+        key(1, 3, out);
+        if rng.chance(80) {
+            out.extend_from_slice(&type_id);
+            out.extend_from_slice(&body);
+        } else {
+            out.extend_from_slice(&body);
+            out.extend_from_slice(&type_id);
+        }
+        key(1, 4, out);
+    }
+
+    /// Zero or more records of field `f` (a field or an extension), sometimes packed where it
+    /// may be, whatever its declared packing.
+    fn fields_of(
+        &self,
+        f: &FieldDescriptorProto,
+        syntax: Syntax,
+        rng: &mut Rng,
+        depth: u32,
+        out: &mut Vec<u8>,
+    ) {
+        let is_message = matches!(f.r#type(), Type::Message | Type::Group);
+        if is_message && depth >= 4 {
+            return;
+        }
+        let count = match f.label() {
+            Label::Repeated => rng.below(4),
+            _ if rng.chance(55) => 0,
+            // Sometimes twice: the last scalar wins, messages merge (but upb replaces a
+            // MessageSet item by a later one of the same type id where C++ merges them, so
+            // values that can hold one are not sent twice).
+            _ if rng.chance(10)
+                && !(is_message
+                    && self.reaches_message_set(f.type_name(), &mut HashSet::new())) =>
+            {
+                2
+            }
+            _ => 1,
+        };
+        if count == 0 {
+            return;
+        }
+        let packable = !matches!(
+            f.r#type(),
+            Type::String | Type::Bytes | Type::Message | Type::Group
+        );
+        if f.label() == Label::Repeated && packable && rng.chance(50) {
+            let mut body = Vec::new();
+            for _ in 0..count {
+                self.scalar(f.r#type(), syntax, rng, &mut body);
+            }
+            key(f.number(), 2, out);
+            varint(body.len() as u64, out);
+            out.extend_from_slice(&body);
+            return;
+        }
+        for _ in 0..count {
+            self.field(f, syntax, rng, depth, out);
         }
     }
 

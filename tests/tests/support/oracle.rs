@@ -73,6 +73,23 @@ impl Oracle {
     }
 }
 
+impl Oracle {
+    /// Both re-encodings of `bytes` as `name`, deterministic then not (they differ where
+    /// maps or several extensions are present), or `None` if protobuf refuses them.
+    pub fn reencode_both(&mut self, name: &str, bytes: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+        writeln!(self.input, "+{name} {}", hex(bytes)).unwrap();
+        let mut line = String::new();
+        self.output.read_line(&mut line).unwrap();
+        let line = line.trim_end_matches('\n');
+        assert!(!line.starts_with("FAIL"), "the oracle failed: {line}");
+        if line.starts_with("ERROR") {
+            return None;
+        }
+        let (det, other) = line.split_once(' ').expect("two encodings");
+        Some((unhex(det), unhex(other)))
+    }
+}
+
 impl Drop for Oracle {
     fn drop(&mut self) {
         let _ = self.child.kill();

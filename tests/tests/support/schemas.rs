@@ -721,7 +721,10 @@ impl Gen<'_> {
                 _ => matches!(presence, Some("EXPLICIT" | "LEGACY_REQUIRED")),
             };
         if may_default && self.rng.chance(40) {
-            if let Some(d) = self.default_value(&kind) {
+            // prost-build names an enum default by its value's name, but drops aliases from
+            // its enums: an alias as default does not compile in prost's structs (a
+            // prost-build bug), so only editions files (standalone alone) name one.
+            if let Some(d) = self.default_value(&kind, f.syntax.editions()) {
                 options.push(format!("default = {d}"));
             }
         }
@@ -831,9 +834,16 @@ impl Gen<'_> {
         let name = self.plain_field_name(fields);
         let key = self.pick(MAP_KEYS);
         let value = match self.pick_type(f) {
-            // Map values can't be closed enums in proto3 (filtered), nor groups (hidden), nor
-            // enums whose first value is not 0.
-            Some(t) if !t.is_enum || t.values.first().is_some_and(|(_, n)| *n == 0) => rel(&t.full),
+            // Map values can't be closed enums in proto3 (filtered) nor where the file's
+            // presence is implicit (editions: not tracked here, so never), nor groups (hidden),
+            // nor enums whose first value is not 0.
+            Some(t)
+                if !t.is_enum
+                    || (t.values.first().is_some_and(|(_, n)| *n == 0)
+                        && !(f.syntax.editions() && t.closed)) =>
+            {
+                rel(&t.full)
+            }
             Some(_) => "int32".to_string(),
             None => self.pick(SCALARS).to_string(),
         };
@@ -984,12 +994,20 @@ impl Gen<'_> {
         out
     }
 
-    fn default_value(&mut self, kind: &Kind) -> Option<String> {
+    fn default_value(&mut self, kind: &Kind, aliases: bool) -> Option<String> {
         Some(match kind {
             Kind::Message => return None,
-            Kind::Enum(e) => e.values[self.rng.below(e.values.len() as u64) as usize]
-                .0
-                .clone(),
+            Kind::Enum(e) => {
+                let (_, number) = &e.values[self.rng.below(e.values.len() as u64) as usize];
+                let named = e.values.iter().filter(|(_, n)| n == number);
+                let names: Vec<&String> = named.map(|(name, _)| name).collect();
+                let pick = if aliases {
+                    self.rng.below(names.len() as u64) as usize
+                } else {
+                    0
+                };
+                names[pick].clone()
+            }
             Kind::Scalar(s) => match *s {
                 "double" | "float" => self
                     .pick(&["0", "-0", "1.5", "-2.25e10", "inf", "-inf", "nan", "1e-30"])

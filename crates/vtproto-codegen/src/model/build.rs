@@ -391,6 +391,32 @@ impl FileCx<'_> {
                     f.number()
                 ))
             })?;
+        // protoc's requests hold every type a field names (imports included), of the field's
+        // kind; a map entry is named by the repeated field it was made for alone.
+        let (is_message, is_enum) = (
+            self.index.is_message(f.type_name()),
+            self.index.is_enum(f.type_name()),
+        );
+        let problem = match f.r#type() {
+            PbType::Enum if !is_enum => Some("no enum of the request"),
+            PbType::Message | PbType::Group if !is_message => Some("no message of the request"),
+            PbType::Message | PbType::Group
+                if self.index.map_entry(f.type_name()).is_some()
+                    && (f.label() != PbLabel::Repeated
+                        || f.type_name().rsplit_once('.').map(|(parent, _)| parent)
+                            != Some(fq)) =>
+            {
+                Some("a map entry, named by another field than the repeated one of its message")
+            }
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            return Err(err(format!(
+                "field {} refers to `{}`: {problem}",
+                f.name(),
+                f.type_name()
+            )));
+        }
         let features = scope.features.with(&overrides(
             f.options.as_ref().and_then(|o| o.features.as_ref()),
         ));

@@ -119,6 +119,16 @@ impl<'a> TypeIndex<'a> {
         }
     }
 
+    /// Whether `type_name` (with leading dot) names a message of the request.
+    pub(super) fn is_message(&self, type_name: &str) -> bool {
+        self.messages.contains_key(type_name)
+    }
+
+    /// Whether `type_name` (with leading dot) names an enum of the request.
+    pub(super) fn is_enum(&self, type_name: &str) -> bool {
+        self.enums.contains_key(type_name)
+    }
+
     /// The enum type named `type_name` (with leading dot), as a field refers to it.
     pub(super) fn enum_ref(&self, type_name: &str) -> EnumRef {
         match self.enums.get(type_name) {

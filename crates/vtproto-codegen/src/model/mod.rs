@@ -394,6 +394,12 @@ pub struct Extension {
 }
 
 impl Message {
+    /// The name a decoding error gives a MessageSet's items (field 1) where they are read
+    /// into declared extensions.
+    pub fn message_set_items_named(&self) -> Option<&'static str> {
+        (self.message_set && !self.extensions.is_empty()).then_some("message_set_item")
+    }
+
     /// Fields and oneofs in the order prost writes them in (field number).
     pub fn members(&self) -> impl DoubleEndedIterator<Item = MemberRef<'_>> {
         self.order.iter().map(|m| match *m {

@@ -11,9 +11,23 @@ use crate::Error;
 /// Checks every name and type reference of `files` (imports included: their names end up in
 /// generated paths too).
 pub(super) fn validate(files: &[FileDescriptorProto]) -> Result<(), Error> {
+    // The Rust names of each package's top-level types, across its files.
+    let mut packages: std::collections::HashMap<&str, Names<'_>> = Default::default();
+    for file in files {
+        let names = packages.entry(file.package()).or_default();
+        let types = file
+            .message_type
+            .iter()
+            .map(|m| m.name())
+            .chain(file.enum_type.iter().map(|e| e.name()));
+        for name in types {
+            names.insert(file.name(), "type", name, to_upper_camel(name))?;
+        }
+    }
     for file in files {
         let cx = Cx { file: file.name() };
-        if !file.package().is_empty() && !file.package().split('.').all(is_proto_ident) {
+        let segment = |s: &str| is_proto_ident(s) && is_rust_ident(&to_snake(s));
+        if !file.package().is_empty() && !file.package().split('.').all(segment) {
             return Err(Error::file(
                 file.name(),
                 format!("invalid package name `{}`", file.package()),
@@ -56,11 +70,65 @@ impl Cx<'_> {
 
     fn message(&self, m: &DescriptorProto) -> Result<(), Error> {
         self.type_name("message", m.name())?;
+        let map_entry = m.options.as_ref().is_some_and(|o| o.map_entry());
+        if map_entry && !(m.nested_type.is_empty() && m.enum_type.is_empty()) {
+            return Err(Error::file(
+                self.file,
+                format!("map entry `{}` declares types", m.name()),
+            ));
+        }
         for f in m.field.iter().chain(&m.extension) {
             self.field(f)?;
         }
         for o in &m.oneof_decl {
             self.type_name("oneof", o.name())?;
+        }
+        // Names that would collide in Rust: struct fields (plain fields, proto3 `optional`
+        // ones, and each real oneof in place of its members), the variants of each oneof.
+        let real = |i: i32| {
+            usize::try_from(i)
+                .ok()
+                .filter(|i| *i < m.oneof_decl.len())
+                .filter(|i| {
+                    !m.field
+                        .iter()
+                        .filter(|f| f.oneof_index == Some(*i as i32))
+                        .all(|f| f.proto3_optional())
+                })
+        };
+        let mut fields = Names::default();
+        let mut variants: Vec<Names<'_>> = m.oneof_decl.iter().map(|_| Names::default()).collect();
+        for f in &m.field {
+            let member = f.oneof_index.and_then(real);
+            if member.is_some() && f.label.is_some_and(|l| l != 1) {
+                return Err(Error::file(
+                    self.file,
+                    format!("oneof member `{}` is repeated or required", f.name()),
+                ));
+            }
+            match member {
+                Some(o) => variants[o].insert(
+                    self.file,
+                    "oneof member",
+                    f.name(),
+                    to_upper_camel(f.name()),
+                )?,
+                None => fields.insert(self.file, "field", f.name(), to_snake(f.name()))?,
+            }
+        }
+        for (i, o) in m.oneof_decl.iter().enumerate() {
+            if real(i as i32).is_some() {
+                fields.insert(self.file, "oneof", o.name(), to_snake(o.name()))?;
+            }
+        }
+        let mut types = Names::default();
+        let nested = m
+            .nested_type
+            .iter()
+            .map(|n| n.name())
+            .chain(m.enum_type.iter().map(|e| e.name()));
+        for name in nested {
+            types.insert(self.file, "type", name, to_upper_camel(name))?;
         }
         for n in &m.nested_type {
             self.message(n)?;
@@ -81,6 +149,15 @@ impl Cx<'_> {
         }
         for v in &e.value {
             self.type_name("enum value", v.name())?;
+        }
+        // Each number's first value is a variant (aliases name it too): two numbers must not
+        // get the same variant once the enum's prefix is stripped.
+        let type_name = to_upper_camel(e.name());
+        let mut numbers = std::collections::HashSet::new();
+        let mut variants = Names::default();
+        for v in e.value.iter().filter(|v| numbers.insert(v.number())) {
+            let variant = super::build::variant_name(&type_name, v.name());
+            variants.insert(self.file, "enum value", v.name(), variant)?;
         }
         Ok(())
     }
@@ -109,6 +186,25 @@ impl Cx<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The Rust names given in one scope, with the proto names they come from.
+#[derive(Default)]
+struct Names<'a> {
+    seen: std::collections::HashMap<String, &'a str>,
+}
+
+impl<'a> Names<'a> {
+    /// Records that proto `name` becomes `rust`; an error when another name already did.
+    fn insert(&mut self, file: &str, what: &str, name: &'a str, rust: String) -> Result<(), Error> {
+        match self.seen.insert(rust.clone(), name) {
+            Some(other) => Err(Error::file(
+                file,
+                format!("{what} names `{other}` and `{name}` both become `{rust}` in Rust"),
+            )),
+            None => Ok(()),
+        }
     }
 }
 

@@ -270,6 +270,7 @@ fn field_name_fn(m: &Message) -> TokenStream {
     let names = m
         .all_fields()
         .map(|(_, f)| format!("{}:{}", f.number, f.name))
+        .chain(m.message_set_items_named().map(|n| format!("1:[{n}]")))
         .chain(
             m.extensions
                 .iter()
