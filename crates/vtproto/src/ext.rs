@@ -213,8 +213,31 @@ impl UnknownFields {
         key: u32,
         r: &mut Reader<'_>,
     ) -> Result<(), DecodeError> {
+        self.merge_extension_as(ext.number, false, key, r, PhantomData::<T>)
+    }
+
+    /// [`merge_extension`](Self::merge_extension) for an extension of a MessageSet arriving
+    /// as a plain field rather than in an item: read into the same value as its items.
+    #[inline(never)]
+    pub fn merge_message_set_extension<M, T: ExtensionType>(
+        &mut self,
+        ext: &Extension<M, T>,
+        key: u32,
+        r: &mut Reader<'_>,
+    ) -> Result<(), DecodeError> {
+        self.merge_extension_as(ext.number, true, key, r, PhantomData::<T>)
+    }
+
+    fn merge_extension_as<T: ExtensionType>(
+        &mut self,
+        number: u32,
+        message_set: bool,
+        key: u32,
+        r: &mut Reader<'_>,
+        _type: PhantomData<T>,
+    ) -> Result<(), DecodeError> {
         if let Some(wire_type) = WireType::of_key(key) {
-            if self.merge_typed::<T>(ext.number, false, wire_type, r)? {
+            if self.merge_typed::<T>(number, message_set, wire_type, r)? {
                 return Ok(());
             }
         }

@@ -468,7 +468,8 @@ impl Schema {
                 if rng.chance(60) || depth >= 4 {
                     continue;
                 }
-                if message_set {
+                // A MessageSet's extension may also come as a plain field (the same value).
+                if message_set && !rng.chance(15) {
                     self.message_set_item(x, rng, depth, out);
                 } else {
                     self.fields_of(x, *syntax, rng, depth, out);

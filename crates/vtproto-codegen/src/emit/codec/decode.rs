@@ -48,6 +48,7 @@ fn extension_arms(m: &Message, names: &Names<'_>) -> Vec<TokenStream> {
     }
     let constant =
         |x: &ExtensionRef| names.relative(&[], &x.constant.package, &x.constant.rust_path);
+    let mut arms = Vec::new();
     if m.message_set {
         let item = key_literal(1, super::START_GROUP);
         let ids = m.extensions.iter().map(|x| {
@@ -55,21 +56,28 @@ fn extension_arms(m: &Message, names: &Names<'_>) -> Vec<TokenStream> {
             let c = constant(x);
             quote!(#id => u.merge_set_extension(&#c, r),)
         });
-        return vec![quote! {
+        arms.push(quote! {
             #item => self.#unknown.merge_message_set_item(key, r, |u, id, r| match id {
                 #(#ids)*
                 _ => ::core::result::Result::Ok(false),
             }),
-        }];
+        });
     }
+    // A MessageSet's extensions may also come as plain fields: the same values.
+    let merge = if m.message_set {
+        quote!(merge_message_set_extension)
+    } else {
+        quote!(merge_extension)
+    };
     m.extensions
         .iter()
         .map(|x| {
             let low = Literal::u32_unsuffixed(x.number << 3);
             let high = Literal::u32_unsuffixed(x.number << 3 | 7);
             let c = constant(x);
-            quote!(#low..=#high => self.#unknown.merge_extension(&#c, key, r),)
+            quote!(#low..=#high => self.#unknown.#merge(&#c, key, r),)
         })
+        .chain(arms)
         .collect()
 }
 
