@@ -47,5 +47,14 @@ fn main() -> std::io::Result<()> {
             "crate::pb::vt::search::IngestRequestOwnedView",
         )
         .compile_fds(fds)?;
+
+    // gRPC without prost: our own structs and tonic's stubs, from our generator alone.
+    let dir = out.join("standalone");
+    std::fs::create_dir_all(&dir)?;
+    vtproto_build::Config::new()
+        .mode(vtproto_build::Mode::Standalone)
+        .out_dir(&dir)
+        .include_file("mod.rs")
+        .compile_protos(&["../../proto/test/services.proto"], &includes)?;
     Ok(())
 }

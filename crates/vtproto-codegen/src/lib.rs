@@ -182,11 +182,12 @@ pub fn generate_tokens(
         .collect())
 }
 
-/// Whether a package gets a file: one with messages always; in `mode=standalone` one with
+/// Whether a package gets a file: one with messages or services always; in `mode=standalone` one with
 /// enums or extensions alone too (its types are ours to declare; prost declares them in
 /// `mode=prost`, where our impls are for messages only).
 fn has_output(p: &model::Package, options: &Options) -> bool {
     !p.messages.is_empty()
+        || !p.services.is_empty()
         || (options.mode == Mode::Standalone && !(p.enums.is_empty() && p.extensions.is_empty()))
 }
 

@@ -18,14 +18,14 @@ impl Mode {
     /// The features generated when the options name none.
     pub fn default_features(self) -> &'static [&'static str] {
         match self {
-            Mode::Prost => &["codec"],
-            Mode::Standalone => &["structs", "codec"],
+            Mode::Prost => &["codec", "services"],
+            Mode::Standalone => &["structs", "codec", "services"],
         }
     }
 }
 
 /// All generator options.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Output mode.
     pub mode: Mode,
@@ -57,6 +57,31 @@ pub struct Options {
     /// Plugin only, `mode=standalone`: also write this file, declaring a module per package
     /// that includes its file ([`include_file`](crate::include_file)).
     pub include_file: Option<String>,
+    /// `services`: the clients get `connect()` (tonic's `transport` feature); on by default,
+    /// `build_transport=false` turns it off.
+    pub build_transport: bool,
+    /// `services`: the server traits' methods get default bodies answering `UNIMPLEMENTED`
+    /// (`default_stubs`).
+    pub default_stubs: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            mode: Mode::default(),
+            features: Vec::new(),
+            views: Vec::new(),
+            btree_map: Vec::new(),
+            bytes: Vec::new(),
+            boxed: Vec::new(),
+            extern_path: Vec::new(),
+            compile_well_known_types: false,
+            insert_include: false,
+            include_file: None,
+            build_transport: true,
+            default_stubs: false,
+        }
+    }
 }
 
 impl Options {
@@ -66,7 +91,8 @@ impl Options {
     /// [`feature_names`](crate::feature_names)), `views`, `btree_map`, `bytes`, `boxed` (proto paths,
     /// repeatable),
     /// `extern_path=.proto.path=::rust::path` (repeatable), `include_file=<name>`
-    /// (`mode=standalone`), and the flags `compile_well_known_types` and `insert_include`.
+    /// (`mode=standalone`), `build_transport=false`, and the flags `compile_well_known_types`,
+    /// `insert_include` and `default_stubs`.
     pub fn parse(parameter: &str) -> Result<Options, Error> {
         let mut opts = Options::default();
         for item in parameter
@@ -109,6 +135,8 @@ impl Options {
                 }
                 "compile_well_known_types" => opts.compile_well_known_types = true,
                 "insert_include" => opts.insert_include = true,
+                "build_transport" => opts.build_transport = value != "false",
+                "default_stubs" => opts.default_stubs = value != "false",
                 "include_file" if !value.is_empty() => opts.include_file = Some(value.to_string()),
                 other => return Err(Error::option(format!("unknown option `{other}`"))),
             }

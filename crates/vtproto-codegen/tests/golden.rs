@@ -48,8 +48,13 @@ fn each_feature_matches_its_golden_files() {
             features,
             ..Options::default()
         };
-        let files = generate_with(&options, PROTOS).unwrap();
-        assert_eq!(files.len(), 3);
+        // Services have a schema of their own.
+        let protos: &[&str] = match feature {
+            "services" => &["test/services.proto"],
+            _ => PROTOS,
+        };
+        let files = generate_with(&options, protos).unwrap();
+        assert_eq!(files.len(), protos.len());
         common::check_or_bless(&golden.join(feature), &files, "golden");
     }
 }
@@ -85,7 +90,7 @@ fn the_default_features_are_the_modes() {
     ))
     .unwrap();
     assert_eq!(default, named);
-    assert_eq!(Mode::Prost.default_features(), ["codec"]);
+    assert_eq!(Mode::Prost.default_features(), ["codec", "services"]);
 }
 
 #[test]

@@ -196,3 +196,116 @@ impl vt_view::search_server::Search for ViewSearchService {
         Ok(tonic::Response::new(record_ack(request.get_ref())))
     }
 }
+
+/// gRPC without prost (`mode=standalone`): our own structs and tonic's stubs for
+/// `proto/test/services.proto`, from rust-vt's generator alone, and an `Echo` service.
+pub mod standalone {
+    /// The generated messages and stubs (`echo_client`, `echo_server`).
+    pub mod pb {
+        include!(concat!(env!("OUT_DIR"), "/standalone/mod.rs"));
+    }
+
+    use std::pin::Pin;
+
+    use pb::vt::test::services::echo_server::Echo;
+    use pb::vt::test::services::{EchoRequest, EchoResponse, Payload};
+    use tokio_stream::{Stream, StreamExt};
+    use tonic::{Request, Response, Status, Streaming};
+
+    /// Echoes payloads: `fail_with` answers with that status code instead, `response_size`
+    /// asks for a body of that many zeros.
+    #[derive(Debug, Default, Clone)]
+    pub struct EchoService;
+
+    fn answer(request: EchoRequest) -> Result<EchoResponse, Status> {
+        if request.fail_with != 0 {
+            return Err(Status::new(
+                tonic::Code::from_i32(request.fail_with),
+                request.fail_message,
+            ));
+        }
+        let mut payload = request.payload.unwrap_or_default();
+        if request.response_size > 0 {
+            payload.body = vec![0; request.response_size as usize];
+        }
+        Ok(EchoResponse {
+            payload: Some(payload),
+            ..Default::default()
+        })
+    }
+
+    type EchoStream = Pin<Box<dyn Stream<Item = Result<EchoResponse, Status>> + Send + 'static>>;
+
+    #[tonic::async_trait]
+    impl Echo for EchoService {
+        async fn unary(
+            &self,
+            request: Request<EchoRequest>,
+        ) -> Result<Response<EchoResponse>, Status> {
+            answer(request.into_inner()).map(Response::new)
+        }
+
+        async fn client_stream(
+            &self,
+            request: Request<Streaming<EchoRequest>>,
+        ) -> Result<Response<EchoResponse>, Status> {
+            let mut stream = request.into_inner();
+            let mut body = Vec::new();
+            while let Some(r) = stream.next().await {
+                body.extend(r?.payload.unwrap_or_default().body);
+            }
+            Ok(Response::new(EchoResponse {
+                payload: Some(Payload {
+                    body,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }))
+        }
+
+        type ServerStreamStream = EchoStream;
+
+        async fn server_stream(
+            &self,
+            request: Request<EchoRequest>,
+        ) -> Result<Response<Self::ServerStreamStream>, Status> {
+            let payload = request.into_inner().payload.unwrap_or_default();
+            let each = payload.body.into_iter().map(|b| {
+                Ok(EchoResponse {
+                    payload: Some(Payload {
+                        body: vec![b],
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                })
+            });
+            Ok(Response::new(Box::pin(tokio_stream::iter(each))))
+        }
+
+        type BidiStream = EchoStream;
+
+        async fn bidi(
+            &self,
+            request: Request<Streaming<EchoRequest>>,
+        ) -> Result<Response<Self::BidiStream>, Status> {
+            let stream = request.into_inner();
+            let out = stream.map(|r| r.and_then(answer));
+            Ok(Response::new(Box::pin(out)))
+        }
+
+        async fn ping(
+            &self,
+            _: Request<vtproto::types::Empty>,
+        ) -> Result<Response<vtproto::types::Empty>, Status> {
+            Ok(Response::new(vtproto::types::Empty::default()))
+        }
+
+        #[allow(deprecated)]
+        async fn r#type(
+            &self,
+            request: Request<EchoRequest>,
+        ) -> Result<Response<EchoResponse>, Status> {
+            answer(request.into_inner()).map(Response::new)
+        }
+    }
+}

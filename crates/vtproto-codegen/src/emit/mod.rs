@@ -8,6 +8,7 @@
 
 mod codec;
 mod names;
+mod services;
 mod structs;
 mod views;
 
@@ -34,6 +35,7 @@ const FEATURES: &[Feature] = &[
     codec::FEATURE,
     codec::REUSE,
     views::FEATURE,
+    services::FEATURE,
 ];
 
 /// Checks that the features `options` select can work together: views need the codec (a

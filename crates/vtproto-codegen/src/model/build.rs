@@ -13,7 +13,8 @@ use super::features::{
 use super::index::TypeIndex;
 use super::{
     BytesRepr, DefaultValue, Enum, EnumValue, Extension, ExtensionRef, Field, Label, MapField,
-    Member, Message, Oneof, Package, RustIdent, RustPath, Scalar, TypeRef, ValueType,
+    Member, Message, Method, Oneof, Package, RustIdent, RustPath, Scalar, Service, TypeRef,
+    ValueType,
 };
 use crate::descriptor::feature_set;
 use crate::descriptor::FeatureSet;
@@ -86,6 +87,9 @@ pub fn build(
         }
         for f in &file.extension {
             cx.extension(&scope, f, out)?;
+        }
+        for (i, svc) in file.service.iter().enumerate() {
+            out.services.push(cx.service(file, i, svc)?);
         }
     }
     link_extensions(&mut packages);
@@ -334,6 +338,55 @@ impl FileCx<'_> {
             field,
         });
         Ok(())
+    }
+
+    /// Service `svc`, the `index`th of `file`.
+    fn service(
+        &self,
+        file: &FileDescriptorProto,
+        index: usize,
+        svc: &crate::descriptor::ServiceDescriptorProto,
+    ) -> Result<Service, Error> {
+        for m in &svc.method {
+            for t in [m.input_type(), m.output_type()] {
+                if !self.index.is_message(t) {
+                    return Err(Error::element(
+                        self.file,
+                        &format!("{}.{}", svc.name(), m.name()),
+                        format!("method refers to `{t}`: no message of the request"),
+                    ));
+                }
+            }
+        }
+        let comments = |path: &[i32]| -> Vec<String> {
+            file.source_code_info
+                .as_ref()
+                .and_then(|info| info.location.iter().find(|l| l.path == path))
+                .and_then(|l| l.leading_comments.as_deref())
+                .map(|c| c.trim_end().lines().map(String::from).collect())
+                .unwrap_or_default()
+        };
+        let i = index as i32;
+        Ok(Service {
+            name: svc.name().to_string(),
+            rust_name: to_upper_camel(svc.name()),
+            comments: comments(&[6, i]),
+            methods: svc
+                .method
+                .iter()
+                .enumerate()
+                .map(|(j, m)| Method {
+                    name: m.name().to_string(),
+                    rust_name: sanitize(&to_snake(m.name())),
+                    input: self.index.message_ref(m.input_type()),
+                    output: self.index.message_ref(m.output_type()),
+                    client_streaming: m.client_streaming(),
+                    server_streaming: m.server_streaming(),
+                    deprecated: m.options.as_ref().is_some_and(|o| o.deprecated()),
+                    comments: comments(&[6, i, 2, j as i32]),
+                })
+                .collect(),
+        })
     }
 
     /// The oneofs of `m` by declaration index; `None` for the synthetic oneof of a proto3

@@ -457,4 +457,40 @@ pub struct Package {
     pub enums: Vec<Enum>,
     /// Extensions in declaration order.
     pub extensions: Vec<Extension>,
+    /// Services in declaration order.
+    pub services: Vec<Service>,
+}
+
+/// A service (`service Foo { rpc .. }`) declared in a generated file.
+#[derive(Clone, Debug)]
+pub struct Service {
+    /// The proto name (`Greeter`).
+    pub name: String,
+    /// Its Rust name, UpperCamelCase, as tonic names its modules and traits from.
+    pub rust_name: String,
+    /// Its leading comment's lines.
+    pub comments: Vec<String>,
+    /// Its methods in declaration order.
+    pub methods: Vec<Method>,
+}
+
+/// A method (`rpc Foo(Req) returns (stream Resp)`).
+#[derive(Clone, Debug)]
+pub struct Method {
+    /// The proto name (`SayHello`), which the method's path uses.
+    pub name: String,
+    /// Its Rust name, snake_case (a keyword raw).
+    pub rust_name: String,
+    /// The request's message type.
+    pub input: TypeRef,
+    /// The response's message type.
+    pub output: TypeRef,
+    /// The client sends a stream.
+    pub client_streaming: bool,
+    /// The server sends a stream.
+    pub server_streaming: bool,
+    /// `option deprecated = true`.
+    pub deprecated: bool,
+    /// Its leading comment's lines.
+    pub comments: Vec<String>,
 }

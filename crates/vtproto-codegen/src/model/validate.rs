@@ -42,6 +42,16 @@ pub(super) fn validate(files: &[FileDescriptorProto]) -> Result<(), Error> {
         for f in &file.extension {
             cx.field(f)?;
         }
+        for svc in &file.service {
+            cx.type_name("service", svc.name())?;
+            let mut methods = Names::default();
+            for m in &svc.method {
+                if !(is_proto_ident(m.name()) && is_rust_ident(&to_snake(m.name()))) {
+                    return Err(cx.bad("method", m.name()));
+                }
+                methods.insert(file.name(), "method", m.name(), to_snake(m.name()))?;
+            }
+        }
     }
     Ok(())
 }

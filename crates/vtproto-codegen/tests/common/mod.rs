@@ -26,6 +26,7 @@ pub fn descriptors(include: &Path, protos: &[&str]) -> FileDescriptorSet {
     }
     let status = protoc
         .arg("--include_imports")
+        .arg("--include_source_info")
         .arg("-o")
         .arg(&out)
         .args(protos)
