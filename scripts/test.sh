@@ -29,7 +29,8 @@ step "corpora"
 bash scripts/fetch-corpora.sh >/dev/null
 # Python protobuf (upb), the oracle of tests/tests/python_oracle.rs.
 VT_PYTHON=$(bash scripts/python-env.sh)
-export VT_PYTHON VT_REQUIRE_PYTHON=1
+VT_GRPC_PYTHON=$(bash scripts/grpc-env.sh)
+export VT_PYTHON VT_GRPC_PYTHON VT_REQUIRE_PYTHON=1
 
 step "format and lints"
 cargo fmt --all --check

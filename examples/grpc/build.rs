@@ -53,6 +53,7 @@ fn main() -> std::io::Result<()> {
     std::fs::create_dir_all(&dir)?;
     vtproto_build::Config::new()
         .mode(vtproto_build::Mode::Standalone)
+        .features(["structs", "codec", "services", "descriptors"])
         .out_dir(&dir)
         .include_file("mod.rs")
         .compile_protos(&["../../proto/test/services.proto"], &includes)?;

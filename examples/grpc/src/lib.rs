@@ -213,9 +213,35 @@ pub mod standalone {
     use tonic::{Request, Response, Status, Streaming};
 
     /// Echoes payloads: `fail_with` answers with that status code instead, `response_size`
-    /// asks for a body of that many zeros.
+    /// asks for a body of that many zeros. A unary call's `x-grpc-test-echo-initial` metadata
+    /// comes back in the response's (gRPC's `custom_metadata` interop case).
     #[derive(Debug, Default, Clone)]
     pub struct EchoService;
+
+    /// The `Echo` service with gzip both ways, gRPC health (`Echo` and the server serving)
+    /// and reflection (v1 and v1alpha, from the generated `FILE_DESCRIPTOR_SET`), ready to
+    /// serve.
+    pub fn router() -> tonic::transport::server::Router {
+        use pb::vt::test::services::echo_server::EchoServer;
+        use tonic::codec::CompressionEncoding;
+        let (reporter, health) = tonic_health::server::health_reporter();
+        let reflection = || {
+            tonic_reflection::server::Builder::configure()
+                .register_encoded_file_descriptor_set(pb::vt::test::services::FILE_DESCRIPTOR_SET)
+        };
+        tokio::spawn(async move {
+            reporter.set_serving::<EchoServer<EchoService>>().await;
+        });
+        tonic::transport::Server::builder()
+            .add_service(health)
+            .add_service(reflection().build_v1().expect("our descriptors"))
+            .add_service(reflection().build_v1alpha().expect("our descriptors"))
+            .add_service(
+                EchoServer::new(EchoService)
+                    .accept_compressed(CompressionEncoding::Gzip)
+                    .send_compressed(CompressionEncoding::Gzip),
+            )
+    }
 
     fn answer(request: EchoRequest) -> Result<EchoResponse, Status> {
         if request.fail_with != 0 {
@@ -242,7 +268,14 @@ pub mod standalone {
             &self,
             request: Request<EchoRequest>,
         ) -> Result<Response<EchoResponse>, Status> {
-            answer(request.into_inner()).map(Response::new)
+            let echo = request.metadata().get("x-grpc-test-echo-initial").cloned();
+            let mut response = answer(request.into_inner()).map(Response::new)?;
+            if let Some(v) = echo {
+                response
+                    .metadata_mut()
+                    .insert("x-grpc-test-echo-initial", v);
+            }
+            Ok(response)
         }
 
         async fn client_stream(

@@ -7,6 +7,7 @@
 //! (`crates/vtproto-codegen/tests/golden/<feature>/`).
 
 mod codec;
+mod descriptors;
 mod names;
 mod services;
 mod structs;
@@ -36,6 +37,7 @@ const FEATURES: &[Feature] = &[
     codec::REUSE,
     views::FEATURE,
     services::FEATURE,
+    descriptors::FEATURE,
 ];
 
 /// Checks that the features `options` select can work together: views need the codec (a

@@ -93,7 +93,50 @@ pub fn build(
         }
     }
     link_extensions(&mut packages);
+    if crate::emit::is_selected(options, "descriptors") {
+        for p in &mut packages {
+            let roots = to_generate
+                .iter()
+                .filter_map(|n| by_name.get(n.as_str()))
+                .filter(|f| f.package() == p.name);
+            p.descriptor_set = descriptor_set(roots, &by_name);
+        }
+    }
     Ok(packages)
+}
+
+/// The encoded `FileDescriptorSet` of `roots` and everything they import, each file after its
+/// imports (as reflection services and `protoc --include_imports` want them).
+fn descriptor_set<'a>(
+    roots: impl Iterator<Item = &'a &'a FileDescriptorProto>,
+    by_name: &std::collections::HashMap<&str, &'a FileDescriptorProto>,
+) -> Vec<u8> {
+    use prost::Message as _;
+    fn visit<'a>(
+        f: &'a FileDescriptorProto,
+        by_name: &std::collections::HashMap<&str, &'a FileDescriptorProto>,
+        seen: &mut std::collections::HashSet<&'a str>,
+        out: &mut Vec<&'a FileDescriptorProto>,
+    ) {
+        if !seen.insert(f.name()) {
+            return;
+        }
+        for d in &f.dependency {
+            if let Some(dep) = by_name.get(d.as_str()) {
+                visit(dep, by_name, seen, out);
+            }
+        }
+        out.push(f);
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut ordered = Vec::new();
+    for f in roots {
+        visit(f, by_name, &mut seen, &mut ordered);
+    }
+    let set = crate::descriptor::FileDescriptorSet {
+        file: ordered.into_iter().cloned().collect(),
+    };
+    set.encode_to_vec()
 }
 
 /// Tells each message that keeps extensions which of the generated files' extensions extend

@@ -459,6 +459,9 @@ pub struct Package {
     pub extensions: Vec<Extension>,
     /// Services in declaration order.
     pub services: Vec<Service>,
+    /// The package's files and everything they import, imports first, as an encoded
+    /// `FileDescriptorSet` (the `descriptors` feature; empty without it).
+    pub descriptor_set: Vec<u8>,
 }
 
 /// A service (`service Foo { rpc .. }`) declared in a generated file.
