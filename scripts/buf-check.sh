@@ -41,7 +41,9 @@ publish = false
 [dependencies]
 prost = "0.14"
 prost-types = "0.14"
-vtproto = { path = "$root/crates/vtproto", features = ["prost-types"] }
+vtproto = { path = "$root/crates/vtproto", features = ["prost-types", "tonic"] }
+# The standalone output holds tonic's stubs for the services (the services feature).
+tonic = { version = "0.14", default-features = false, features = ["transport", "codegen"] }
 TOML
 cat >"$check/src/main.rs" <<RUST
 #![allow(dead_code, clippy::all)]
@@ -85,7 +87,9 @@ fn main() {
     assert_eq!(vtproto::MessageView::to_owned_message(&view), msg);
     let all = gen::vt::test::proto3::Scalars { f_string: "s".into(), f_int32: -1, ..Default::default() };
     assert_eq!(vtproto::Message::encode_to_vec(&all), prost::Message::encode_to_vec(&all));
-    println!("buf generate output compiles; rust-vt and prost agree");
+    // The stubs of proto/test/services.proto, from our plugin alone.
+    let _client = standalone::vt::test::services::echo_client::EchoClient::<tonic::transport::Channel>::new;
+    println!("buf generate output compiles (stubs included); rust-vt and prost agree");
 }
 RUST
 CARGO_TARGET_DIR="$root/target" cargo run --quiet --manifest-path "$check/Cargo.toml"

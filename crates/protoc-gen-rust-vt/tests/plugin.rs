@@ -88,7 +88,7 @@ fn bad_options_fail_with_a_message() {
         ("mode=nope", "unknown mode `nope`"),
         (
             "features=nonsense",
-            "unknown feature `nonsense` (known: structs, codec, reuse, views)",
+            "unknown feature `nonsense` (known: structs, codec, reuse, views, services, descriptors)",
         ),
     ] {
         let out = temp_dir("bad-opt");
@@ -161,4 +161,34 @@ fn garbage_on_stdin_is_an_error_not_a_panic() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a CodeGeneratorRequest"));
+}
+
+#[test]
+fn service_stubs_keep_their_comments() {
+    let out = temp_dir("services");
+    let result = protoc(
+        &root().join("proto"),
+        &[
+            format!("--rust-vt_out={}", out.display()),
+            "--rust-vt_opt=mode=standalone,features=structs+codec+services+descriptors".into(),
+        ],
+        &["test/services.proto"],
+    );
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let code = std::fs::read_to_string(out.join("vt.test.services.rs")).unwrap();
+    for expected in [
+        "pub mod echo_client",
+        "pub mod echo_server",
+        "/// One request, a response per byte of its payload.",
+        "/// Echoes payloads in the four streaming shapes.",
+        "::vtproto::tonic::VtCodec::default()",
+        "pub const FILE_DESCRIPTOR_SET: &[u8]",
+    ] {
+        assert!(code.contains(expected), "no `{expected}` in:\n{code}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
 }

@@ -135,6 +135,20 @@ impl Config {
         self
     }
 
+    /// Whether the `services` feature's clients get `connect()` (tonic's `transport` feature);
+    /// on by default (the plugin's `build_transport=false`).
+    pub fn build_transport(&mut self, enable: bool) -> &mut Self {
+        self.options.build_transport = enable;
+        self
+    }
+
+    /// Whether the `services` feature's server traits give every method a default body
+    /// answering `UNIMPLEMENTED` (the plugin's `default_stubs`); off by default.
+    pub fn default_stubs(&mut self, enable: bool) -> &mut Self {
+        self.options.default_stubs = enable;
+        self
+    }
+
     /// Messages under these proto paths get a zero-copy view, `FooView<'a>` (the plugin's
     /// `views=`; `["."]` for all), implementing `vtproto::MessageView`.
     pub fn views<I, S>(&mut self, paths: I) -> &mut Self
