@@ -950,8 +950,14 @@ impl Gen<'_> {
                         continue;
                     }
                     let ty = msgs[self.rng.below(msgs.len() as u64) as usize].clone();
-                    let label = if f.syntax.editions() { "" } else { "optional " };
-                    body.push_str(&format!("{pad}  {label}{ty} {name} = {number};\n"));
+                    // In editions, length-prefixed whatever the file's encoding (delimited
+                    // would make it a group).
+                    let (label, options) = if f.syntax.editions() {
+                        ("", " [features.message_encoding = LENGTH_PREFIXED]")
+                    } else {
+                        ("optional ", "")
+                    };
+                    body.push_str(&format!("{pad}  {label}{ty} {name} = {number}{options};\n"));
                     continue;
                 }
                 let ty = match self.pick_type(f) {
