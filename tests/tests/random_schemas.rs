@@ -286,8 +286,11 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
         }
         for mode in modes {
             let (suffix, mut features) = match mode {
-                Mode::Prost => ("prost", vec!["codec"]),
-                Mode::Standalone => ("standalone", vec!["structs", "codec"]),
+                Mode::Prost => ("prost", vec!["codec", "services"]),
+                Mode::Standalone => (
+                    "standalone",
+                    vec!["structs", "codec", "services", "descriptors"],
+                ),
             };
             if c.reuse {
                 features.push("reuse");
@@ -442,8 +445,9 @@ fn main() {{
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"vt-random-schemas\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nvtproto = {{ path = {:?}, features = [\"prost-types\"] }}\n\
-             prost = \"0.14\"\nprost-types = \"0.14\"\nbytes = \"1\"\n\n[workspace]\n\n\
+             [dependencies]\nvtproto = {{ path = {:?}, features = [\"prost-types\", \"tonic\"] }}\n\
+             prost = \"0.14\"\nprost-types = \"0.14\"\nbytes = \"1\"\n\
+             tonic = {{ version = \"0.14\", default-features = false, features = [\"codegen\", \"transport\"] }}\n\n[workspace]\n\n\
              [profile.dev]\ndebug = false\nopt-level = 0\n\n[profile.dev.package.\"*\"]\nopt-level = 1\n",
             root().join("crates/vtproto").display().to_string()
         ),

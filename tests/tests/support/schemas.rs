@@ -336,6 +336,71 @@ impl Gen<'_> {
         for e in file_extensions {
             f.out.push_str(&e);
         }
+        if self.rng.chance(35) {
+            let service = self.service(f, &mut scope);
+            f.out.push_str(&service);
+        }
+    }
+
+    /// A service of one to four methods in every streaming shape, named like keywords and
+    /// like what tonic's generated clients declare themselves (`connect`, `new`, ...), taking
+    /// and returning any message either file declares.
+    fn service(&mut self, f: &File, scope: &mut Names) -> String {
+        let messages: Vec<String> = self
+            .types
+            .iter()
+            .filter(|x| !x.is_enum && !x.hidden && x.file <= f.index)
+            .map(|x| rel(&x.full))
+            .collect();
+        if messages.is_empty() {
+            return String::new();
+        }
+        let name = loop {
+            let n = format!("S{}", self.rng.below(1000));
+            if scope.take(&n) {
+                break n;
+            }
+        };
+        const METHODS: &[&str] = &[
+            "Get",
+            "Type",
+            "Match",
+            "Async",
+            "Self",
+            "Connect",
+            "New",
+            "WithOrigin",
+            "SendCompressed",
+            "Ready",
+            "Clone",
+            "Poll",
+            "Call",
+            "list_items",
+            "Stream",
+        ];
+        let mut methods = Names::default();
+        let mut out = format!("service {name} {{\n");
+        for _ in 0..1 + self.rng.below(4) {
+            let method = if self.rng.chance(60) {
+                self.pick(METHODS).to_string()
+            } else {
+                format!("Rpc{}", self.rng.below(1000))
+            };
+            if !methods.take(&method) {
+                continue;
+            }
+            let pick = |rng: &mut Rng| messages[rng.below(messages.len() as u64) as usize].clone();
+            let (input, output) = (pick(self.rng), pick(self.rng));
+            let (cs, ss) = (self.rng.chance(30), self.rng.chance(30));
+            let stream = |on: bool| if on { "stream " } else { "" };
+            out.push_str(&format!(
+                "  rpc {method}({}{input}) returns ({}{output});\n",
+                stream(cs),
+                stream(ss)
+            ));
+        }
+        out.push_str("}\n");
+        out
     }
 
     fn file_features(&mut self) -> Vec<String> {

@@ -139,6 +139,27 @@ fn descriptor_set<'a>(
     set.encode_to_vec()
 }
 
+/// A method's Rust name: snake_case, a keyword raw, and `_rpc` after a name tonic's generated
+/// clients declare themselves (`connect`, `new`, `with_origin`...), which would clash.
+fn method_name(proto: &str) -> String {
+    const TONIC_CLIENT: &[&str] = &[
+        "new",
+        "connect",
+        "with_origin",
+        "with_interceptor",
+        "send_compressed",
+        "accept_compressed",
+        "max_decoding_message_size",
+        "max_encoding_message_size",
+    ];
+    let name = to_snake(proto);
+    if TONIC_CLIENT.contains(&name.as_str()) {
+        format!("{name}_rpc")
+    } else {
+        sanitize(&name)
+    }
+}
+
 /// Tells each message that keeps extensions which of the generated files' extensions extend
 /// it, wherever they are declared.
 fn link_extensions(packages: &mut [Package]) {
@@ -420,7 +441,7 @@ impl FileCx<'_> {
                 .enumerate()
                 .map(|(j, m)| Method {
                     name: m.name().to_string(),
-                    rust_name: sanitize(&to_snake(m.name())),
+                    rust_name: method_name(m.name()),
                     input: self.index.message_ref(m.input_type()),
                     output: self.index.message_ref(m.output_type()),
                     client_streaming: m.client_streaming(),

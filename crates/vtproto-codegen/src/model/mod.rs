@@ -482,7 +482,8 @@ pub struct Service {
 pub struct Method {
     /// The proto name (`SayHello`), which the method's path uses.
     pub name: String,
-    /// Its Rust name, snake_case (a keyword raw).
+    /// Its Rust name, snake_case (a keyword raw; `_rpc` appended to a name tonic's clients
+    /// declare themselves, such as `connect`).
     pub rust_name: String,
     /// The request's message type.
     pub input: TypeRef,
