@@ -54,6 +54,9 @@ fn main() -> std::io::Result<()> {
     vtproto_build::Config::new()
         .mode(vtproto_build::Mode::Standalone)
         .features(["structs", "codec", "services", "descriptors"])
+        // The server's unary handler takes its request as a view owning tonic's buffer.
+        .views([".vt.test.services.EchoRequest"])
+        .server_views([".vt.test.services.Echo.Unary"])
         .out_dir(&dir)
         .include_file("mod.rs")
         .compile_protos(&["../../proto/test/services.proto"], &includes)?;

@@ -149,6 +149,21 @@ impl Config {
         self
     }
 
+    /// The `services` feature's server handlers of these methods (`.pkg.Service.Method`, or a
+    /// service or package for all of theirs) take their request as an owned view
+    /// (`FooOwnedView`; the request needs a view, see [`views`](Self::views)); the plugin's
+    /// `server_views=`.
+    pub fn server_views<I, S>(&mut self, paths: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.options
+            .server_views
+            .extend(paths.into_iter().map(|s| s.as_ref().to_string()));
+        self
+    }
+
     /// Messages under these proto paths get a zero-copy view, `FooView<'a>` (the plugin's
     /// `views=`; `["."]` for all), implementing `vtproto::MessageView`.
     pub fn views<I, S>(&mut self, paths: I) -> &mut Self

@@ -63,6 +63,10 @@ pub struct Options {
     /// `services`: the server traits' methods get default bodies answering `UNIMPLEMENTED`
     /// (`default_stubs`).
     pub default_stubs: bool,
+    /// `services`: proto paths of methods (`.pkg.Service.Method`, or a service or package for
+    /// all of theirs) whose server handlers take the request as an owned view
+    /// (`FooOwnedView`, its strings borrowing tonic's buffer); the request needs a view.
+    pub server_views: Vec<String>,
 }
 
 impl Default for Options {
@@ -80,6 +84,7 @@ impl Default for Options {
             include_file: None,
             build_transport: true,
             default_stubs: false,
+            server_views: Vec::new(),
         }
     }
 }
@@ -91,7 +96,8 @@ impl Options {
     /// [`feature_names`](crate::feature_names)), `views`, `btree_map`, `bytes`, `boxed` (proto paths,
     /// repeatable),
     /// `extern_path=.proto.path=::rust::path` (repeatable), `include_file=<name>`
-    /// (`mode=standalone`), `build_transport=false`, and the flags `compile_well_known_types`,
+    /// (`mode=standalone`), `build_transport=false`, `server_views` (proto paths of methods,
+    /// repeatable), and the flags `compile_well_known_types`,
     /// `insert_include` and `default_stubs`.
     pub fn parse(parameter: &str) -> Result<Options, Error> {
         let mut opts = Options::default();
@@ -137,6 +143,7 @@ impl Options {
                 "insert_include" => opts.insert_include = true,
                 "build_transport" => opts.build_transport = value != "false",
                 "default_stubs" => opts.default_stubs = value != "false",
+                "server_views" => opts.server_views.push(value.to_string()),
                 "include_file" if !value.is_empty() => opts.include_file = Some(value.to_string()),
                 other => return Err(Error::option(format!("unknown option `{other}`"))),
             }
@@ -163,6 +170,12 @@ impl Options {
     pub fn has_view(&self, fq_message: &str) -> bool {
         !self.is_extern(fq_message)
             && (self.views.is_empty() || path_matches(&self.views, fq_message))
+    }
+
+    /// Whether the server handler of method `fq_method` (`.pkg.Service.Method`) takes its
+    /// request as an owned view.
+    pub fn is_server_view(&self, fq_method: &str) -> bool {
+        path_matches(&self.server_views, fq_method)
     }
 
     /// Whether a field's map type is `BTreeMap`.

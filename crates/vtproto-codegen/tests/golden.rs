@@ -102,3 +102,33 @@ fn an_unknown_feature_lists_the_known_ones() {
         assert!(msg.contains(known), "{msg}");
     }
 }
+
+#[test]
+fn server_views_give_chosen_handlers_an_owned_view() {
+    let protos = &["test/services.proto"];
+    let without =
+        Options::parse("mode=standalone,server_views=.vt.test.services.Echo.Unary").unwrap();
+    let err = generate_with(&without, protos).unwrap_err().to_string();
+    assert!(
+        err.contains("has no view") && err.contains("Echo.Unary"),
+        "{err}"
+    );
+    let with = Options::parse(
+        "mode=standalone,views=.vt.test.services.EchoRequest,\
+         server_views=.vt.test.services.Echo.Unary",
+    )
+    .unwrap();
+    let code = &generate_with(&with, protos).unwrap()[0].content;
+    let server = &code[code.find("pub mod echo_server").unwrap()..];
+    let client =
+        &code[code.find("pub mod echo_client").unwrap()..code.find("pub mod echo_server").unwrap()];
+    assert!(
+        server.contains(
+            "async fn unary(&self, request: tonic::Request<super::EchoRequestOwnedView>)"
+        ),
+        "{server}"
+    );
+    // Other methods, and the client, keep owned messages.
+    assert!(server.contains("async fn r#type(&self, request: tonic::Request<super::EchoRequest>)"));
+    assert!(!client.contains("OwnedView"));
+}

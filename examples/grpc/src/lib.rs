@@ -264,12 +264,16 @@ pub mod standalone {
 
     #[tonic::async_trait]
     impl Echo for EchoService {
+        /// Takes its request as a view (`server_views`): its strings and bytes borrow tonic's
+        /// buffer until the handler makes an owned message of it.
         async fn unary(
             &self,
-            request: Request<EchoRequest>,
+            request: Request<pb::vt::test::services::EchoRequestOwnedView>,
         ) -> Result<Response<EchoResponse>, Status> {
+            use vtproto::MessageView;
             let echo = request.metadata().get("x-grpc-test-echo-initial").cloned();
-            let mut response = answer(request.into_inner()).map(Response::new)?;
+            let owned = request.get_ref().get().to_owned_message();
+            let mut response = answer(owned).map(Response::new)?;
             if let Some(v) = echo {
                 response
                     .metadata_mut()

@@ -1,7 +1,8 @@
 //! The `services` feature: for each `service`, tonic's client and server stubs, written by
 //! tonic-build's own generator (`tonic_build::CodeGenBuilder`) from our model, with
 //! `vtproto::tonic::VtCodec` as their codec. On by default: a package without services gets
-//! nothing from it.
+//! nothing from it. Methods chosen with `server_views` give their server handler the request
+//! as an owned view (`FooOwnedView`); clients always send owned messages.
 
 use proc_macro2::TokenStream;
 
@@ -28,7 +29,7 @@ fn stubs(names: &Names<'_>, s: &Service, options: &Options) -> TokenStream {
     // The stubs live one module below the package's (`greeter_client`, `greeter_server`).
     let from = ["stubs".to_string()];
     let ty = |t: &TypeRef| names.owned_type(t, &from);
-    let service = TonicService {
+    let service = |server: bool| TonicService {
         name: &s.rust_name,
         proto_name: &s.name,
         package: &names.package.name,
@@ -43,7 +44,12 @@ fn stubs(names: &Names<'_>, s: &Service, options: &Options) -> TokenStream {
                 server_streaming: m.server_streaming,
                 deprecated: m.deprecated,
                 comments: &m.comments,
-                request: ty(&m.input),
+                request: if server && m.server_view {
+                    let view = super::views::owned_view_path(&m.input.rust_path);
+                    names.relative(&from, &m.input.package, &view)
+                } else {
+                    ty(&m.input)
+                },
                 response: ty(&m.output),
             })
             .collect(),
@@ -54,8 +60,8 @@ fn stubs(names: &Names<'_>, s: &Service, options: &Options) -> TokenStream {
         .build_transport(options.build_transport)
         .generate_default_stubs(options.default_stubs)
         .compile_well_known_types(options.compile_well_known_types);
-    let mut out = builder.generate_client(&service, "super");
-    out.extend(builder.generate_server(&service, "super"));
+    let mut out = builder.generate_client(&service(false), "super");
+    out.extend(builder.generate_server(&service(true), "super"));
     out
 }
 

@@ -139,6 +139,14 @@ fn descriptor_set<'a>(
     set.encode_to_vec()
 }
 
+/// `.pkg` for a file's package, empty without one.
+fn package_prefix(file: &FileDescriptorProto) -> String {
+    match file.package() {
+        "" => String::new(),
+        p => format!(".{p}"),
+    }
+}
+
 /// A method's Rust name: snake_case, a keyword raw, and `_rpc` after a name tonic's generated
 /// clients declare themselves (`connect`, `new`, `with_origin`...), which would clash.
 fn method_name(proto: &str) -> String {
@@ -411,7 +419,20 @@ impl FileCx<'_> {
         index: usize,
         svc: &crate::descriptor::ServiceDescriptorProto,
     ) -> Result<Service, Error> {
+        let views = crate::emit::is_selected(self.options, "views");
         for m in &svc.method {
+            let fq = format!("{}.{}.{}", package_prefix(file), svc.name(), m.name());
+            if self.options.is_server_view(&fq) && !(views && self.options.has_view(m.input_type()))
+            {
+                return Err(Error::element(
+                    self.file,
+                    &fq[1..],
+                    format!(
+                        "server_views: the request `{}` has no view (add it to `views`)",
+                        m.input_type()
+                    ),
+                ));
+            }
             for t in [m.input_type(), m.output_type()] {
                 if !self.index.is_message(t) {
                     return Err(Error::element(
@@ -448,6 +469,12 @@ impl FileCx<'_> {
                     server_streaming: m.server_streaming(),
                     deprecated: m.options.as_ref().is_some_and(|o| o.deprecated()),
                     comments: comments(&[6, i, 2, j as i32]),
+                    server_view: self.options.is_server_view(&format!(
+                        "{}.{}.{}",
+                        package_prefix(file),
+                        svc.name(),
+                        m.name()
+                    )),
                 })
                 .collect(),
         })

@@ -497,4 +497,6 @@ pub struct Method {
     pub deprecated: bool,
     /// Its leading comment's lines.
     pub comments: Vec<String>,
+    /// The server handler takes the request as an owned view (`server_views`).
+    pub server_view: bool,
 }

@@ -69,6 +69,15 @@ pub fn view_path(rust_path: &RustPath) -> RustPath {
     beside(rust_path, format!("{}View", rust_path.name()))
 }
 
+/// The path of the owned view of the message at `rust_path` (`FooOwnedView`, beside the
+/// view).
+pub(crate) fn owned_view_path(rust_path: &RustPath) -> RustPath {
+    beside(
+        rust_path,
+        format!("{}OwnedView", rust_path.name().trim_start_matches("r#")),
+    )
+}
+
 /// An item `name` of ours for the item at `path`: in the module of ours beside each of prost's
 /// modules on the path (`outer` -> `outer_views`), since an included file can't add to those.
 fn beside(path: &RustPath, name: String) -> RustPath {
