@@ -1,17 +1,25 @@
 //! Messages: prost's structs plus rust-vt's impls (vtproto-build, pure parser), and a view of
-//! the request. Services: tonic's stubs twice over the same messages, once with rust-vt's codec
-//! and once with prost's, so the tests can mix them on either side of a connection; and server
-//! stubs whose handlers take the request as an owned view.
+//! the request. Services: our generator's stubs (rust-vt's codec; server handlers taking the
+//! request as an owned view), and tonic-prost-build's twice over the same messages, once with
+//! rust-vt's codec and once with prost's, so the tests can mix them on either side of a
+//! connection.
 
 fn main() -> std::io::Result<()> {
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let protos = ["../../proto/search.proto"];
     let includes = ["../../proto"];
+    // Our impls and our stubs (the services feature), whose server handlers take the search
+    // and ingest requests as views owning tonic's buffer.
     vtproto_build::Config::new()
         .views([
             ".vt.search.SearchRequest",
             ".vt.search.IngestRequest",
             ".vt.candidates",
+        ])
+        .server_views([
+            ".vt.search.Search.Find",
+            ".vt.search.Search.Stream",
+            ".vt.search.Search.Ingest",
         ])
         .compile_protos(&protos, &includes)?;
 
@@ -30,24 +38,6 @@ fn main() -> std::io::Result<()> {
             .extern_path(".vt", "crate::pb::vt")
             .compile_fds(fds.clone())?;
     }
-    // Server stubs whose handlers take the request as a view owning tonic's buffer.
-    let dir = out.join("vt_view");
-    std::fs::create_dir_all(&dir)?;
-    tonic_prost_build::configure()
-        .out_dir(&dir)
-        .build_client(false)
-        .codec_path("::vtproto::tonic::VtCodec")
-        .extern_path(".vt", "crate::pb::vt")
-        .extern_path(
-            ".vt.search.SearchRequest",
-            "crate::pb::vt::search::SearchRequestOwnedView",
-        )
-        .extern_path(
-            ".vt.search.IngestRequest",
-            "crate::pb::vt::search::IngestRequestOwnedView",
-        )
-        .compile_fds(fds)?;
-
     // gRPC without prost: our own structs and tonic's stubs, from our generator alone.
     let dir = out.join("standalone");
     std::fs::create_dir_all(&dir)?;

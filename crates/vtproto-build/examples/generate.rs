@@ -5,7 +5,7 @@
 //! cargo run --release -p vtproto-build --example generate -- set.fds out/ [--prost-only]
 //! ```
 //!
-//! Writes prost-build's structs and rust-vt's impls for every file in `set.fds` (the
+//! Writes prost-build's structs and rust-vt's impls (the `codec` feature) for every file in `set.fds` (the
 //! well-known types excepted: `prost-types` and `vtproto` have them) to `out/`, with `mod.rs`
 //! declaring a module per package; `--prost-only` writes prost-build's output alone, the
 //! baseline `scripts/codegen-scale.sh` compares compile costs with.
@@ -35,8 +35,11 @@ fn main() -> ExitCode {
                 .compile_fds(fds)
         } else {
             let fds = vtproto_build::FileDescriptorSet::decode(&bytes[..])?;
+            // The codec alone (no tonic stubs for the services): what the baseline, prost's
+            // structs, is compared with.
             vtproto_build::Config::new()
                 .out_dir(&out)
+                .features(["codec"])
                 .include_file("mod.rs")
                 .compile_fds(fds)
         }

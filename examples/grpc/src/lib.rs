@@ -15,16 +15,17 @@ pub mod pb {
     }
 }
 
-/// Service stubs using `vtproto::tonic::VtCodec`.
+/// tonic-prost-build's stubs using `vtproto::tonic::VtCodec` (owned requests).
 pub mod vt_codec {
     include!(concat!(env!("OUT_DIR"), "/vt/vt.search.rs"));
 }
 
-/// Server stubs using `vtproto::tonic::VtCodec` whose handlers receive the request as an owned
-/// view (`SearchRequestOwnedView`, `IngestRequestOwnedView`): its strings borrow tonic's
-/// buffer, no copy.
+/// Our generator's stubs (the `services` feature, `vtproto::tonic::VtCodec`), whose server
+/// handlers receive the request as an owned view (`server_views`: `SearchRequestOwnedView`,
+/// `IngestRequestOwnedView`; its strings borrow tonic's buffer, no copy). Clients send owned
+/// messages.
 pub mod vt_view {
-    include!(concat!(env!("OUT_DIR"), "/vt_view/vt.search.rs"));
+    pub use crate::pb::vt::search::{search_client, search_server};
 }
 
 /// The same stubs using `tonic_prost::ProstCodec`.
