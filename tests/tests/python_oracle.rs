@@ -140,7 +140,16 @@ fn compare(
                     );
                     python
                 }
-                (false, _) => upb,
+                // Extensions in the order they arrived, as upb's plain serialization writes
+                // them (its deterministic one orders them by descending number).
+                (false, Ok(ours)) => oracles.upb.reencode_both(name, &bytes).map(|(det, plain)| {
+                    if ours == plain {
+                        plain
+                    } else {
+                        det
+                    }
+                }),
+                (false, Err(_)) => upb,
             };
             match (reencode(&bytes), theirs) {
                 (Ok(ours), Some(theirs)) => {
