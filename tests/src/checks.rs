@@ -310,3 +310,17 @@ fn request(data: &[u8]) -> Option<(FileDescriptorProto, Vec<&'static str>)> {
         .collect();
     Some((file, parameter))
 }
+
+/// The inputs of a packed corpus file (`fuzz/corpus/<target>.corpus`: each input a
+/// little-endian `u32` length, then its bytes); none when the file is missing.
+pub fn unpack_corpus(path: &std::path::Path) -> Vec<Vec<u8>> {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let mut rest = &bytes[..];
+    let mut out = Vec::new();
+    while let Some((len, tail)) = rest.split_first_chunk::<4>() {
+        let len = (u32::from_le_bytes(*len) as usize).min(tail.len());
+        out.push(tail[..len].to_vec());
+        rest = &tail[len..];
+    }
+    out
+}

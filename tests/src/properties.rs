@@ -29,7 +29,7 @@ fn mismatch(e: &DecodeError) -> bool {
 }
 
 /// An error inside a declared extension (its path names `[full.name]`).
-fn in_extension(e: &DecodeError) -> bool {
+pub fn in_extension(e: &DecodeError) -> bool {
     e.path().any(|(_, field)| field.starts_with('['))
 }
 

@@ -10,29 +10,16 @@
 //! with the compiler's first errors.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The inputs of a packed corpus file (a little-endian `u32` length, then the input).
-fn unpack(path: &Path) -> Vec<Vec<u8>> {
-    let bytes = std::fs::read(path).unwrap_or_default();
-    let mut rest = &bytes[..];
-    let mut out = Vec::new();
-    while let Some((len, tail)) = rest.split_first_chunk::<4>() {
-        let len = u32::from_le_bytes(*len) as usize;
-        out.push(tail[..len].to_vec());
-        rest = &tail[len..];
-    }
-    out
-}
-
 #[test]
 fn generated_code_compiles_on_the_fuzz_corpus() {
-    let mut inputs = unpack(&root().join("fuzz/corpus/codegen.corpus"));
+    let mut inputs = vt_tests::checks::unpack_corpus(&root().join("fuzz/corpus/codegen.corpus"));
     let sample = std::env::var("VT_CODEGEN_SAMPLE").unwrap_or_else(|_| "150".into());
     if sample != "all" {
         let n: usize = sample

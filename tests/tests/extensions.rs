@@ -12,34 +12,33 @@ use vt_tests::own_standalone::vt::test::proto2::{
 };
 use vtproto::{Extendable as _, Message};
 
-/// `protoc --encode=<type>` of a text-format message.
-fn protoc_encode(message_type: &str, text: &str) -> Vec<u8> {
+/// `protoc --<mode>=<type>` (`encode` or `decode`) on `input`: its output, or its complaint.
+fn protoc(mode: &str, message_type: &str, input: &[u8]) -> Result<Vec<u8>, String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut child = Command::new(protoc_bin_vendored::protoc_bin_path().unwrap())
         .arg("-I")
         .arg(root.join("proto"))
         .arg("-I")
         .arg(protoc_bin_vendored::include_path().unwrap())
-        .arg(format!("--encode={message_type}"))
+        .arg(format!("--{mode}={message_type}"))
         .arg("test/all_types_proto2.proto")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// `protoc --encode=<type>` of a text-format message.
+fn protoc_encode(message_type: &str, text: &str) -> Vec<u8> {
+    protoc("encode", message_type, text.as_bytes()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn defaults(money_free: f64) -> Defaults {
@@ -148,26 +147,7 @@ fn clearing_and_replacing_extensions() {
 
 /// `protoc --decode=<type>` of `bytes`: the text format, or protoc's complaint.
 fn protoc_decode(message_type: &str, bytes: &[u8]) -> Result<String, String> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut child = Command::new(protoc_bin_vendored::protoc_bin_path().unwrap())
-        .arg("-I")
-        .arg(root.join("proto"))
-        .arg("-I")
-        .arg(protoc_bin_vendored::include_path().unwrap())
-        .arg(format!("--decode={message_type}"))
-        .arg("test/all_types_proto2.proto")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(bytes).unwrap();
-    let out = child.wait_with_output().unwrap();
-    if out.status.success() {
-        Ok(String::from_utf8(out.stdout).unwrap())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
+    protoc("decode", message_type, bytes).map(|out| String::from_utf8(out).unwrap())
 }
 
 /// A record of field `number` with wire type `wire_type` and value bytes `value`.

@@ -29,23 +29,11 @@ fn inputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
-/// The inputs of a packed corpus file.
-fn unpack(path: &Path) -> Vec<Vec<u8>> {
-    let bytes = std::fs::read(path).unwrap_or_default();
-    let mut rest = &bytes[..];
-    let mut out = Vec::new();
-    while let Some((len, tail)) = rest.split_first_chunk::<4>() {
-        let len = u32::from_le_bytes(*len) as usize;
-        out.push(tail[..len].to_vec());
-        rest = &tail[len..];
-    }
-    out
-}
-
 /// Replays `target`'s corpus and regressions through `check`; returns how many inputs ran.
 fn replay(target: &str, check: fn(&[u8])) -> usize {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
-    let corpus = unpack(&root.join("corpus").join(format!("{target}.corpus")));
+    let corpus =
+        vt_tests::checks::unpack_corpus(&root.join("corpus").join(format!("{target}.corpus")));
     for (i, bytes) in corpus.iter().enumerate() {
         let result = std::panic::catch_unwind(|| check(bytes));
         assert!(result.is_ok(), "input {i} of the {target} corpus fails");

@@ -28,6 +28,52 @@ pub mod vt_view {
     pub use crate::pb::vt::search::{search_client, search_server};
 }
 
+/// A codec passing bytes through both ways, for tests that send hand-made bodies (malformed
+/// ones, say) and read the answer's bytes.
+pub mod raw {
+    use bytes::{Buf, BufMut};
+    use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
+    use tonic::Status;
+
+    /// Sends a `Vec<u8>` as the message body; answers the body as it came.
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct RawCodec;
+
+    /// [`RawCodec`]'s encoder and decoder.
+    #[derive(Debug)]
+    pub struct Raw;
+
+    impl Codec for RawCodec {
+        type Encode = Vec<u8>;
+        type Decode = Vec<u8>;
+        type Encoder = Raw;
+        type Decoder = Raw;
+        fn encoder(&mut self) -> Raw {
+            Raw
+        }
+        fn decoder(&mut self) -> Raw {
+            Raw
+        }
+    }
+
+    impl Encoder for Raw {
+        type Item = Vec<u8>;
+        type Error = Status;
+        fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+            dst.put_slice(&item);
+            Ok(())
+        }
+    }
+
+    impl Decoder for Raw {
+        type Item = Vec<u8>;
+        type Error = Status;
+        fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
+            Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
+        }
+    }
+}
+
 /// The same stubs using `tonic_prost::ProstCodec`.
 pub mod prost_codec {
     include!(concat!(env!("OUT_DIR"), "/prost/vt.search.rs"));

@@ -3,15 +3,14 @@
 
 use std::net::SocketAddr;
 
-use bytes::{Buf, BufMut};
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
-use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::transport::{Channel, Server};
-use tonic::{Code, Status};
+use tonic::Code;
 use vt_grpc_example::pb::vt::candidates::{Candidate, CandidatesResponse};
 use vt_grpc_example::pb::vt::search::SearchRequest;
+use vt_grpc_example::raw::RawCodec;
 use vt_grpc_example::{answer, prost_codec, vt_codec, vt_view, SearchService, ViewSearchService};
 
 async fn serve(vt: bool) -> SocketAddr {
@@ -92,41 +91,6 @@ async fn every_codec_pairing_agrees() {
                 );
             }
         }
-    }
-}
-
-/// Sends and receives raw bytes, to put malformed bodies on the wire.
-#[derive(Clone, Copy, Default)]
-struct RawCodec;
-struct Raw;
-
-impl Codec for RawCodec {
-    type Encode = Vec<u8>;
-    type Decode = Vec<u8>;
-    type Encoder = Raw;
-    type Decoder = Raw;
-    fn encoder(&mut self) -> Raw {
-        Raw
-    }
-    fn decoder(&mut self) -> Raw {
-        Raw
-    }
-}
-
-impl Encoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl Decoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
-        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
     }
 }
 

@@ -8,13 +8,13 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
-use bytes::{Buf, BufMut};
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
-use tonic::codec::{Codec, CompressionEncoding, DecodeBuf, Decoder, EncodeBuf, Encoder};
+use tonic::codec::CompressionEncoding;
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::transport::{Channel, Server};
-use tonic::{Code, Status};
+use tonic::Code;
+use vt_grpc_example::raw::RawCodec;
 use vt_grpc_example::standalone::pb::vt::test::services::echo_client::EchoClient;
 use vt_grpc_example::standalone::pb::vt::test::services::echo_server::EchoServer;
 use vt_grpc_example::standalone::pb::vt::test::services::{EchoRequest, Payload};
@@ -180,39 +180,6 @@ async fn gzip_both_ways_and_size_limits() {
         "{status:?}"
     );
     assert!(status.message().contains("too large"), "{status:?}");
-}
-
-struct RawCodec;
-struct Raw;
-
-impl Codec for RawCodec {
-    type Encode = Vec<u8>;
-    type Decode = Vec<u8>;
-    type Encoder = Raw;
-    type Decoder = Raw;
-    fn encoder(&mut self) -> Raw {
-        Raw
-    }
-    fn decoder(&mut self) -> Raw {
-        Raw
-    }
-}
-
-impl Encoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl Decoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
-        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
