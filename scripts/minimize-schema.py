@@ -6,7 +6,7 @@
 The set folder holds the `.proto` files of one set (`target/random-schemas/failed/r<seed>/`,
 where `scripts/random-schemas.sh` keeps them). Greedily removes declarations (a field, an
 option, an enum value, an `extend` member, a whole message, enum or block) while the set still
-fails the same way (the failure's first line, numbers and names aside), running the test on the
+fails the same way (the failure's first two lines, paths and numbers aside), running the test on the
 set alone (`VT_SCHEMAS=0 VT_SCHEMA_FIXTURES_DIR=...`). Writes the result to <out folder>
 (default `tests/schemas/r<seed>`). Each try compiles one small crate (10-30 s): a set of a
 hundred declarations takes 30-60 minutes.
@@ -23,13 +23,17 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def signature(log):
-    """The failure's kind: the first line after the batch header, numbers and names dropped."""
+    """The failure's kind: the first line after the batch header and the line after it (the
+    reason: protoc's complaint, the compiler's first error, where a check panicked), with paths
+    and numbers dropped."""
     lines = log.splitlines()
     for i, line in enumerate(lines):
         if line.startswith("seeds [") and i + 1 < len(lines):
-            kind = lines[i + 1]
-            kind = re.split(r"\bon\b|:", kind)[0]
-            return re.sub(r"\S*\d\S*", "#", kind).strip()
+            kind = re.split(r"\bon\b|:", lines[i + 1])[0]
+            detail = lines[i + 2] if i + 2 < len(lines) else ""
+            detail = re.sub(r"\S*/\S*", "#", detail)
+            parts = [re.sub(r"\b[A-Za-z]?\d+\b", "#", t).strip() for t in (kind, detail)]
+            return " | ".join(parts)
     return None
 
 
