@@ -31,7 +31,11 @@ fn protoc_gen_prost_file(package: &str) -> String {
 /// as it is written (a response's fields may come in any order, and a repeated field's elements
 /// are appended), so that the plugin holds one package's code at a time. Problems with the
 /// request are found before any file and answered in the `error` field.
-fn respond(request: CodeGeneratorRequest, out: &mut impl Write) -> io::Result<()> {
+fn respond(
+    request: CodeGeneratorRequest,
+    encoded: Option<&[Vec<u8>]>,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let header = CodeGeneratorResponse {
         supported_features: Some(Feature::Proto3Optional as u64 | Feature::SupportsEditions as u64),
         // Editions files are generated in mode=standalone; mode=prost refuses them by name.
@@ -53,8 +57,9 @@ fn respond(request: CodeGeneratorRequest, out: &mut impl Write) -> io::Result<()
     };
     let mut written = Vec::new();
     let mut result = Ok(());
-    let generated = vtproto_codegen::generate_each(
+    let generated = vtproto_codegen::generate_each_encoded(
         &request.proto_file,
+        encoded,
         &request.file_to_generate,
         &options,
         |f| {
@@ -104,9 +109,10 @@ fn respond(request: CodeGeneratorRequest, out: &mut impl Write) -> io::Result<()
     result
 }
 
-/// The request without the `source_code_info` of its files, or `None` when it is not a
-/// well-formed request (then decoding it reports the problem).
-fn strip_source_code_info(request: &[u8]) -> Option<Vec<u8>> {
+/// The request without the `source_code_info` of its files (but those declaring services),
+/// and each file's bytes as they are in it, or `None` when it is not a well-formed request
+/// (then decoding it reports the problem).
+fn strip_source_code_info(request: &[u8]) -> Option<(Vec<u8>, Vec<Vec<u8>>)> {
     const PROTO_FILE: u64 = 15;
     const SOURCE_CODE_INFO: u64 = 9;
     /// The fields of `buf` (key and value bytes each) for `keep` to copy or not.
@@ -141,6 +147,7 @@ fn strip_source_code_info(request: &[u8]) -> Option<Vec<u8>> {
         Some(())
     }
     let mut out = Vec::with_capacity(request.len());
+    let mut files = Vec::new();
     let mut ok = true;
     fields(request, |number, key, value| {
         if number != PROTO_FILE || key.first().map(|k| k & 7) != Some(2) {
@@ -169,8 +176,9 @@ fn strip_source_code_info(request: &[u8]) -> Option<Vec<u8>> {
         out.extend_from_slice(key);
         prost::encoding::encode_varint(file.len() as u64, &mut out);
         out.extend_from_slice(&file);
+        files.push(file);
     })?;
-    ok.then_some(out)
+    ok.then_some((out, files))
 }
 
 /// Appends `file` to the response unless an earlier write failed.
@@ -192,8 +200,11 @@ fn main() -> ExitCode {
     }
     // The generator reads comments only for services' stubs: dropping the others before
     // decoding halves the decoded request (googleapis: 42 MB of request, most of it comments).
-    if let Some(stripped) = strip_source_code_info(&input) {
+    // The files' own bytes, for the descriptors feature (custom options included).
+    let mut encoded = None;
+    if let Some((stripped, files)) = strip_source_code_info(&input) {
         input = stripped;
+        encoded = Some(files);
     }
     let request = match CodeGeneratorRequest::decode(&input[..]) {
         Ok(request) => request,
@@ -207,7 +218,7 @@ fn main() -> ExitCode {
     };
     drop(input);
     let mut out = io::BufWriter::new(io::stdout().lock());
-    if let Err(e) = respond(request, &mut out).and_then(|()| out.flush()) {
+    if let Err(e) = respond(request, encoded.as_deref(), &mut out).and_then(|()| out.flush()) {
         eprintln!("protoc-gen-rust-vt: writing the response: {e}");
         return ExitCode::FAILURE;
     }
@@ -235,7 +246,7 @@ mod tests {
             proto_file: vec![file("a.proto"), file("b.proto")],
             ..Default::default()
         };
-        let stripped = strip_source_code_info(&request.encode_to_vec()).unwrap();
+        let (stripped, files) = strip_source_code_info(&request.encode_to_vec()).unwrap();
         let mut expected = request.clone();
         for f in &mut expected.proto_file {
             f.source_code_info = None;
@@ -245,6 +256,25 @@ mod tests {
             expected
         );
         assert!(stripped.len() < request.encode_to_vec().len());
+        // Each file's bytes as the request now holds them.
+        let again: Vec<Vec<u8>> = expected
+            .proto_file
+            .iter()
+            .map(|f| f.encode_to_vec())
+            .collect();
+        assert_eq!(files, again);
+        // A file declaring a service keeps its comments.
+        let mut with_service = file("c.proto");
+        with_service.service.push(Default::default());
+        let request = CodeGeneratorRequest {
+            proto_file: vec![with_service.clone()],
+            ..Default::default()
+        };
+        let (stripped, _) = strip_source_code_info(&request.encode_to_vec()).unwrap();
+        assert_eq!(
+            CodeGeneratorRequest::decode(&stripped[..]).unwrap(),
+            request
+        );
         // Not a request: left to the decoder to report.
         assert_eq!(strip_source_code_info(&[0x7a, 0x05, 0x01]), None);
         assert_eq!(strip_source_code_info(&[0x0b]), None);

@@ -192,3 +192,48 @@ fn service_stubs_keep_their_comments() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn the_descriptor_set_keeps_custom_options() {
+    let dir = temp_dir("custom-options");
+    std::fs::write(
+        dir.join("opts.proto"),
+        r#"syntax = "proto3";
+package opts;
+import "google/protobuf/descriptor.proto";
+extend google.protobuf.MessageOptions { string note = 50001; }
+extend google.protobuf.MethodOptions { string route = 50002; }
+message Ping { option (note) = "kept-for-reflection"; string text = 1; }
+service Pinger {
+  rpc Ping(opts.Ping) returns (opts.Ping) { option (route) = "/v1/ping"; }
+}
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let result = protoc(
+        &dir,
+        &[
+            format!("--rust-vt_out={}", out.display()),
+            "--rust-vt_opt=mode=standalone,features=structs+codec+services+descriptors".into(),
+        ],
+        &["opts.proto"],
+    );
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let code = std::fs::read_to_string(out.join("opts.rs")).unwrap();
+    let set = &code[code.find("pub const FILE_DESCRIPTOR_SET").unwrap()..];
+    // The options' values, as protoc sent them (a decoded-and-re-encoded descriptor loses them).
+    for value in [
+        "kept-for-reflection",
+        "/v1/ping",
+        "google/protobuf/descriptor.proto",
+    ] {
+        assert!(set.contains(value), "no `{value}` in {set}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -116,10 +116,23 @@ pub fn generate_each(
     files: &[descriptor::FileDescriptorProto],
     to_generate: &[String],
     options: &Options,
+    write: impl FnMut(GeneratedFile),
+) -> Result<(), Error> {
+    generate_each_encoded(files, None, to_generate, options, write)
+}
+
+/// [`generate_each`], with `encoded[i]` the bytes `files[i]` was decoded from (a plugin has
+/// them in its request): the `descriptors` feature's `FILE_DESCRIPTOR_SET` then holds them as
+/// received, custom options included, rather than the decoded files re-encoded.
+pub fn generate_each_encoded(
+    files: &[descriptor::FileDescriptorProto],
+    encoded: Option<&[Vec<u8>]>,
+    to_generate: &[String],
+    options: &Options,
     mut write: impl FnMut(GeneratedFile),
 ) -> Result<(), Error> {
     let features = emit::select(options)?;
-    let packages = model::build(files, to_generate, options)?;
+    let packages = model::build_with(files, encoded, to_generate, options)?;
     let packages: Vec<&model::Package> =
         packages.iter().filter(|p| has_output(p, options)).collect();
     let one = |p: &model::Package| generate_package(p, &features, options);

@@ -29,6 +29,18 @@ pub fn build(
     to_generate: &[String],
     options: &Options,
 ) -> Result<Vec<Package>, Error> {
+    build_with(files, None, to_generate, options)
+}
+
+/// [`build`], with `encoded[i]`, when given, the bytes `files[i]` was decoded from: the
+/// `descriptors` feature then copies them (custom options included) instead of re-encoding
+/// the decoded file (which keeps no unknown fields, so no custom options).
+pub fn build_with(
+    files: &[FileDescriptorProto],
+    encoded: Option<&[Vec<u8>]>,
+    to_generate: &[String],
+    options: &Options,
+) -> Result<Vec<Package>, Error> {
     super::validate::validate(files)?;
     // Files outside `to_generate` only lend their types; an edition they can't state falls
     // back to proto2's rules for them.
@@ -94,12 +106,20 @@ pub fn build(
     }
     link_extensions(&mut packages);
     if crate::emit::is_selected(options, "descriptors") {
+        let raw: std::collections::HashMap<&str, &[u8]> = match encoded {
+            Some(e) if e.len() == files.len() => files
+                .iter()
+                .zip(e)
+                .map(|(f, b)| (f.name(), b.as_slice()))
+                .collect(),
+            _ => Default::default(),
+        };
         for p in &mut packages {
             let roots = to_generate
                 .iter()
                 .filter_map(|n| by_name.get(n.as_str()))
                 .filter(|f| f.package() == p.name);
-            p.descriptor_set = descriptor_set(roots, &by_name);
+            p.descriptor_set = descriptor_set(roots, &by_name, &raw);
         }
     }
     Ok(packages)
@@ -110,6 +130,7 @@ pub fn build(
 fn descriptor_set<'a>(
     roots: impl Iterator<Item = &'a &'a FileDescriptorProto>,
     by_name: &std::collections::HashMap<&str, &'a FileDescriptorProto>,
+    raw: &std::collections::HashMap<&str, &[u8]>,
 ) -> Vec<u8> {
     use prost::Message as _;
     fn visit<'a>(
@@ -133,10 +154,22 @@ fn descriptor_set<'a>(
     for f in roots {
         visit(f, by_name, &mut seen, &mut ordered);
     }
-    let set = crate::descriptor::FileDescriptorSet {
-        file: ordered.into_iter().cloned().collect(),
-    };
-    set.encode_to_vec()
+    // `FileDescriptorSet.file` (field 1) records: the bytes as received where we have them.
+    let mut out = Vec::new();
+    for f in ordered {
+        let owned;
+        let bytes = match raw.get(f.name()) {
+            Some(b) => *b,
+            None => {
+                owned = f.encode_to_vec();
+                &owned
+            }
+        };
+        out.push(0x0a);
+        prost::encoding::encode_varint(bytes.len() as u64, &mut out);
+        out.extend_from_slice(bytes);
+    }
+    out
 }
 
 /// `.pkg` for a file's package, empty without one.

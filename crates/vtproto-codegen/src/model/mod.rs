@@ -19,7 +19,7 @@ use std::fmt;
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 
-pub use build::build;
+pub use build::{build, build_with};
 pub use features::Features;
 
 use crate::ident::ident;
