@@ -16,7 +16,9 @@
 //! - `record`: one small event, a small answer (per-call overhead dominates).
 //!
 //! `vt` servers and clients run on the stubs our generator writes (`examples/grpc`'s
-//! `vt_view`: the `services` feature, `mode=prost`); `prost` ones on tonic-prost-build's.
+//! `vt_view`: the `services` feature, `mode=prost`); `standalone` ones on our structs and stubs
+//! with no prost at all (`search_standalone`, `mode=standalone`); `prost` ones on
+//! tonic-prost-build's.
 //! Each row is a pairing of server and client codecs: `prost`, `vt` (ours), and `raw` (a
 //! client that sends pre-encoded bytes and skips decoding, to show the server alone). The
 //! pairings alternate in rounds (1 s each after a 0.2 s warm-up, 3 rounds) so machine noise
@@ -38,7 +40,13 @@ use tonic::transport::{Channel, Server};
 use tonic::Status;
 use vt_grpc_example::pb::vt::event::Event;
 use vt_grpc_example::pb::vt::search::{IngestRequest, SearchRequest};
+use vt_grpc_example::search_standalone::pb::vt as sa;
 use vt_grpc_example::{answer, prost_codec, vt_view, SearchService, ViewSearchService};
+
+/// `mode=standalone`'s stubs, as `client_call!` names them.
+mod standalone_stubs {
+    pub use vt_grpc_example::search_standalone::pb::vt::search::search_client;
+}
 
 const TASKS: usize = 64;
 const CONNECTIONS: usize = 4;
@@ -100,6 +108,8 @@ impl Decoder for Raw {
 enum Side {
     Prost,
     Vt,
+    /// `mode=standalone`: our structs and stubs, no prost.
+    Standalone,
     Raw,
 }
 
@@ -108,12 +118,30 @@ impl Side {
         match self {
             Side::Prost => "prost",
             Side::Vt => "vt",
+            Side::Standalone => "standalone",
             Side::Raw => "raw",
         }
     }
 }
 
 type Call = Arc<dyn Fn(usize) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+
+/// The search service in `mode=standalone` (`examples/grpc`'s `search_standalone`).
+async fn serve_standalone() -> SocketAddr {
+    use vt_grpc_example::search_standalone::pb::vt::search::search_server::SearchServer;
+    use vt_grpc_example::search_standalone::StandaloneSearchService;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let incoming = TcpListenerStream::new(listener);
+    tokio::spawn(async move {
+        Server::builder()
+            .add_service(SearchServer::new(StandaloneSearchService))
+            .serve_with_incoming(incoming)
+            .await
+            .unwrap();
+    });
+    addr
+}
 
 async fn serve(vt: bool) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -150,12 +178,18 @@ async fn channels(addr: SocketAddr) -> Vec<Channel> {
     out
 }
 
-/// The workload's requests, built once.
+/// The workload's requests, built once (and as our own structs, read from prost's bytes).
 struct Requests {
     find: SearchRequest,
     ingest: IngestRequest,
     ingest_bytes: Bytes,
     record: Event,
+    standalone: StandaloneRequests,
+}
+
+struct StandaloneRequests {
+    find: sa::search::SearchRequest,
+    record: sa::event::Event,
 }
 
 impl Requests {
@@ -177,11 +211,16 @@ impl Requests {
         };
         record.attrs.insert("host".into(), "web-17".into());
         record.attrs.insert("status".into(), "200".into());
+        let standalone = StandaloneRequests {
+            find: vtproto::Message::decode(&prost::Message::encode_to_vec(&find)).unwrap(),
+            record: vtproto::Message::decode(&prost::Message::encode_to_vec(&record)).unwrap(),
+        };
         Requests {
             find,
             ingest,
             ingest_bytes,
             record,
+            standalone,
         }
     }
 }
@@ -232,6 +271,9 @@ fn make_call(name: &str, client: Side, channels: &[Channel], r: &Requests) -> Ca
     match (name, client) {
         ("find", Side::Prost) => client_call!(prost_codec, channels, find, r.find.clone()),
         ("find", Side::Vt) => client_call!(vt_view, channels, find, r.find.clone()),
+        ("find", Side::Standalone) => {
+            client_call!(standalone_stubs, channels, find, r.standalone.find.clone())
+        }
         ("find", Side::Raw) => raw_call(
             channels,
             "/vt.search.Search/Find",
@@ -244,6 +286,12 @@ fn make_call(name: &str, client: Side, channels: &[Channel], r: &Requests) -> Ca
         }
         ("record", Side::Prost) => client_call!(prost_codec, channels, record, r.record.clone()),
         ("record", Side::Vt) => client_call!(vt_view, channels, record, r.record.clone()),
+        ("record", Side::Standalone) => client_call!(
+            standalone_stubs,
+            channels,
+            record,
+            r.standalone.record.clone()
+        ),
         ("record", Side::Raw) => raw_call(
             channels,
             "/vt.search.Search/Record",
@@ -298,14 +346,16 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 fn pairings(call: &str) -> Vec<(Side, Side)> {
     use Side::*;
     match call {
-        "ingest" => vec![(Prost, Raw), (Vt, Raw)],
+        "ingest" => vec![(Prost, Raw), (Vt, Raw), (Standalone, Raw)],
         _ => vec![
             (Prost, Prost),
             (Vt, Vt),
+            (Standalone, Standalone),
             (Vt, Prost),
             (Prost, Vt),
             (Prost, Raw),
             (Vt, Raw),
+            (Standalone, Raw),
         ],
     }
 }
@@ -314,10 +364,12 @@ async fn run(filter: &str) {
     let requests = Requests::new();
     let prost_addr = serve(false).await;
     let vt_addr = serve(true).await;
+    let standalone_addr = serve_standalone().await;
     let prost_channels = channels(prost_addr).await;
     let vt_channels = channels(vt_addr).await;
+    let standalone_channels = channels(standalone_addr).await;
     println!(
-        "{:<8} {:<13} {:>10} {:>9} {:>9} {:>12}",
+        "{:<8} {:<21} {:>10} {:>9} {:>9} {:>12}",
         "call", "server/client", "req/s", "p50 ms", "p99 ms", "CPU us/req"
     );
     let mut summary = Vec::new();
@@ -331,6 +383,7 @@ async fn run(filter: &str) {
             .map(|(server, client)| {
                 let channels = match server {
                     Side::Vt => &vt_channels,
+                    Side::Standalone => &standalone_channels,
                     _ => &prost_channels,
                 };
                 make_call(name, *client, channels, &requests)
@@ -354,7 +407,7 @@ async fn run(filter: &str) {
             let rps = tally.calls as f64 / tally.wall.as_secs_f64();
             let cpu = tally.cpu.as_secs_f64() * 1e6 / tally.calls as f64;
             println!(
-                "{:<8} {:<13} {:>10.0} {:>9.2} {:>9.2} {:>12.1}",
+                "{:<8} {:<21} {:>10.0} {:>9.2} {:>9.2} {:>12.1}",
                 name,
                 format!("{}/{}", server.name(), client.name()),
                 rps,
@@ -368,6 +421,11 @@ async fn run(filter: &str) {
         for (ours, theirs) in [
             ((Side::Vt, Side::Vt), (Side::Prost, Side::Prost)),
             ((Side::Vt, Side::Raw), (Side::Prost, Side::Raw)),
+            (
+                (Side::Standalone, Side::Standalone),
+                (Side::Prost, Side::Prost),
+            ),
+            ((Side::Standalone, Side::Raw), (Side::Prost, Side::Raw)),
         ] {
             if let (Some(o), Some(t)) = (find(ours), find(theirs)) {
                 summary.push(format!(

@@ -38,6 +38,25 @@ fn main() -> std::io::Result<()> {
             .extern_path(".vt", "crate::pb::vt")
             .compile_fds(fds.clone())?;
     }
+    // The same search service without prost, for the load benchmark's standalone rows.
+    let dir = out.join("search_standalone");
+    std::fs::create_dir_all(&dir)?;
+    vtproto_build::Config::new()
+        .mode(vtproto_build::Mode::Standalone)
+        .views([
+            ".vt.search.SearchRequest",
+            ".vt.search.IngestRequest",
+            ".vt.candidates",
+        ])
+        .server_views([
+            ".vt.search.Search.Find",
+            ".vt.search.Search.Stream",
+            ".vt.search.Search.Ingest",
+        ])
+        .out_dir(&dir)
+        .include_file("mod.rs")
+        .compile_protos(&protos, &includes)?;
+
     // gRPC without prost: our own structs and tonic's stubs, from our generator alone.
     let dir = out.join("standalone");
     std::fs::create_dir_all(&dir)?;

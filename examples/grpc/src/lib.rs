@@ -83,28 +83,46 @@ use pb::vt::candidates::{Candidate, CandidatesResponse};
 use pb::vt::event::Event;
 use pb::vt::search::{Ack, IngestRequest, SearchRequest};
 
+/// `answer(query, count)` over the candidate types in scope: `count` candidates matching
+/// `query`, the same for prost's structs and ours.
+macro_rules! answer_fn {
+    () => {
+        // Our structs have one more field (`unknown_fields`) than prost's.
+        #[allow(clippy::needless_update)]
+        /// The deterministic answer to a query: `count` candidates matching it.
+        pub fn answer_query(query: &str, count: u32) -> CandidatesResponse {
+            let candidates = (0..count)
+                .map(|i| {
+                    let mut c = Candidate {
+                        id: format!("{query}-{i}"),
+                        ..Default::default()
+                    };
+                    for (k, v) in [
+                        (
+                            "relevance_score",
+                            format!("0.{:07}", (i * 7919) % 10_000_000),
+                        ),
+                        ("rank", i.to_string()),
+                        ("source", "search".to_string()),
+                    ] {
+                        c.meta_data.insert(k.to_string(), v);
+                    }
+                    c
+                })
+                .collect();
+            CandidatesResponse {
+                candidates,
+                ..Default::default()
+            }
+        }
+    };
+}
+
+answer_fn!();
+
 /// The deterministic answer to a request: `count` candidates matching `query`.
 pub fn answer(request: &SearchRequest) -> CandidatesResponse {
-    let candidates = (0..request.count)
-        .map(|i| {
-            let mut c = Candidate {
-                id: format!("{}-{i}", request.query),
-                ..Default::default()
-            };
-            for (k, v) in [
-                (
-                    "relevance_score",
-                    format!("0.{:07}", (i * 7919) % 10_000_000),
-                ),
-                ("rank", i.to_string()),
-                ("source", "search".to_string()),
-            ] {
-                c.meta_data.insert(k.to_string(), v);
-            }
-            c
-        })
-        .collect();
-    CandidatesResponse { candidates }
+    answer_query(&request.query, request.count)
 }
 
 /// What the server answers to an ingest: the candidates and metadata entries it read.
@@ -241,6 +259,83 @@ impl vt_view::search_server::Search for ViewSearchService {
         request: tonic::Request<Event>,
     ) -> Result<tonic::Response<Ack>, tonic::Status> {
         Ok(tonic::Response::new(record_ack(request.get_ref())))
+    }
+}
+
+/// The search service in `mode=standalone` (no prost): our structs and stubs for
+/// `proto/search.proto`, handlers taking `find`, `stream` and `ingest` requests as owned views,
+/// for the load benchmark's standalone rows.
+pub mod search_standalone {
+    /// The generated messages and stubs.
+    pub mod pb {
+        include!(concat!(env!("OUT_DIR"), "/search_standalone/mod.rs"));
+    }
+
+    use pb::vt::candidates::{Candidate, CandidatesResponse};
+    use pb::vt::event::Event;
+    use pb::vt::search::{Ack, IngestRequestOwnedView, SearchRequestOwnedView};
+    use tonic::{Request, Response, Status};
+
+    answer_fn!();
+
+    /// The search service on our own structs.
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct StandaloneSearchService;
+
+    type CandidateStream =
+        std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<Candidate, Status>> + Send>>;
+
+    fn checked(request: &SearchRequestOwnedView) -> Result<CandidatesResponse, Status> {
+        let view = request.get();
+        if view.count > 100_000 {
+            return Err(Status::invalid_argument("count must be at most 100000"));
+        }
+        Ok(answer_query(view.query, view.count))
+    }
+
+    #[tonic::async_trait]
+    impl pb::vt::search::search_server::Search for StandaloneSearchService {
+        async fn find(
+            &self,
+            request: Request<SearchRequestOwnedView>,
+        ) -> Result<Response<CandidatesResponse>, Status> {
+            checked(request.get_ref()).map(Response::new)
+        }
+
+        type StreamStream = CandidateStream;
+
+        async fn stream(
+            &self,
+            request: Request<SearchRequestOwnedView>,
+        ) -> Result<Response<CandidateStream>, Status> {
+            let items = checked(request.get_ref())?.candidates.into_iter().map(Ok);
+            Ok(Response::new(Box::pin(tokio_stream::iter(items))))
+        }
+
+        async fn ingest(
+            &self,
+            request: Request<IngestRequestOwnedView>,
+        ) -> Result<Response<Ack>, Status> {
+            let view = request.get_ref().get();
+            Ok(Response::new(Ack {
+                count: view.candidates.len() as u32,
+                entries: view
+                    .candidates
+                    .iter()
+                    .map(|c| c.meta_data.len() as u32)
+                    .sum(),
+                ..Default::default()
+            }))
+        }
+
+        async fn record(&self, request: Request<Event>) -> Result<Response<Ack>, Status> {
+            let event = request.get_ref();
+            Ok(Response::new(Ack {
+                count: event.attrs.len() as u32,
+                entries: event.readings.len() as u32,
+                ..Default::default()
+            }))
+        }
     }
 }
 
