@@ -324,3 +324,41 @@ fn message_set_items_match_protoc() {
     bag.clear_extension(&bag_item::IN_BAG);
     assert!(bag.unknown_fields.is_empty());
 }
+
+/// A MessageSet item is read field by field, as C++ and upb read it: each message with the
+/// type id before it (or the first one after it), so a corrupt message is refused even when a
+/// later pair in the same item would replace it, and a message may come before its type id.
+#[test]
+fn message_set_items_are_read_pair_by_pair() {
+    let item = |fields: &[Vec<u8>]| {
+        let mut out = vec![0x0b];
+        for f in fields {
+            out.extend_from_slice(f);
+        }
+        out.push(0x0c);
+        out
+    };
+    let type_id = record(2, 0, &[0xe9, 0x07]); // 1001: BagItem.in_bag
+    let text = |s: &[u8]| record(3, 2, &len_prefixed(&record(1, 2, &len_prefixed(s))));
+    // The first message claims 5 bytes of text and has 1.
+    let corrupt = record(3, 2, &len_prefixed(&[0x0a, 0x05, b'a']));
+    let two_pairs = item(&[type_id.clone(), corrupt, type_id.clone(), text(b"b")]);
+    assert!(protoc_decode("vt.test.proto2.Bag", &two_pairs).is_err());
+    assert!(Bag::decode(&two_pairs).is_err());
+    // The message before its type id.
+    let late_id = item(&[text(b"x"), type_id]);
+    let bag = Bag::decode(&late_id).unwrap();
+    assert_eq!(
+        bag.extension(&bag_item::IN_BAG)
+            .unwrap()
+            .unwrap()
+            .text
+            .as_deref(),
+        Some("x")
+    );
+    let text = protoc_decode("vt.test.proto2.Bag", &late_id).unwrap();
+    assert_eq!(
+        bag.encode_to_vec(),
+        protoc_encode("vt.test.proto2.Bag", &text)
+    );
+}

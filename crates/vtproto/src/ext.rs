@@ -244,25 +244,50 @@ impl UnknownFields {
         self.merge_field(key, r)
     }
 
-    /// Reads a MessageSet item whose start key (`key`) was just read from `r`: when
-    /// `declared(self, type_id, message)` takes it (its type id names a declared extension, see
-    /// [`merge_set_extension`](Self::merge_set_extension)), into its extension's decoded
-    /// value; otherwise the item is kept as it came.
+    /// Reads a MessageSet item whose start key (`key`) was just read from `r`: each message in
+    /// it goes, with the type id before it (or, for a message before any, the first one
+    /// after), to `declared(self, type_id, message)`, which reads it into its extension's
+    /// decoded value (a corrupt one is an error, as in C++ and upb) when the type id names a
+    /// declared extension (see [`merge_set_extension`](Self::merge_set_extension)). An item
+    /// whose type id names none, or without a type id or a message, is kept as it came.
     #[inline(never)]
     pub fn merge_message_set_item(
         &mut self,
         key: u32,
         r: &mut Reader<'_>,
-        declared: impl FnOnce(&mut Self, u32, &mut Reader<'_>) -> Result<bool, DecodeError>,
+        mut declared: impl FnMut(&mut Self, u32, &mut Reader<'_>) -> Result<bool, DecodeError>,
     ) -> Result<(), DecodeError> {
         let raw_key = r.overlong_key_just_read();
         let item = r.skip_field_raw(key)?;
-        if let (Some(id), Some(message)) = (item_type_id(item), item_message(item)) {
-            if declared(self, id, &mut Reader::new(message))? {
-                return Ok(());
+        // (type id, message) in the order the item resolves them.
+        let mut pairs: Vec<(u32, &[u8])> = Vec::new();
+        let mut type_id = None;
+        let mut waiting: Vec<&[u8]> = Vec::new();
+        for (k, value) in item_fields(item) {
+            if k == wire::key(2, WireType::Varint) {
+                let id = Reader::new(value).read_uint32()?;
+                pairs.extend(waiting.drain(..).map(|m| (id, m)));
+                type_id = Some(id);
+            } else if k == wire::key(3, WireType::LengthDelimited) {
+                match type_id {
+                    Some(id) => pairs.push((id, value)),
+                    None => waiting.push(value),
+                }
             }
         }
-        self.push_record(key, raw_key, item);
+        let mut merged = false;
+        for (id, message) in pairs {
+            if !declared(self, id, &mut Reader::new(message))? {
+                // Not declared here: the item stays as it came (what came before it in the
+                // item, declared, was read too).
+                merged = false;
+                break;
+            }
+            merged = true;
+        }
+        if !merged {
+            self.push_record(key, raw_key, item);
+        }
         Ok(())
     }
 
