@@ -139,6 +139,15 @@ def client(port, stubs):
         req = pb.EchoRequest(payload=pb.Payload(body=bytes(50_000)))
         assert compressed.Unary(req, compression=grpc.Compression.Gzip).payload.body == bytes(50_000)
 
+    def over_limit():
+        # Over the server's 4 MiB default limit: gRPC's RESOURCE_EXHAUSTED.
+        try:
+            stub.Unary(pb.EchoRequest(payload=pb.Payload(body=bytes(5 << 20))))
+        except grpc.RpcError as e:
+            assert e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, (e.code(), e.details())
+        else:
+            raise AssertionError("a request over the limit was accepted")
+
     def health():
         h = health_pb2_grpc.HealthStub(channel)
         for service in ["", "vt.test.services.Echo"]:
@@ -168,6 +177,7 @@ def client(port, stubs):
         ("unimplemented_service", unimplemented("/vt.test.services.NoSuchService/Unary")),
         ("timeout_on_sleeping_server", deadline),
         ("gzip", gzip),
+        ("over_limit", over_limit),
         ("health", health),
         ("reflection", reflection),
     ]:

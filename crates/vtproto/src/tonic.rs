@@ -17,6 +17,12 @@
 //! request mapped to the view, `.extern_path(".pkg.Req", "crate::pb::pkg::ReqOwnedView")`
 //! and `.build_client(false)`; the client keeps the usual stubs, the wire is the same.
 
+mod resource_exhausted;
+
+pub use resource_exhausted::{
+    ResourceExhausted, ResourceExhaustedLayer, ResponseFuture, StatusBody,
+};
+
 use core::marker::PhantomData;
 
 use bytes::Buf;

@@ -362,8 +362,11 @@ pub mod standalone {
 
     /// The `Echo` service with gzip both ways, gRPC health (`Echo` and the server serving)
     /// and reflection (v1 and v1alpha, from the generated `FILE_DESCRIPTOR_SET`), ready to
-    /// serve.
-    pub fn router() -> tonic::transport::server::Router {
+    /// serve; over-limit requests get gRPC's `RESOURCE_EXHAUSTED`
+    /// ([`vtproto::tonic::ResourceExhaustedLayer`]).
+    pub fn router() -> tonic::transport::server::Router<
+        tower_layer::Stack<vtproto::tonic::ResourceExhaustedLayer, tower_layer::Identity>,
+    > {
         use pb::vt::test::services::echo_server::EchoServer;
         use tonic::codec::CompressionEncoding;
         let (reporter, health) = tonic_health::server::health_reporter();
@@ -375,6 +378,7 @@ pub mod standalone {
             reporter.set_serving::<EchoServer<EchoService>>().await;
         });
         tonic::transport::Server::builder()
+            .layer(vtproto::tonic::ResourceExhaustedLayer)
             .add_service(health)
             .add_service(reflection().build_v1().expect("our descriptors"))
             .add_service(reflection().build_v1alpha().expect("our descriptors"))

@@ -29,6 +29,7 @@ async fn serve(configure: fn(EchoServer<EchoService>) -> EchoServer<EchoService>
     let service = configure(EchoServer::new(EchoService));
     tokio::spawn(async move {
         Server::builder()
+            .layer(vtproto::tonic::ResourceExhaustedLayer)
             .add_service(service)
             .serve_with_incoming(incoming)
             .await
@@ -171,14 +172,33 @@ async fn gzip_both_ways_and_size_limits() {
     let sent = request(vec![7; 10_000]);
     let got = client.unary(sent.clone()).await.unwrap().into_inner();
     assert_eq!(got.payload, sent.payload);
-    // Over the server's limit: refused by tonic before our decoder runs, with the code tonic
-    // gives it (OUT_OF_RANGE; gRPC's own implementations say RESOURCE_EXHAUSTED).
+    // Over the server's limit: refused by tonic before our decoder runs, with gRPC's code
+    // (tonic says OUT_OF_RANGE; `ResourceExhaustedLayer` gives it RESOURCE_EXHAUSTED), in a
+    // unary call and in a stream.
     let mut plain = EchoClient::new(channel(addr).await);
     let status = plain.unary(request(vec![1; 100_000])).await.unwrap_err();
-    assert!(
-        matches!(status.code(), Code::OutOfRange | Code::ResourceExhausted),
-        "{status:?}"
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    let mut replies = plain
+        .bidi(tokio_stream::iter(vec![
+            request(vec![1; 10]),
+            request(vec![1; 100_000]),
+        ]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        replies
+            .message()
+            .await
+            .unwrap()
+            .unwrap()
+            .payload
+            .unwrap()
+            .body,
+        vec![1; 10]
     );
+    let status = replies.message().await.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     assert!(status.message().contains("too large"), "{status:?}");
 }
 
