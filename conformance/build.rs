@@ -33,7 +33,10 @@ fn main() {
     let prost_out = out.join("prost");
     std::fs::create_dir_all(&prost_out).unwrap();
     let mut config = vtproto_build::Config::new();
-    config.protoc(&protoc).out_dir(&prost_out);
+    config
+        .protoc(&protoc)
+        .out_dir(&prost_out)
+        .features(["codec", "json"]);
     config.prost_config().include_file("_includes.rs");
     config
         .compile_protos(&legacy, &includes)
@@ -52,6 +55,7 @@ fn main() {
     std::fs::create_dir_all(&standalone_out).unwrap();
     vtproto_build::Config::new()
         .mode(vtproto_build::Mode::Standalone)
+        .features(["structs", "codec", "json"])
         .protoc(&protoc)
         .out_dir(&standalone_out)
         .include_file("_includes.rs")

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Runs the official protobuf conformance suite (binary format) against both testees:
+# Runs the official protobuf conformance suite (binary and JSON) against both testees:
 #
 #   scripts/conformance.sh
 #
 # Installs the runner and protos (scripts/fetch-corpora.sh) and builds the testees.
 # - `conformance-testee` (mode=prost, prost-build's structs) runs with
-#   conformance/failure_list.txt: the tests prost 0.14 fails too (unknown fields, which
-#   mode=prost drops as prost does, and MessageSet).
+#   conformance/failure_list.txt: the tests prost's data model cannot pass (unknown fields,
+#   which mode=prost drops as prost does, MessageSet, and JSON extensions).
 # - `conformance-testee-standalone` (mode=standalone, our own structs) runs up to edition 2023
-#   with an empty failure list: every binary test passes.
+#   with an empty failure list: every binary and JSON test passes.
 # The runner fails on any unexpected failure and on any listed test that passes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

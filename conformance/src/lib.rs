@@ -35,24 +35,66 @@ pub fn stub() -> ! {
 }
 
 /// A testee's `testee::respond` (request bytes in, response bytes out), over the conformance
-/// protocol's types in module `$pb` (`mode=prost`'s or `mode=standalone`'s): binary requests
-/// for the listed message types are decoded and re-encoded, the round trip every binary test
-/// checks; anything else is answered `skipped`.
+/// protocol's types in module `$pb` (`mode=prost`'s or `mode=standalone`'s): requests for the
+/// listed message types are read from binary or JSON and written in the requested format
+/// (binary or JSON; `Any` resolved through the packages' `register_json_types`); anything
+/// else is answered `skipped`.
 #[macro_export]
 macro_rules! testee {
-    ($pb:path, { $($name:literal => $ty:ty),* $(,)? }) => {
+    ($pb:path, registry: [$($register:path),* $(,)?], { $($name:literal => $ty:ty),* $(,)? }) => {
         mod testee {
             use $pb as pb;
             use pb::conformance::{
                 conformance_request::Payload, conformance_response::Result as Outcome,
-                ConformanceRequest, ConformanceResponse, FailureSet, WireFormat,
+                ConformanceRequest, ConformanceResponse, FailureSet, TestCategory, WireFormat,
             };
+            use vtproto::json::{DecodeOptions, EncodeOptions, JsonMessage, TypeRegistry};
             use vtproto::Message;
 
-            fn round_trip<M: Message>(payload: &[u8]) -> Outcome {
-                match M::decode(payload) {
-                    Ok(msg) => Outcome::ProtobufPayload(msg.encode_to_vec()),
-                    Err(e) => Outcome::ParseError(e.to_string()),
+            fn registry() -> &'static TypeRegistry {
+                static REGISTRY: std::sync::OnceLock<TypeRegistry> = std::sync::OnceLock::new();
+                REGISTRY.get_or_init(|| {
+                    let mut registry = TypeRegistry::new();
+                    $($register(&mut registry);)*
+                    registry
+                })
+            }
+
+            fn round_trip<M: Message + JsonMessage>(req: &ConformanceRequest) -> Outcome {
+                let msg: M = match &req.payload {
+                    Some(Payload::ProtobufPayload(payload)) => match M::decode(payload) {
+                        Ok(msg) => msg,
+                        Err(e) => return Outcome::ParseError(e.to_string()),
+                    },
+                    Some(Payload::JsonPayload(json)) => {
+                        let options = DecodeOptions {
+                            ignore_unknown_fields: req.test_category
+                                == TestCategory::JsonIgnoreUnknownParsingTest as i32,
+                            registry: Some(registry()),
+                            ..DecodeOptions::default()
+                        };
+                        match vtproto::json::from_str_with::<M>(json, &options) {
+                            Ok(msg) => msg,
+                            Err(e) => return Outcome::ParseError(e.to_string()),
+                        }
+                    }
+                    _ => return Outcome::Skipped("only binary and JSON input are supported".into()),
+                };
+                match req.requested_output_format {
+                    f if f == WireFormat::Protobuf as i32 => {
+                        Outcome::ProtobufPayload(msg.encode_to_vec())
+                    }
+                    f if f == WireFormat::Json as i32 => {
+                        let options = EncodeOptions {
+                            registry: Some(registry()),
+                            ..EncodeOptions::default()
+                        };
+                        match vtproto::json::to_string_with(&msg, &options) {
+                            Ok(json) => Outcome::JsonPayload(json),
+                            Err(e) => Outcome::SerializeError(e.to_string()),
+                        }
+                    }
+                    _ => Outcome::Skipped("only binary and JSON output are supported".into()),
                 }
             }
 
@@ -73,14 +115,8 @@ macro_rules! testee {
                 if req.message_type == "conformance.FailureSet" {
                     return Outcome::ProtobufPayload(FailureSet::default().encode_to_vec());
                 }
-                let Some(Payload::ProtobufPayload(payload)) = &req.payload else {
-                    return Outcome::Skipped("only the binary wire format is supported".into());
-                };
-                if req.requested_output_format != WireFormat::Protobuf as i32 {
-                    return Outcome::Skipped("only the binary wire format is supported".into());
-                }
                 match req.message_type.as_str() {
-                    $($name => round_trip::<$ty>(payload),)*
+                    $($name => round_trip::<$ty>(req),)*
                     other => Outcome::Skipped(format!("message type {other} is not supported")),
                 }
             }

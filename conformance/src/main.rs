@@ -18,7 +18,10 @@ mod pb {
 }
 
 #[cfg(vt_conformance)]
-vt_conformance::testee!(crate::pb, {
+vt_conformance::testee!(crate::pb, registry: [
+    crate::pb::protobuf_test_messages::proto3::register_json_types,
+    crate::pb::protobuf_test_messages::proto2::register_json_types,
+], {
     "protobuf_test_messages.proto3.TestAllTypesProto3" =>
         crate::pb::protobuf_test_messages::proto3::TestAllTypesProto3,
     "protobuf_test_messages.proto2.TestAllTypesProto2" =>

@@ -47,6 +47,9 @@ mod writer;
 #[cfg(feature = "prost-types")]
 mod wkt;
 
+#[cfg(feature = "json")]
+pub mod json;
+
 #[cfg(feature = "tonic")]
 pub mod tonic;
 

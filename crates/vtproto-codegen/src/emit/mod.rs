@@ -8,6 +8,7 @@
 
 mod codec;
 mod descriptors;
+mod json;
 mod names;
 mod services;
 mod structs;
@@ -36,6 +37,7 @@ const FEATURES: &[Feature] = &[
     codec::FEATURE,
     codec::REUSE,
     views::FEATURE,
+    json::FEATURE,
     services::FEATURE,
     descriptors::FEATURE,
 ];
@@ -55,6 +57,12 @@ pub(crate) fn check_dependencies(options: &Options) -> Result<(), Error> {
         return Err(Error::option(
             "the views feature needs the codec feature (`features=codec+views`): a view's \
              owned message implements vtproto::Message",
+        ));
+    }
+    if names.contains(&json::FEATURE.name) && !names.contains(&codec::FEATURE.name) {
+        return Err(Error::option(
+            "the json feature needs the codec feature (`features=codec+json`): an `Any` \
+             holds a message's binary form",
         ));
     }
     Ok(())

@@ -219,6 +219,7 @@ fn link_extensions(packages: &mut [Package]) {
                         package: p.name.clone(),
                         rust_path: x.rust_path.clone(),
                     },
+                    field: x.field.clone(),
                 });
         }
     }

@@ -378,6 +378,8 @@ pub struct ExtensionRef {
     pub full_name: String,
     /// Its constant: the declaring package and the constant's path in it.
     pub constant: TypeRef,
+    /// Its number, type and cardinality (`Label::Optional` or `Label::Repeated`).
+    pub field: Field,
 }
 
 /// An extension (`extend Foo { .. }`) declared in a generated file.

@@ -1,0 +1,938 @@
+//! [`JsonReader`]: the input side of generated `merge_json` code. A strict JSON lexer over a
+//! UTF-8 slice (RFC 8259: no comments, no trailing commas, no leading zeros, escapes and
+//! surrogate pairs checked) with ProtoJSON's value rules on top: integers from numbers or
+//! strings, exact (`1e2` is 100, `1.5` is refused), floats correctly rounded by `core`'s
+//! parser, `NaN`/`Infinity` strings, bytes in either base64 alphabet, enum names or numbers.
+//! A recursion limit bounds nesting; positions are computed only when an error is reported.
+//! It must not know any message: generated code looks fields up.
+
+use alloc::borrow::Cow;
+
+use base64::Engine as _;
+
+use super::{DecodeOptions, JsonError, JsonErrorKind};
+use crate::prelude::*;
+
+/// Reads JSON for generated code; see the [module docs](self).
+pub struct JsonReader<'a, 'o> {
+    text: &'a str,
+    input: &'a [u8],
+    pos: usize,
+    /// Objects and arrays open.
+    depth: u32,
+    /// The next key or element is the first of its object or array.
+    first: bool,
+    /// The object depth whose `"@type"` key is skipped (an `Any`'s message); 0 for none.
+    any_depth: u32,
+    options: &'o DecodeOptions<'o>,
+}
+
+/// A number's text: a JSON number literal, or the contents of a string holding one.
+struct Number<'a> {
+    text: Cow<'a, str>,
+    quoted: bool,
+}
+
+impl<'a, 'o> JsonReader<'a, 'o> {
+    /// A reader of `input`.
+    pub fn new(input: &'a str, options: &'o DecodeOptions<'o>) -> Self {
+        JsonReader {
+            text: input,
+            input: input.as_bytes(),
+            pos: 0,
+            depth: 0,
+            first: false,
+            any_depth: 0,
+            options,
+        }
+    }
+
+    /// The options of this call.
+    #[inline]
+    pub fn options(&self) -> &DecodeOptions<'o> {
+        self.options
+    }
+
+    /// An error of `kind` at the current position.
+    #[cold]
+    #[inline(never)]
+    pub fn error(&self, kind: JsonErrorKind) -> JsonError {
+        self.error_at(self.pos, kind)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn error_at(&self, pos: usize, kind: JsonErrorKind) -> JsonError {
+        locate(self.input, pos, kind)
+    }
+
+    #[cold]
+    fn syntax(&self, expected: &'static str) -> JsonError {
+        self.error(JsonErrorKind::Syntax { expected })
+    }
+
+    #[cold]
+    fn wrong_type(&self, expected: &'static str) -> JsonError {
+        self.error(JsonErrorKind::Type { expected })
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(&b) = self.input.get(self.pos) {
+            if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// The next byte after whitespace, not consumed.
+    #[inline]
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.input.get(self.pos).copied()
+    }
+
+    fn eat_literal(&mut self, literal: &[u8]) -> bool {
+        if self.input[self.pos..].starts_with(literal) {
+            self.pos += literal.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Checks that only whitespace is left.
+    pub fn finish(&mut self) -> Result<(), JsonError> {
+        if self.peek().is_some() {
+            return Err(self.error(JsonErrorKind::TrailingCharacters));
+        }
+        Ok(())
+    }
+
+    fn enter(&mut self) -> Result<(), JsonError> {
+        self.depth += 1;
+        if self.depth > self.options.recursion_limit {
+            return Err(self.error(JsonErrorKind::RecursionLimitExceeded));
+        }
+        Ok(())
+    }
+
+    /// The first byte of the next value (after whitespace), not consumed: what kind of value
+    /// comes (`{`, `[`, `"`, `t`, `f`, `n`, or a number's first character).
+    #[inline]
+    pub fn peek_kind(&mut self) -> Option<u8> {
+        self.peek()
+    }
+
+    /// Whether the next value is an object (`{`), not consumed.
+    pub fn at_object(&mut self) -> bool {
+        self.peek() == Some(b'{')
+    }
+
+    /// `{`, for a message's object. `expected` names the value wanted, for the error.
+    #[inline]
+    pub fn begin_object(&mut self) -> Result<(), JsonError> {
+        match self.peek() {
+            Some(b'{') => {
+                self.pos += 1;
+                self.first = true;
+                self.enter()
+            }
+            _ => Err(self.wrong_type("an object")),
+        }
+    }
+
+    /// The next key of the object (its `:` consumed), or `None` at its `}`. An `Any`'s
+    /// `"@type"` is skipped here.
+    #[inline]
+    pub fn next_key(&mut self) -> Result<Option<Cow<'a, str>>, JsonError> {
+        loop {
+            let b = self.peek();
+            if self.first {
+                self.first = false;
+                if b == Some(b'}') {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    return Ok(None);
+                }
+            } else {
+                match b {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_ws();
+                    }
+                    Some(b'}') => {
+                        self.pos += 1;
+                        self.depth -= 1;
+                        return Ok(None);
+                    }
+                    _ => return Err(self.syntax("',' or '}'")),
+                }
+            }
+            if self.input.get(self.pos) != Some(&b'"') {
+                return Err(self.syntax("a key string"));
+            }
+            let key = self.string_contents()?;
+            if self.peek() != Some(b':') {
+                return Err(self.syntax("':'"));
+            }
+            self.pos += 1;
+            if self.depth == self.any_depth && key == "@type" {
+                self.skip_value()?;
+                continue;
+            }
+            return Ok(Some(key));
+        }
+    }
+
+    /// `[`.
+    #[inline]
+    pub fn begin_array(&mut self) -> Result<(), JsonError> {
+        match self.peek() {
+            Some(b'[') => {
+                self.pos += 1;
+                self.first = true;
+                self.enter()
+            }
+            _ => Err(self.wrong_type("an array")),
+        }
+    }
+
+    /// Whether another element follows (its `,` consumed), `false` at the array's `]`.
+    #[inline]
+    pub fn next_element(&mut self) -> Result<bool, JsonError> {
+        let b = self.peek();
+        if self.first {
+            self.first = false;
+            if b == Some(b']') {
+                self.pos += 1;
+                self.depth -= 1;
+                return Ok(false);
+            }
+            return Ok(true);
+        }
+        match b {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(b']') => {
+                self.pos += 1;
+                self.depth -= 1;
+                Ok(false)
+            }
+            _ => Err(self.syntax("',' or ']'")),
+        }
+    }
+
+    /// Consumes a `null` if one is next.
+    #[inline]
+    pub fn null(&mut self) -> bool {
+        self.peek() == Some(b'n') && self.eat_literal(b"null")
+    }
+
+    /// `null`, required (a `NullValue`).
+    pub fn null_value(&mut self) -> Result<(), JsonError> {
+        if self.null() {
+            Ok(())
+        } else {
+            Err(self.wrong_type("null"))
+        }
+    }
+
+    /// Skips one value of any kind (an ignored unknown field).
+    pub fn skip_value(&mut self) -> Result<(), JsonError> {
+        match self.peek() {
+            Some(b'{') => {
+                self.begin_object()?;
+                while self.next_key()?.is_some() {
+                    self.skip_value()?;
+                }
+                Ok(())
+            }
+            Some(b'[') => {
+                self.begin_array()?;
+                while self.next_element()? {
+                    self.skip_value()?;
+                }
+                Ok(())
+            }
+            Some(b'"') => self.string_contents().map(drop),
+            Some(b't') if self.eat_literal(b"true") => Ok(()),
+            Some(b'f') if self.eat_literal(b"false") => Ok(()),
+            Some(b'n') if self.eat_literal(b"null") => Ok(()),
+            Some(b'-' | b'0'..=b'9') => self.number_literal().map(drop),
+            _ => Err(self.syntax("a value")),
+        }
+    }
+
+    /// A key that names no field: skipped when the options ignore unknown fields, else an
+    /// error.
+    #[cold]
+    pub fn unknown_field(&mut self, key: &str) -> Result<(), JsonError> {
+        if self.options.ignore_unknown_fields {
+            self.skip_value()
+        } else {
+            Err(self.error(JsonErrorKind::UnknownField { key: key.into() }))
+        }
+    }
+
+    /// The error for a field set twice.
+    #[cold]
+    pub fn duplicate(&self) -> JsonError {
+        self.error(JsonErrorKind::DuplicateField)
+    }
+
+    /// A string value.
+    #[inline]
+    pub fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.wrong_type("a string"));
+        }
+        self.string_contents()
+    }
+
+    /// A string value, owned.
+    #[inline]
+    pub fn string_owned(&mut self) -> Result<String, JsonError> {
+        self.string().map(Cow::into_owned)
+    }
+
+    /// The string at `pos` (its opening quote), unescaped.
+    fn string_contents(&mut self) -> Result<Cow<'a, str>, JsonError> {
+        let input = self.input;
+        let start = self.pos + 1;
+        let mut i = start;
+        // The fast path: no escapes.
+        loop {
+            match input.get(i) {
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    return Ok(Cow::Borrowed(self.slice(start, i)));
+                }
+                Some(b'\\') => break,
+                Some(&b) if b < 0x20 => {
+                    return Err(self.error_at(
+                        i,
+                        JsonErrorKind::Syntax {
+                            expected: "an escaped control character",
+                        },
+                    ))
+                }
+                Some(_) => i += 1,
+                None => {
+                    return Err(self.error_at(
+                        i,
+                        JsonErrorKind::Syntax {
+                            expected: "a closing '\"'",
+                        },
+                    ))
+                }
+            }
+        }
+        let mut out = String::with_capacity(i - start + 16);
+        out.push_str(self.slice(start, i));
+        loop {
+            match input.get(i) {
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    return Ok(Cow::Owned(out));
+                }
+                Some(b'\\') => {
+                    let escaped = match input.get(i + 1) {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            let (c, len) = self.unicode_escape(i)?;
+                            out.push(c);
+                            i += len;
+                            continue;
+                        }
+                        _ => return Err(self.error_at(i, JsonErrorKind::InvalidEscape)),
+                    };
+                    out.push(escaped);
+                    i += 2;
+                }
+                Some(&b) if b < 0x20 => {
+                    return Err(self.error_at(
+                        i,
+                        JsonErrorKind::Syntax {
+                            expected: "an escaped control character",
+                        },
+                    ))
+                }
+                Some(_) => {
+                    let run = i;
+                    while matches!(input.get(i), Some(&b) if b != b'"' && b != b'\\' && b >= 0x20) {
+                        i += 1;
+                    }
+                    out.push_str(self.slice(run, i));
+                }
+                None => {
+                    return Err(self.error_at(
+                        i,
+                        JsonErrorKind::Syntax {
+                            expected: "a closing '\"'",
+                        },
+                    ))
+                }
+            }
+        }
+    }
+
+    /// `input[from..to]`, both at character boundaries (next to ASCII bytes or the ends).
+    fn slice(&self, from: usize, to: usize) -> &'a str {
+        // `from` and `to` sit next to ASCII quotes, backslashes or control characters, which
+        // never occur inside a multi-byte character: `get` always succeeds.
+        self.text.get(from..to).unwrap_or_default()
+    }
+
+    /// `\uXXXX` at `i` (a surrogate pair, `\uD83D\uDE00`, is one character): the character
+    /// and the escape's length.
+    fn unicode_escape(&self, i: usize) -> Result<(char, usize), JsonError> {
+        let hex = |at: usize| -> Option<u32> {
+            let digits = self.input.get(at..at + 4)?;
+            let mut v = 0;
+            for &d in digits {
+                v = v * 16 + char::from(d).to_digit(16)?;
+            }
+            Some(v)
+        };
+        let bad = || self.error_at(i, JsonErrorKind::InvalidEscape);
+        let first = hex(i + 2).ok_or_else(bad)?;
+        match first {
+            0xd800..=0xdbff => {
+                if self.input.get(i + 6..i + 8) != Some(b"\\u") {
+                    return Err(bad());
+                }
+                let second = hex(i + 8).ok_or_else(bad)?;
+                if !(0xdc00..=0xdfff).contains(&second) {
+                    return Err(bad());
+                }
+                let c = 0x10000 + ((first - 0xd800) << 10) + (second - 0xdc00);
+                Ok((char::from_u32(c).ok_or_else(bad)?, 12))
+            }
+            0xdc00..=0xdfff => Err(bad()),
+            c => Ok((char::from_u32(c).ok_or_else(bad)?, 6)),
+        }
+    }
+
+    /// A JSON number literal at the current position, checked against JSON's grammar.
+    fn number_literal(&mut self) -> Result<&'a str, JsonError> {
+        let start = self.pos;
+        let end = number_end(self.input, start).ok_or_else(|| self.syntax("a number"))?;
+        self.pos = end;
+        Ok(self.slice(start, end))
+    }
+
+    /// A number: a literal, or a string holding one (`quoted`).
+    fn number(&mut self, expected: &'static str) -> Result<Number<'a>, JsonError> {
+        match self.peek() {
+            Some(b'"') => {
+                let at = self.pos;
+                let text = self.string_contents()?;
+                if number_end(text.as_bytes(), 0) != Some(text.len()) {
+                    // Kept as is: the float readers accept "NaN" and "Infinity".
+                    if !matches!(&*text, "NaN" | "Infinity" | "-Infinity") {
+                        return Err(self.error_at(at, JsonErrorKind::Type { expected }));
+                    }
+                }
+                Ok(Number { text, quoted: true })
+            }
+            Some(b'-' | b'0'..=b'9') => Ok(Number {
+                text: Cow::Borrowed(self.number_literal()?),
+                quoted: false,
+            }),
+            _ => Err(self.wrong_type(expected)),
+        }
+    }
+
+    fn integer(&mut self, expected: &'static str) -> Result<(bool, u64), JsonError> {
+        let at = self.peek_pos();
+        let n = self.number(expected)?;
+        exact_integer(&n.text).ok_or_else(|| {
+            let kind = if is_integral_form(&n.text) {
+                JsonErrorKind::OutOfRange
+            } else {
+                JsonErrorKind::Type { expected }
+            };
+            self.error_at(at, kind)
+        })
+    }
+
+    fn peek_pos(&mut self) -> usize {
+        self.skip_ws();
+        self.pos
+    }
+
+    /// An `int32` (also `sint32`, `sfixed32`): a number or a string, integral, in range.
+    #[inline]
+    pub fn i32(&mut self) -> Result<i32, JsonError> {
+        let at = self.peek_pos();
+        let v = self.i64_inner("an integer")?;
+        i32::try_from(v).map_err(|_| self.error_at(at, JsonErrorKind::OutOfRange))
+    }
+
+    /// A `uint32` (also `fixed32`).
+    #[inline]
+    pub fn u32(&mut self) -> Result<u32, JsonError> {
+        let at = self.peek_pos();
+        let v = self.u64_inner("an integer")?;
+        u32::try_from(v).map_err(|_| self.error_at(at, JsonErrorKind::OutOfRange))
+    }
+
+    /// An `int64` (also `sint64`, `sfixed64`).
+    #[inline]
+    pub fn i64(&mut self) -> Result<i64, JsonError> {
+        self.i64_inner("an integer")
+    }
+
+    /// A `uint64` (also `fixed64`).
+    #[inline]
+    pub fn u64(&mut self) -> Result<u64, JsonError> {
+        self.u64_inner("an integer")
+    }
+
+    fn i64_inner(&mut self, expected: &'static str) -> Result<i64, JsonError> {
+        let at = self.peek_pos();
+        let (negative, magnitude) = self.integer(expected)?;
+        let v = if negative {
+            0i64.checked_sub_unsigned(magnitude)
+        } else {
+            i64::try_from(magnitude).ok()
+        };
+        v.ok_or_else(|| self.error_at(at, JsonErrorKind::OutOfRange))
+    }
+
+    fn u64_inner(&mut self, expected: &'static str) -> Result<u64, JsonError> {
+        let at = self.peek_pos();
+        match self.integer(expected)? {
+            (true, 0) => Ok(0),
+            (true, _) => Err(self.error_at(at, JsonErrorKind::OutOfRange)),
+            (false, v) => Ok(v),
+        }
+    }
+
+    /// A `double`: a number, a string holding one, or `"NaN"`, `"Infinity"`, `"-Infinity"`.
+    #[inline]
+    pub fn f64(&mut self) -> Result<f64, JsonError> {
+        let at = self.peek_pos();
+        let n = self.number("a number")?;
+        let v = match &*n.text {
+            "NaN" if n.quoted => f64::NAN,
+            "Infinity" if n.quoted => f64::INFINITY,
+            "-Infinity" if n.quoted => f64::NEG_INFINITY,
+            text => {
+                let v: f64 = text.parse().map_err(|_| {
+                    self.error_at(
+                        at,
+                        JsonErrorKind::Type {
+                            expected: "a number",
+                        },
+                    )
+                })?;
+                if !v.is_finite() {
+                    return Err(self.error_at(at, JsonErrorKind::OutOfRange));
+                }
+                v
+            }
+        };
+        Ok(v)
+    }
+
+    /// A `float`: as [`f64`](Self::f64), in `float`'s range.
+    #[inline]
+    pub fn f32(&mut self) -> Result<f32, JsonError> {
+        let at = self.peek_pos();
+        let v = self.f64()?;
+        let narrow = v as f32;
+        if v.is_finite() && narrow.is_infinite() {
+            return Err(self.error_at(at, JsonErrorKind::OutOfRange));
+        }
+        Ok(narrow)
+    }
+
+    /// `true` or `false`.
+    #[inline]
+    pub fn bool(&mut self) -> Result<bool, JsonError> {
+        match self.peek() {
+            Some(b't') if self.eat_literal(b"true") => Ok(true),
+            Some(b'f') if self.eat_literal(b"false") => Ok(false),
+            _ => Err(self.wrong_type("true or false")),
+        }
+    }
+
+    /// Bytes: base64 in the standard or the URL alphabet, padded or not.
+    pub fn bytes(&mut self) -> Result<Vec<u8>, JsonError> {
+        let at = self.peek_pos();
+        let text = self.string()?;
+        decode_base64(&text).ok_or_else(|| {
+            self.error_at(
+                at,
+                JsonErrorKind::Type {
+                    expected: "base64 bytes",
+                },
+            )
+        })
+    }
+
+    /// An enum value: a name `lookup` knows, or a number (any `int32`). An unknown name is
+    /// `Ok(None)` when the options ignore unknown fields, else an error.
+    #[inline]
+    pub fn enum_value(
+        &mut self,
+        lookup: fn(&str) -> Option<i32>,
+    ) -> Result<Option<i32>, JsonError> {
+        let at = self.peek_pos();
+        match self.peek() {
+            Some(b'"') => {
+                let name = self.string_contents()?;
+                match lookup(&name) {
+                    Some(v) => Ok(Some(v)),
+                    None if self.options.ignore_unknown_fields => Ok(None),
+                    None => Err(self.error_at(
+                        at,
+                        JsonErrorKind::UnknownEnumValue {
+                            name: name.into_owned(),
+                        },
+                    )),
+                }
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let text = self.number_literal()?;
+                let v = exact_integer(text)
+                    .and_then(|(neg, m)| {
+                        if neg {
+                            0i64.checked_sub_unsigned(m)
+                        } else {
+                            i64::try_from(m).ok()
+                        }
+                    })
+                    .and_then(|v| i32::try_from(v).ok());
+                v.map(Some).ok_or_else(|| {
+                    self.error_at(
+                        at,
+                        JsonErrorKind::Type {
+                            expected: "an enum name or number",
+                        },
+                    )
+                })
+            }
+            _ => Err(self.wrong_type("an enum name or number")),
+        }
+    }
+
+    /// A map key (the object's key string) as a signed integer type's value.
+    pub fn map_key_i64(&self, key: &str) -> Result<i64, JsonError> {
+        match exact_plain_integer(key) {
+            Some((true, m)) => 0i64.checked_sub_unsigned(m),
+            Some((false, m)) => i64::try_from(m).ok(),
+            None => None,
+        }
+        .ok_or_else(|| {
+            self.error(JsonErrorKind::Type {
+                expected: "an integer map key",
+            })
+        })
+    }
+
+    /// A map key as an `int32`.
+    pub fn map_key_i32(&self, key: &str) -> Result<i32, JsonError> {
+        i32::try_from(self.map_key_i64(key)?).map_err(|_| self.error(JsonErrorKind::OutOfRange))
+    }
+
+    /// A map key as a `uint64`.
+    pub fn map_key_u64(&self, key: &str) -> Result<u64, JsonError> {
+        match exact_plain_integer(key) {
+            Some((false, m)) => Ok(m),
+            _ => Err(self.error(JsonErrorKind::Type {
+                expected: "an unsigned integer map key",
+            })),
+        }
+    }
+
+    /// A map key as a `uint32`.
+    pub fn map_key_u32(&self, key: &str) -> Result<u32, JsonError> {
+        u32::try_from(self.map_key_u64(key)?).map_err(|_| self.error(JsonErrorKind::OutOfRange))
+    }
+
+    /// A map key as a `bool`.
+    pub fn map_key_bool(&self, key: &str) -> Result<bool, JsonError> {
+        match key {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(self.error(JsonErrorKind::Type {
+                expected: "true or false as a map key",
+            })),
+        }
+    }
+
+    /// Where the next value starts (after whitespace), to come back to.
+    pub(crate) fn mark(&mut self) -> (usize, bool) {
+        self.skip_ws();
+        (self.pos, self.first)
+    }
+
+    /// Goes back to a [`mark`](Self::mark).
+    pub(crate) fn reset(&mut self, mark: (usize, bool)) {
+        self.pos = mark.0;
+        self.first = mark.1;
+    }
+
+    /// The object depth the next object will have.
+    pub(crate) fn next_depth(&self) -> u32 {
+        self.depth + 1
+    }
+
+    /// Sets the object depth whose `"@type"` is skipped; returns the previous one.
+    pub(crate) fn set_any_depth(&mut self, depth: u32) -> u32 {
+        core::mem::replace(&mut self.any_depth, depth)
+    }
+}
+
+/// An error of `kind` at byte `pos` of `input`, with its line and column (in characters).
+#[cold]
+#[inline(never)]
+pub(crate) fn locate(input: &[u8], pos: usize, kind: JsonErrorKind) -> JsonError {
+    let before = &input[..pos.min(input.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    // Columns count characters: every byte but UTF-8 continuation bytes.
+    let column = before[line_start..]
+        .iter()
+        .filter(|&&b| b & 0xc0 != 0x80)
+        .count()
+        + 1;
+    JsonError::at(
+        kind,
+        u32::try_from(line).unwrap_or(u32::MAX),
+        u32::try_from(column).unwrap_or(u32::MAX),
+    )
+}
+
+/// The end of the JSON number literal starting at `start`, if one does.
+fn number_end(s: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    let digit = |i: usize| s.get(i).is_some_and(u8::is_ascii_digit);
+    if s.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match s.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while digit(i) {
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    if s.get(i) == Some(&b'.') {
+        i += 1;
+        if !digit(i) {
+            return None;
+        }
+        while digit(i) {
+            i += 1;
+        }
+    }
+    if matches!(s.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(s.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digit(i) {
+            return None;
+        }
+        while digit(i) {
+            i += 1;
+        }
+    }
+    Some(i)
+}
+
+/// A JSON number (grammar already checked) as an exact integer, sign and magnitude: `1e2` and
+/// `100.0` are 100; `1.5`, `1e-1` and anything past `u64` are `None`.
+fn exact_integer(text: &str) -> Option<(bool, u64)> {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], rest[i + 1..].parse::<i32>().ok()?),
+        None => (rest, 0),
+    };
+    let (int, frac) = match mantissa.find('.') {
+        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
+        None => (mantissa, ""),
+    };
+    // The digits, and the power of ten they are scaled by.
+    let digits = int.bytes().chain(frac.bytes());
+    let scale = i64::from(exponent) - frac.len() as i64;
+    let count = int.len() + frac.len();
+    let mut value: u64 = 0;
+    // Digits beyond the integer part (scale < 0) must be zeros.
+    let kept = if scale < 0 {
+        let dropped = usize::try_from(-scale).ok()?;
+        if dropped > count {
+            // All digits are fractional: only zero is an integer.
+            return digits.clone().all(|d| d == b'0').then_some((negative, 0));
+        }
+        count - dropped
+    } else {
+        count
+    };
+    for (i, d) in digits.enumerate() {
+        if i < kept {
+            value = value.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+        } else if d != b'0' {
+            return None;
+        }
+    }
+    if scale > 0 && value != 0 {
+        // At most 20 rounds: past that the product overflows.
+        for _ in 0..scale {
+            value = value.checked_mul(10)?;
+        }
+    }
+    Some((negative, value))
+}
+
+/// Whether a number's text is integral in form (no fraction, no exponent): its failure to
+/// convert is then a range error.
+fn is_integral_form(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+}
+
+/// A map key's integer: `-?[0-9]+` exactly as protobuf writes it (no exponent, no fraction).
+fn exact_plain_integer(key: &str) -> Option<(bool, u64)> {
+    let (negative, digits) = match key.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, key),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if digits.len() > 1 && digits.starts_with('0') {
+        return None;
+    }
+    Some((negative, digits.parse().ok()?))
+}
+
+/// Base64 in either alphabet, with or without padding.
+pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    use base64::engine::{general_purpose, DecodePaddingMode, GeneralPurposeConfig};
+    const CONFIG: GeneralPurposeConfig = GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true);
+    const STANDARD: general_purpose::GeneralPurpose =
+        general_purpose::GeneralPurpose::new(&base64::alphabet::STANDARD, CONFIG);
+    const URL_SAFE: general_purpose::GeneralPurpose =
+        general_purpose::GeneralPurpose::new(&base64::alphabet::URL_SAFE, CONFIG);
+    let engine = if text.bytes().any(|b| b == b'-' || b == b'_') {
+        &URL_SAFE
+    } else {
+        &STANDARD
+    };
+    engine.decode(text).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_exact() {
+        for (text, want) in [
+            ("0", Some((false, 0))),
+            ("-0", Some((true, 0))),
+            ("1e2", Some((false, 100))),
+            ("1E+2", Some((false, 100))),
+            ("100.000", Some((false, 100))),
+            ("1.5e1", Some((false, 15))),
+            ("1500e-2", Some((false, 15))),
+            ("0.0e-5", Some((false, 0))),
+            ("18446744073709551615", Some((false, u64::MAX))),
+            ("18446744073709551616", None),
+            ("1.5", None),
+            ("1e-1", None),
+            ("1e30", None),
+            ("-9223372036854775808", Some((true, 1 << 63))),
+        ] {
+            assert_eq!(exact_integer(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn numbers_follow_json_grammar() {
+        for ok in ["0", "-0", "1.5", "1e5", "-1.0E-7", "123"] {
+            assert_eq!(number_end(ok.as_bytes(), 0), Some(ok.len()), "{ok}");
+        }
+        for bad in ["01", "1.", ".5", "+1", "-", "1e", "1e+"] {
+            assert_ne!(number_end(bad.as_bytes(), 0), Some(bad.len()), "{bad}");
+        }
+    }
+
+    #[test]
+    fn strings_unescape_and_refuse_bad_escapes() {
+        let options = DecodeOptions::default();
+        let read = |s: &str| JsonReader::new(s, &options).string().map(Cow::into_owned);
+        assert_eq!(
+            read(r#""a\"\\\/\b\f\n\r\t""#).unwrap(),
+            "a\"\\/\u{8}\u{c}\n\r\t"
+        );
+        assert_eq!(read(r#""\u00e9\ud83d\ude00x""#).unwrap(), "é😀x");
+        for bad in [
+            r#""\ud83d""#,
+            r#""\ude00""#,
+            r#""\x""#,
+            "\"a\nb\"",
+            r#""\u12"#,
+            "\"abc",
+        ] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn base64_either_alphabet_and_padding() {
+        assert_eq!(decode_base64("/w==").unwrap(), [0xff]);
+        assert_eq!(decode_base64("_w").unwrap(), [0xff]);
+        assert_eq!(decode_base64("-_8").unwrap(), [0xfb, 0xff]);
+        assert!(decode_base64("a").is_none());
+        assert!(decode_base64("@@@@").is_none());
+    }
+
+    #[test]
+    fn errors_point_at_line_and_column() {
+        let options = DecodeOptions::default();
+        let mut r = JsonReader::new("{\n  \"é\": tru }", &options);
+        r.begin_object().unwrap();
+        assert_eq!(r.next_key().unwrap().unwrap(), "é");
+        let e = r.bool().unwrap_err();
+        assert_eq!((e.line(), e.column()), (2, 8));
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let options = DecodeOptions {
+            recursion_limit: 3,
+            ..DecodeOptions::default()
+        };
+        assert!(JsonReader::new("[[[1]]]", &options).skip_value().is_ok());
+        let e = JsonReader::new("[[[[1]]]]", &options)
+            .skip_value()
+            .unwrap_err();
+        assert_eq!(e.kind(), &JsonErrorKind::RecursionLimitExceeded);
+    }
+}

@@ -1,0 +1,399 @@
+//! [`JsonWriter`]: the output side of generated `write_json` code. Keys arrive as literals
+//! quoted at generation time (both spellings, the options pick one); values are formatted
+//! straight into one `String`: integers with `itoa`, floats with `zmij` (shortest round-trip),
+//! bytes as padded standard base64. It must not know any message: generated code walks fields.
+
+use base64::Engine as _;
+
+use super::EncodeOptions;
+use crate::prelude::*;
+
+/// Writes JSON for generated code; see the [module docs](self).
+pub struct JsonWriter<'o> {
+    out: &'o mut String,
+    options: &'o EncodeOptions<'o>,
+    /// A value was written at this level: the next key or element needs a comma first.
+    comma: bool,
+    /// Objects and arrays open, for indentation.
+    depth: usize,
+    /// The type URL the next object starts with (an `Any`'s message, written as its fields).
+    any_type_url: Option<String>,
+}
+
+impl<'o> JsonWriter<'o> {
+    /// A writer appending to `out`.
+    pub fn new(out: &'o mut String, options: &'o EncodeOptions<'o>) -> Self {
+        JsonWriter {
+            out,
+            options,
+            comma: false,
+            depth: 0,
+            any_type_url: None,
+        }
+    }
+
+    /// The options of this call.
+    #[inline]
+    pub fn options(&self) -> &EncodeOptions<'o> {
+        self.options
+    }
+
+    /// Whether fields without presence are written at their defaults (empty lists and maps
+    /// too): [`EncodeOptions::emit_unpopulated`].
+    #[inline]
+    pub fn emit_unpopulated(&self) -> bool {
+        self.options.emit_unpopulated
+    }
+
+    #[inline]
+    fn newline(&mut self) {
+        if self.options.indent != 0 {
+            self.out.push('\n');
+            for _ in 0..self.depth * self.options.indent {
+                self.out.push(' ');
+            }
+        }
+    }
+
+    /// `{`; an `Any`'s message gets its `"@type"` first.
+    #[inline]
+    pub fn begin_object(&mut self) {
+        self.out.push('{');
+        self.comma = false;
+        self.depth += 1;
+        if let Some(url) = self.any_type_url.take() {
+            self.key_str("@type");
+            self.str(&url);
+        }
+    }
+
+    /// `}`.
+    #[inline]
+    pub fn end_object(&mut self) {
+        self.depth -= 1;
+        if self.comma {
+            self.newline();
+        }
+        self.out.push('}');
+        self.comma = true;
+    }
+
+    /// `[`.
+    #[inline]
+    pub fn begin_array(&mut self) {
+        self.out.push('[');
+        self.comma = false;
+        self.depth += 1;
+    }
+
+    /// `]`.
+    #[inline]
+    pub fn end_array(&mut self) {
+        self.depth -= 1;
+        if self.comma {
+            self.newline();
+        }
+        self.out.push(']');
+        self.comma = true;
+    }
+
+    /// Before each element of an array.
+    #[inline]
+    pub fn element(&mut self) {
+        if self.comma {
+            self.out.push(',');
+        }
+        self.newline();
+    }
+
+    /// A field's key: `json` and `proto` are `"name":` literals, the JSON name and the proto
+    /// name, quoted at generation time.
+    #[inline]
+    pub fn key(&mut self, json: &'static str, proto: &'static str) {
+        if self.comma {
+            self.out.push(',');
+        }
+        self.newline();
+        self.out.push_str(if self.options.use_proto_names {
+            proto
+        } else {
+            json
+        });
+        if self.options.indent != 0 {
+            self.out.push(' ');
+        }
+        self.comma = false;
+    }
+
+    /// A key known at run time (a map key, a `Struct` field), escaped.
+    pub fn key_str(&mut self, key: &str) {
+        if self.comma {
+            self.out.push(',');
+        }
+        self.newline();
+        self.str(key);
+        self.out.push(':');
+        if self.options.indent != 0 {
+            self.out.push(' ');
+        }
+        self.comma = false;
+    }
+
+    /// A map key that is a number or a bool, quoted.
+    pub fn key_display(&mut self, key: impl MapKey) {
+        if self.comma {
+            self.out.push(',');
+        }
+        self.newline();
+        self.out.push('"');
+        key.write(self.out);
+        self.out.push_str("\":");
+        if self.options.indent != 0 {
+            self.out.push(' ');
+        }
+        self.comma = false;
+    }
+
+    /// `null`.
+    pub fn null(&mut self) {
+        self.out.push_str("null");
+        self.comma = true;
+    }
+
+    /// `true` or `false`.
+    #[inline]
+    pub fn bool(&mut self, v: bool) {
+        self.out.push_str(if v { "true" } else { "false" });
+        self.comma = true;
+    }
+
+    /// A 32-bit integer, as a JSON number.
+    #[inline]
+    pub fn i32(&mut self, v: i32) {
+        self.out.push_str(itoa::Buffer::new().format(v));
+        self.comma = true;
+    }
+
+    /// An unsigned 32-bit integer, as a JSON number.
+    #[inline]
+    pub fn u32(&mut self, v: u32) {
+        self.out.push_str(itoa::Buffer::new().format(v));
+        self.comma = true;
+    }
+
+    /// A 64-bit integer, as a string (JSON numbers lose precision past 2^53).
+    #[inline]
+    pub fn i64(&mut self, v: i64) {
+        self.out.push('"');
+        self.out.push_str(itoa::Buffer::new().format(v));
+        self.out.push('"');
+        self.comma = true;
+    }
+
+    /// An unsigned 64-bit integer, as a string.
+    #[inline]
+    pub fn u64(&mut self, v: u64) {
+        self.out.push('"');
+        self.out.push_str(itoa::Buffer::new().format(v));
+        self.out.push('"');
+        self.comma = true;
+    }
+
+    /// A `double`: the shortest decimal that reads back to it, or `"NaN"`, `"Infinity"`,
+    /// `"-Infinity"`.
+    #[inline]
+    pub fn f64(&mut self, v: f64) {
+        if v.is_finite() {
+            self.out.push_str(zmij::Buffer::new().format_finite(v));
+        } else {
+            self.out.push_str(non_finite(v.is_nan(), v > 0.0));
+        }
+        self.comma = true;
+    }
+
+    /// A `float`: the shortest decimal that reads back to it as a `float`.
+    #[inline]
+    pub fn f32(&mut self, v: f32) {
+        if v.is_finite() {
+            self.out.push_str(zmij::Buffer::new().format_finite(v));
+        } else {
+            self.out.push_str(non_finite(v.is_nan(), v > 0.0));
+        }
+        self.comma = true;
+    }
+
+    /// A string, quoted and escaped.
+    #[inline]
+    pub fn str(&mut self, v: &str) {
+        self.out.push('"');
+        escape_into(v, self.out);
+        self.out.push('"');
+        self.comma = true;
+    }
+
+    /// Bytes, as standard base64 with padding.
+    #[inline]
+    pub fn bytes(&mut self, v: &[u8]) {
+        self.out.push('"');
+        base64::engine::general_purpose::STANDARD.encode_string(v, self.out);
+        self.out.push('"');
+        self.comma = true;
+    }
+
+    /// An enum value: its name (from the generated lookup) unless the options ask for numbers
+    /// or the number has no name.
+    #[inline]
+    pub fn enum_value(&mut self, number: i32, name: Option<&'static str>) {
+        match name {
+            Some(name) if !self.options.enums_as_ints => {
+                self.out.push('"');
+                self.out.push_str(name);
+                self.out.push('"');
+                self.comma = true;
+            }
+            _ => self.i32(number),
+        }
+    }
+
+    /// Raw JSON text, already valid (a well-known type's string form, quoted by the caller).
+    pub fn raw(&mut self, json: &str) {
+        self.out.push_str(json);
+        self.comma = true;
+    }
+
+    /// Makes the next object an `Any`'s: it starts with `"@type": url`.
+    pub(crate) fn set_any_type_url(&mut self, url: &str) {
+        self.any_type_url = Some(url.into());
+    }
+
+    /// The output so far (for well-known types that format into it).
+    pub(crate) fn out(&mut self) -> &mut String {
+        self.out
+    }
+
+    /// Marks that a value was written through [`out`](Self::out).
+    pub(crate) fn wrote_value(&mut self) {
+        self.comma = true;
+    }
+}
+
+fn non_finite(nan: bool, positive: bool) -> &'static str {
+    match (nan, positive) {
+        (true, _) => "\"NaN\"",
+        (false, true) => "\"Infinity\"",
+        (false, false) => "\"-Infinity\"",
+    }
+}
+
+/// `v` escaped for a JSON string: `"`, `\` and control characters; runs of plain characters
+/// are copied at once.
+fn escape_into(v: &str, out: &mut String) {
+    let bytes = v.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escaped = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        // `i` is at an ASCII byte, so a character boundary.
+        out.push_str(&v[start..i]);
+        if escaped.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
+        } else {
+            out.push_str(escaped);
+        }
+        start = i + 1;
+    }
+    out.push_str(&v[start..]);
+}
+
+/// A map key that is not a string: written quoted, as ProtoJSON's map keys are.
+pub trait MapKey {
+    /// Appends the key's text (unquoted).
+    fn write(self, out: &mut String);
+}
+
+macro_rules! int_keys {
+    ($($t:ty),*) => {$(
+        impl MapKey for $t {
+            fn write(self, out: &mut String) {
+                out.push_str(itoa::Buffer::new().format(self));
+            }
+        }
+    )*};
+}
+int_keys!(i32, i64, u32, u64);
+
+impl MapKey for bool {
+    fn write(self, out: &mut String) {
+        out.push_str(if self { "true" } else { "false" });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(options: &EncodeOptions<'_>, f: impl FnOnce(&mut JsonWriter<'_>)) -> String {
+        let mut out = String::new();
+        f(&mut JsonWriter::new(&mut out, options));
+        out
+    }
+
+    #[test]
+    fn values_and_separators() {
+        let compact = EncodeOptions::default();
+        let out = with(&compact, |w| {
+            w.begin_object();
+            w.key("\"a\":", "\"a_\":");
+            w.begin_array();
+            for v in [1.5, f64::NAN, f64::NEG_INFINITY, 1e300] {
+                w.element();
+                w.f64(v);
+            }
+            w.end_array();
+            w.key("\"b\":", "\"b_\":");
+            w.i64(-9007199254740993);
+            w.key_str("q\"\u{1}\\");
+            w.bytes(b"\xff\x00");
+            w.key_display(true);
+            w.f32(0.1);
+            w.end_object();
+        });
+        assert_eq!(
+            out,
+            r#"{"a":[1.5,"NaN","-Infinity",1e+300],"b":"-9007199254740993","q\"\u0001\\":"/wA=","true":0.1}"#
+        );
+        let pretty = EncodeOptions {
+            indent: 2,
+            use_proto_names: true,
+            ..EncodeOptions::default()
+        };
+        let out = with(&pretty, |w| {
+            w.begin_object();
+            w.key("\"a\":", "\"a_\":");
+            w.begin_array();
+            w.end_array();
+            w.key("\"b\":", "\"b_\":");
+            w.begin_object();
+            w.key_display(7u32);
+            w.enum_value(1, Some("ONE"));
+            w.end_object();
+            w.end_object();
+        });
+        assert_eq!(
+            out,
+            "{\n  \"a_\": [],\n  \"b_\": {\n    \"7\": \"ONE\"\n  }\n}"
+        );
+    }
+}
