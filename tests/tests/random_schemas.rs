@@ -184,17 +184,23 @@ fn choices(set: &SchemaSet, fds: &FileDescriptorSet) -> Choices {
             for field in &m.field {
                 use vtproto_codegen::descriptor::field_descriptor_proto::{Label, Type};
                 if field.r#type() == Type::Message && field.label() != Label::Repeated {
-                    let path = match field.oneof_index {
-                        Some(i) if !field.proto3_optional() => {
+                    let plain = format!("{name}.{}", field.name());
+                    match field.oneof_index {
+                        // prost-build boxes a oneof member matched as `.Msg.oneof.field`,
+                        // but decides whether the oneof derives `Copy` from `.Msg.field`:
+                        // boxed through the first path alone, a member whose message is
+                        // `Copy` gets a `Copy` derive on a `Box` (its structs do not
+                        // compile; seed 2507). Users name both; so does the test.
+                        Some(i) if !field.proto3_optional() => boxable.push(vec![
                             format!(
                                 "{name}.{}.{}",
                                 m.oneof_decl[i as usize].name(),
                                 field.name()
-                            )
-                        }
-                        _ => format!("{name}.{}", field.name()),
-                    };
-                    boxable.push(path);
+                            ),
+                            plain,
+                        ]),
+                        _ => boxable.push(vec![plain]),
+                    }
                 }
             }
             stack.extend(
@@ -221,7 +227,7 @@ fn choices(set: &SchemaSet, fds: &FileDescriptorSet) -> Choices {
             vec![]
         },
         boxed: if !boxable.is_empty() && rng.chance(50) {
-            vec![boxable[rng.below(boxable.len() as u64) as usize].clone()]
+            boxable[rng.below(boxable.len() as u64) as usize].clone()
         } else {
             vec![]
         },
