@@ -99,6 +99,14 @@ pub trait ExtensionType: 'static {
 
     /// Writes `value` as field `number`, ending at the writer's cursor.
     fn encode_reverse(value: &Self::Value, number: u32, w: &mut ReverseWriter<'_>);
+
+    /// The value of an extension whose record was read but kept nothing: a repeated closed
+    /// enum's record of undeclared numbers only. Repeated types give the empty list, so the
+    /// extension takes its place among the others where its first record came, as upb places
+    /// it (a later declared number then writes there, not at its own arrival).
+    fn read_nothing() -> Option<Self::Value> {
+        None
+    }
 }
 
 /// A message with extension ranges: its extensions are kept with its unknown fields.
@@ -319,6 +327,9 @@ impl UnknownFields {
             None => {
                 let mut value = None;
                 let merged = T::merge(&mut value, wire_type, number, r, &mut diverted)?;
+                if value.is_none() && merged {
+                    value = T::read_nothing();
+                }
                 if value.is_some() {
                     entries.push(ExtensionEntry {
                         number,
@@ -741,6 +752,9 @@ fn merge_repeated<T: RepeatedScalar>(
 
 impl<T: RepeatedScalar> ExtensionType for Repeated<T> {
     type Value = Vec<T::Value>;
+    fn read_nothing() -> Option<Self::Value> {
+        Some(Vec::new())
+    }
     fn merge(
         value: &mut Option<Self::Value>,
         wire_type: WireType,
@@ -762,6 +776,9 @@ impl<T: RepeatedScalar> ExtensionType for Repeated<T> {
 
 impl<T: RepeatedScalar> ExtensionType for Packed<T> {
     type Value = Vec<T::Value>;
+    fn read_nothing() -> Option<Self::Value> {
+        Some(Vec::new())
+    }
     fn merge(
         value: &mut Option<Self::Value>,
         wire_type: WireType,

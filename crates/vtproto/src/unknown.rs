@@ -69,11 +69,19 @@ pub(crate) trait ExtensionValue: Send + Sync {
 
 impl PartialEq for UnknownFields {
     fn eq(&self, other: &Self) -> bool {
+        // An extension entry that writes nothing (a repeated closed enum's record of undeclared
+        // numbers only keeps an empty list, holding its place) is not part of the value.
+        fn written(u: &UnknownFields) -> Vec<&ExtensionEntry> {
+            u.extension_entries()
+                .iter()
+                .filter(|e| e.value.encoded_len(e.number) != 0)
+                .collect()
+        }
         self.as_bytes() == other.as_bytes() && {
-            let (a, b) = (self.extension_entries(), other.extension_entries());
+            let (a, b) = (written(self), written(other));
             a.len() == b.len()
                 && a.iter()
-                    .zip(b)
+                    .zip(&b)
                     .all(|(x, y)| x.number == y.number && x.value.eq_dyn(&*y.value))
         }
     }
@@ -83,7 +91,7 @@ impl core::hash::Hash for UnknownFields {
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
         self.as_bytes().hash(state);
         for e in self.extension_entries() {
-            // Equal values encode alike.
+            // Equal values encode alike (an entry that writes nothing hashes as nothing).
             let mut buf = Vec::new();
             let mut w = ReverseWriter::growable(&mut buf);
             e.value.encode_reverse(e.number, &mut w);
