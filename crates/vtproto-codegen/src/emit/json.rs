@@ -281,14 +281,21 @@ fn write_extension(x: &ExtensionRef, names: &Names<'_>) -> TokenStream {
         }
         _ => write_value(&f.value, &quote!(v), names),
     };
+    // A repeated closed enum's record of undeclared numbers only leaves an empty list.
+    let nonempty = match f.label {
+        Label::Repeated { .. } => quote!(!v.is_empty()),
+        _ => quote!(true),
+    };
     quote! {
         if let ::core::option::Option::Some(v) = ::vtproto::Extendable::extension(self, &#constant)
             .map_err(|e| ::vtproto::json::JsonError::new(
                 ::vtproto::json::JsonErrorKind::Decode(e.to_string()),
             ))?
         {
-            w.key(#key, #key);
-            #write
+            if #nonempty {
+                w.key(#key, #key);
+                #write
+            }
         }
     }
 }
