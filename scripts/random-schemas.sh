@@ -18,6 +18,9 @@ chunk=$((batch * 10))
 VT_PYTHON=$(bash scripts/python-env.sh)
 export VT_PYTHON VT_REQUIRE_PYTHON=1 VT_SCHEMA_BATCH=$batch VT_SCHEMA_FIXTURES=0
 export VT_SCHEMA_KEEP="$root/target/random-schemas/failed"
+# Its own folder of crates, and of test binary, so that the test command can run meanwhile.
+export VT_SCHEMA_WORK="$root/target/random-schemas-long" CARGO_TARGET_DIR="$root/target/random-schemas-long/harness"
+mkdir -p "$VT_SCHEMA_WORK"
 cargo test -q -p vt-tests --test random_schemas --no-run
 done_sets=0
 failed=()
@@ -25,11 +28,11 @@ start=$(date +%s)
 while ((done_sets < sets)); do
     n=$((sets - done_sets < chunk ? sets - done_sets : chunk))
     if VT_SCHEMAS=$n VT_SCHEMA_SEED=$seed cargo test -q -p vt-tests --test random_schemas \
-        >"target/random-schemas/last.log" 2>&1; then
+        >"$VT_SCHEMA_WORK/last.log" 2>&1; then
         :
     else
         failed+=("$seed..$((seed + n - 1))")
-        grep -m1 -A3 "panicked" target/random-schemas/last.log
+        grep -m1 -A3 "panicked" "$VT_SCHEMA_WORK/last.log"
     fi
     done_sets=$((done_sets + n))
     seed=$((seed + n))

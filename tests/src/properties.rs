@@ -33,6 +33,54 @@ pub fn in_extension(e: &DecodeError) -> bool {
     e.path().any(|(_, field)| field.starts_with('['))
 }
 
+/// ProtoJSON on an accepted value (`features=..+json`): what we write reads back, with each
+/// writing option, and the value read back is a fixed point (written and read again, it is
+/// the same). Writing may refuse only values that have no JSON form (a Timestamp out of
+/// range, a Value with no kind, an Any of an unknown type, ...), never with an error of ours.
+pub fn check_json<S: Message + vtproto::json::JsonMessage + PartialEq + Debug>(data: &[u8]) {
+    use vtproto::json::{self, EncodeOptions, JsonErrorKind};
+    let Ok(s) = partial::<S>(data) else {
+        return;
+    };
+    let text = match json::to_string(&s) {
+        Ok(text) => text,
+        Err(e) => {
+            assert!(
+                matches!(
+                    e.kind(),
+                    JsonErrorKind::InvalidValue { .. }
+                        | JsonErrorKind::UnknownAnyType { .. }
+                        | JsonErrorKind::Decode(_)
+                ),
+                "JSON refuses a value with {e}"
+            );
+            return;
+        }
+    };
+    let back: S = json::from_str(&text)
+        .unwrap_or_else(|e| panic!("our JSON does not read back: {e}\n{text}"));
+    let again = json::to_string(&back).expect("JSON writes what it read");
+    let again: S = json::from_str(&again).expect("JSON reads what it wrote");
+    assert!(
+        same(&back, &again),
+        "JSON is not a fixed point:\n{back:?}\n{again:?}"
+    );
+    let options = EncodeOptions {
+        emit_unpopulated: true,
+        use_proto_names: true,
+        enums_as_ints: true,
+        indent: 2,
+        ..EncodeOptions::default()
+    };
+    let other = json::to_string_with(&back, &options).expect("JSON writes with options");
+    let other: S = json::from_str(&other)
+        .unwrap_or_else(|e| panic!("our JSON with options does not read back: {e}"));
+    assert!(
+        same(&back, &other),
+        "JSON with options reads back another value"
+    );
+}
+
 /// Decodes without the required-field check (merge alone).
 pub fn partial<S: Message>(data: &[u8]) -> Result<S, DecodeError> {
     let mut s = S::default();

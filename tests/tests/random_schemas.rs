@@ -13,7 +13,9 @@
 //! first seed (default 1), `VT_SCHEMA_BATCH` sets per compiled crate (default 6),
 //! `VT_SCHEMA_KEEP` a folder where the sets of a failing batch are copied,
 //! `VT_SCHEMA_FIXTURES=0` skips the fixtures in `tests/schemas/` (sets that once failed, kept as
-//! regressions), which otherwise run first, `VT_SCHEMA_FIXTURES_DIR` another folder of them.
+//! regressions), which otherwise run first, `VT_SCHEMA_FIXTURES_DIR` another folder of them,
+//! `VT_SCHEMA_WORK` the folder the batches' crates are built in (default
+//! `target/random-schemas`; the long mode has its own, so both can run at once).
 //! Every batch runs; the failing ones are listed. `scripts/random-schemas.sh` runs the long
 //! mode, `scripts/minimize-schema.py` shrinks a failing set into a fixture.
 
@@ -62,7 +64,9 @@ fn random_schemas_compile_and_agree_with_prost_and_upb() {
         schemas::reset();
         schemas::generate(seed)
     }));
-    let work = root().join("target/random-schemas");
+    let work = std::env::var_os("VT_SCHEMA_WORK")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/random-schemas"));
     let python = oracle::python();
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -292,10 +296,10 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
         }
         for mode in modes {
             let (suffix, mut features) = match mode {
-                Mode::Prost => ("prost", vec!["codec", "services"]),
+                Mode::Prost => ("prost", vec!["codec", "json", "services"]),
                 Mode::Standalone => (
                     "standalone",
-                    vec!["structs", "codec", "services", "descriptors"],
+                    vec!["structs", "codec", "json", "services", "descriptors"],
                 ),
             };
             if c.reuse {
@@ -375,9 +379,9 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                 let s = format!("{}_standalone", set.prefix);
                 let call = if prost {
                     let pm = format!("{}_prost", set.prefix);
-                    format!("properties::check::<{pm}::{path}, {pm}::{view}, {s}::{path}, {s}::{view}>(data)")
+                    format!("properties::check::<{pm}::{path}, {pm}::{view}, {s}::{path}, {s}::{view}>(data); properties::check_json::<{pm}::{path}>(data); properties::check_json::<{s}::{path}>(data)")
                 } else {
-                    format!("properties::check_standalone::<{s}::{path}, {s}::{view}>(data)")
+                    format!("properties::check_standalone::<{s}::{path}, {s}::{view}>(data); properties::check_json::<{s}::{path}>(data)")
                 };
                 let _ = writeln!(
                     dispatch,
@@ -451,7 +455,7 @@ fn main() {{
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"vt-random-schemas\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nvtproto = {{ path = {:?}, features = [\"prost-types\", \"tonic\"] }}\n\
+             [dependencies]\nvtproto = {{ path = {:?}, features = [\"prost-types\", \"tonic\", \"json\"] }}\n\
              prost = \"0.14\"\nprost-types = \"0.14\"\nbytes = \"1\"\n\
              tonic = {{ version = \"0.14\", default-features = false, features = [\"codegen\", \"transport\"] }}\n\n[workspace]\n\n\
              [profile.dev]\ndebug = false\nopt-level = 0\n\n[profile.dev.package.\"*\"]\nopt-level = 1\n",
