@@ -19,6 +19,13 @@
 //!
 //! This module owns the JSON text (lexing, escapes, number forms, base64, the well-known
 //! types' special forms, `Any`); it must not know any message beyond the well-known types.
+//!
+//! It needs `alloc` only: without `std` everything but [`to_writer`] is there (and `Any`
+//! needs the well-known types, features `types` or `prost-types`).
+#![cfg_attr(
+    not(any(feature = "types", feature = "prost-types")),
+    allow(dead_code, unused_macros)
+)]
 
 mod error;
 mod read;
