@@ -12,6 +12,12 @@ for both re-encodings, deterministic then not, separated by a space (upb's deter
 of extensions is by descending number, its other one the order they arrived in). Required
 fields are not
 checked (`MergeFromString`, partial serialization), as rust-vt does not check them.
+
+ProtoJSON (`google.protobuf.json_format`): `J<flags> <name> <hex bytes>` answers the hex of
+the message's JSON (one line; flags, added: 1 proto field names, 2 fields without presence
+at their defaults, 4 enums as numbers), `ERROR <reason>` when it has none; `P<flags> <name>
+<hex of JSON text>` answers the deterministic encoding of the message the JSON gives, or
+`ERROR <reason>` (flags: 1 ignore unknown fields).
 """
 import sys
 
@@ -43,6 +49,10 @@ def main():
     out.write(f"READY {api_implementation.Type()}\n")
     out.flush()
     for line in sys.stdin:
+        if line[0] in "JP":
+            out.write(json_request(line, pool, classes) + "\n")
+            out.flush()
+            continue
         name, _, data = line.strip().partition(" ")
         both = name.startswith("+")
         name = name.lstrip("+")
@@ -64,6 +74,40 @@ def main():
                 answer += " " + msg.SerializePartialToString().hex()
             out.write(answer + "\n")
         out.flush()
+
+
+def json_request(line, pool, classes):
+    from google.protobuf import json_format
+
+    op, name, data = line.rstrip("\n").split(" ", 2)
+    flags = int(op[1:] or 0)
+    try:
+        if name not in classes:
+            classes[name] = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
+    except KeyError:
+        return f"FAIL unknown message type {name}"
+    msg = classes[name]()
+    try:
+        if op[0] == "J":
+            msg.MergeFromString(bytes.fromhex(data))
+            text = json_format.MessageToJson(
+                msg,
+                preserving_proto_field_name=bool(flags & 1),
+                always_print_fields_with_no_presence=bool(flags & 2),
+                use_integers_for_enums=bool(flags & 4),
+                indent=None,
+                descriptor_pool=pool,
+            )
+            return text.encode().hex()
+        json_format.Parse(
+            bytes.fromhex(data).decode(),
+            msg,
+            ignore_unknown_fields=bool(flags & 1),
+            descriptor_pool=pool,
+        )
+        return msg.SerializePartialToString(deterministic=True).hex()
+    except Exception as e:  # noqa: BLE001 - any refusal is an answer
+        return f"ERROR {type(e).__name__}: {e}".replace("\n", " ")
 
 
 if __name__ == "__main__":

@@ -71,11 +71,16 @@ impl PartialEq for UnknownFields {
     fn eq(&self, other: &Self) -> bool {
         // An extension entry that writes nothing (a repeated closed enum's record of undeclared
         // numbers only keeps an empty list, holding its place) is not part of the value.
+        // Extensions are told apart by number: the order they arrived in is not part of the
+        // value either.
         fn written(u: &UnknownFields) -> Vec<&ExtensionEntry> {
-            u.extension_entries()
+            let mut entries: Vec<&ExtensionEntry> = u
+                .extension_entries()
                 .iter()
                 .filter(|e| e.value.encoded_len(e.number) != 0)
-                .collect()
+                .collect();
+            entries.sort_by_key(|e| e.number);
+            entries
         }
         self.as_bytes() == other.as_bytes() && {
             let (a, b) = (written(self), written(other));
@@ -90,7 +95,10 @@ impl PartialEq for UnknownFields {
 impl core::hash::Hash for UnknownFields {
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
         self.as_bytes().hash(state);
-        for e in self.extension_entries() {
+        // In number order, as equality compares them.
+        let mut entries: Vec<&ExtensionEntry> = self.extension_entries().iter().collect();
+        entries.sort_by_key(|e| e.number);
+        for e in entries {
             // Equal values encode alike (an entry that writes nothing hashes as nothing).
             let mut buf = Vec::new();
             let mut w = ReverseWriter::growable(&mut buf);

@@ -90,6 +90,35 @@ impl Oracle {
     }
 }
 
+impl Oracle {
+    fn ask(&mut self, request: std::fmt::Arguments<'_>) -> Result<String, String> {
+        writeln!(self.input, "{request}").unwrap();
+        let mut line = String::new();
+        self.output.read_line(&mut line).unwrap();
+        let line = line.trim_end_matches('\n');
+        assert!(!line.starts_with("FAIL"), "the oracle failed: {line}");
+        match line.strip_prefix("ERROR ") {
+            Some(reason) => Err(reason.to_string()),
+            None => Ok(line.to_string()),
+        }
+    }
+
+    /// Python's ProtoJSON of the message `bytes` encode (`json_format.MessageToJson`; flags:
+    /// 1 proto names, 2 fields without presence at their defaults, 4 enums as numbers), or
+    /// why it has none.
+    pub fn write_json(&mut self, name: &str, bytes: &[u8], flags: u8) -> Result<String, String> {
+        let text = self.ask(format_args!("J{flags} {name} {}", hex(bytes)))?;
+        Ok(String::from_utf8(unhex(&text)).expect("JSON is UTF-8"))
+    }
+
+    /// The deterministic encoding of the message Python reads from `json`
+    /// (`json_format.Parse`; flags: 1 ignore unknown fields), or why it refuses it.
+    pub fn read_json(&mut self, name: &str, json: &str, flags: u8) -> Result<Vec<u8>, String> {
+        let answer = self.ask(format_args!("P{flags} {name} {}", hex(json.as_bytes())))?;
+        Ok(unhex(&answer))
+    }
+}
+
 impl Drop for Oracle {
     fn drop(&mut self) {
         let _ = self.child.kill();

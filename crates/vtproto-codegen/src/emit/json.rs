@@ -404,16 +404,23 @@ fn read_enum(value: &ValueType, names: &Names<'_>) -> Option<TokenStream> {
     } else {
         quote!(#path::from_json_name)
     };
+    // Our closed enums hold declared numbers only (prost's structs hold any, as prost's
+    // binary decoder keeps them).
+    let read = if e.closed && names.options.mode == crate::Mode::Standalone {
+        quote!(r.closed_enum_value(#lookup, |n| #path::try_from(n).is_ok())?)
+    } else {
+        quote!(r.enum_value(#lookup)?)
+    };
     Some(if e.ty.full_name == NULL_VALUE {
         quote! {
             let v = if r.null() {
                 ::core::option::Option::Some(0)
             } else {
-                r.enum_value(#lookup)?
+                #read
             };
         }
     } else {
-        quote!(let v = r.enum_value(#lookup)?;)
+        quote!(let v = #read;)
     })
 }
 
@@ -495,21 +502,34 @@ fn read_map(f: &Field, map: &MapField, names: &Names<'_>) -> TokenStream {
         Some(read) => quote! {
             let k = #key;
             #read
-            if let ::core::option::Option::Some(v) = v { m.#ident.insert(k, v); }
+            if let ::core::option::Option::Some(v) = v {
+                if m.#ident.insert(k, v).is_some() {
+                    return ::core::result::Result::Err(r.duplicate());
+                }
+            }
         },
         None => {
             let v = read_value(&map.value, map.value_bytes);
             quote! {
                 let k = #key;
                 let v = #v;
-                m.#ident.insert(k, v);
+                if m.#ident.insert(k, v).is_some() {
+                    return ::core::result::Result::Err(r.duplicate());
+                }
             }
         }
     };
+    // A key twice in one object is an error; the entries a merge starts with are replaced
+    // (read into an empty map, then added to them).
     quote! {
+        let before = ::core::mem::take(&mut m.#ident);
         r.begin_object()?;
         while let ::core::option::Option::Some(key) = r.next_key()? {
             #insert
+        }
+        if !before.is_empty() {
+            let read = ::core::mem::replace(&mut m.#ident, before);
+            m.#ident.extend(read);
         }
     }
 }
@@ -596,7 +616,21 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
         // After the fields' and the oneofs' bits.
         let index = Literal::usize_unsuffixed(all.len() + m.oneofs.len() + i);
         let key = format!("[{}]", x.full_name);
-        lookup.push(quote!(#key => #index,));
+        // A MessageSet's extension declared in its own message type is also named by that
+        // type alone, as protobuf-go writes it.
+        let scope = x.full_name.rsplit_once('.').map(|(scope, _)| scope);
+        let by_type = match (&x.field.value, scope) {
+            (crate::model::ValueType::Message(t), Some(scope))
+                if m.message_set && t.full_name == scope =>
+            {
+                Some(format!("[{scope}]"))
+            }
+            _ => None,
+        };
+        match by_type {
+            Some(alias) => lookup.push(quote!(#key | #alias => #index,)),
+            None => lookup.push(quote!(#key => #index,)),
+        }
         let body = read_extension(x, names);
         arms.push(quote!(#index => { #body }));
     }

@@ -630,6 +630,33 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         }
     }
 
+    /// A closed enum's value: as [`enum_value`](Self::enum_value), and a number must be one
+    /// `known` accepts (a closed enum holds only declared numbers); an undeclared one is
+    /// `Ok(None)` when the options ignore unknown fields, else an error.
+    #[inline]
+    pub fn closed_enum_value(
+        &mut self,
+        lookup: fn(&str) -> Option<i32>,
+        known: fn(i32) -> bool,
+    ) -> Result<Option<i32>, JsonError> {
+        let at = self.peek_pos();
+        match self.enum_value(lookup)? {
+            Some(v) if !known(v) => {
+                if self.options.ignore_unknown_fields {
+                    Ok(None)
+                } else {
+                    Err(self.error_at(
+                        at,
+                        JsonErrorKind::UnknownEnumValue {
+                            name: itoa::Buffer::new().format(v).into(),
+                        },
+                    ))
+                }
+            }
+            v => Ok(v),
+        }
+    }
+
     /// A map key (the object's key string) as a signed integer type's value.
     pub fn map_key_i64(&self, key: &str) -> Result<i64, JsonError> {
         match exact_plain_integer(key) {

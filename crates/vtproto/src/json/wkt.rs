@@ -198,11 +198,20 @@ macro_rules! special_forms {
             }
 
             fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
+                // A key twice in the object is an error; fields a merge starts with are
+                // replaced.
+                let before = core::mem::take(&mut self.fields);
                 r.begin_object()?;
                 while let Some(key) = r.next_key()? {
                     let mut v = t::Value::default();
                     v.merge_json(r)?;
-                    self.fields.insert(key.into_owned(), v);
+                    if self.fields.insert(key.into_owned(), v).is_some() {
+                        return Err(r.duplicate());
+                    }
+                }
+                if !before.is_empty() {
+                    let read = core::mem::replace(&mut self.fields, before);
+                    self.fields.extend(read);
                 }
                 Ok(())
             }
@@ -238,8 +247,8 @@ macro_rules! special_forms {
             fn write_json(&self, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
                 use t::value::Kind;
                 match &self.kind {
-                    None => return Err(encode_error("a Value with no kind set")),
-                    Some(Kind::NullValue(_)) => w.null(),
+                    // No kind reads back as `null`, as Python and C++ write it.
+                    None | Some(Kind::NullValue(_)) => w.null(),
                     Some(Kind::NumberValue(v)) if !v.is_finite() => {
                         return Err(encode_error("a Value that is NaN or infinite"))
                     }

@@ -803,11 +803,18 @@ impl ::vtproto::json::JsonMessage for HasMethods {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
+                    let before = ::core::mem::take(&mut m.by_name);
                     r.begin_object()?;
                     while let ::core::option::Option::Some(key) = r.next_key()? {
                         let k = key.into_owned();
                         let v = ::vtproto::json::__private::read_message(r)?;
-                        m.by_name.insert(k, v);
+                        if m.by_name.insert(k, v).is_some() {
+                            return ::core::result::Result::Err(r.duplicate());
+                        }
+                    }
+                    if !before.is_empty() {
+                        let read = ::core::mem::replace(&mut m.by_name, before);
+                        m.by_name.extend(read);
                     }
                 }
                 3 => {

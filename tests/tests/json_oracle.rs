@@ -1,0 +1,346 @@
+//! Python protobuf's `json_format` (upb) as the oracle of our ProtoJSON (`features=..+json`,
+//! `mode=standalone`), on random messages of the project's proto2, proto3 and editions protos
+//! (maps of every key type, groups, closed and open enums, extensions, oneofs, well-known
+//! types): for each accepted binary input and each set of writing options,
+//!
+//! - we and Python agree on whether the value has a JSON form (a Timestamp out of range, a
+//!   Value with no kind, an `Any` of an unknown type have none);
+//! - Python reads our JSON to the value we read from it, and we read Python's JSON to that
+//!   value too (JSON drops unknown fields, so the value compared is the one read back from
+//!   JSON, not the binary input);
+//! - then our JSON with one edit (a value replaced by a JSON value of another kind, a key
+//!   renamed or doubled, a character dropped): what Python refuses we refuse, and what both
+//!   read gives the same value.
+//!
+//! Needs `VT_PYTHON` (see `python_oracle.rs`); without it the test passes, unless
+//! `VT_REQUIRE_PYTHON=1`.
+
+mod support;
+
+use std::fmt::Debug;
+use std::path::PathBuf;
+
+use support::oracle::{python, Oracle};
+use support::{Rng, Schema};
+use vtproto::json::{self, DecodeOptions, EncodeOptions, JsonErrorKind, JsonMessage, TypeRegistry};
+use vtproto::Message;
+
+/// One message type's check, monomorphized.
+type Check = fn(&mut Context<'_>, &str, &[u8]) -> Outcome;
+
+#[derive(Default)]
+struct Outcome {
+    compared: usize,
+    no_json_form: usize,
+    edits: usize,
+    python_only: usize,
+}
+
+struct Context<'a> {
+    oracle: &'a mut Oracle,
+    registry: &'a TypeRegistry,
+    rng: Rng,
+}
+
+fn partial<S: Message>(bytes: &[u8]) -> Option<S> {
+    let mut s = S::default();
+    s.merge(&mut vtproto::Reader::new(bytes)).ok()?;
+    Some(s)
+}
+
+fn same<T: PartialEq + Debug>(a: &T, b: &T) -> bool {
+    a == b || {
+        let (a, b) = (format!("{a:?}"), format!("{b:?}"));
+        a.contains("NaN") && a.len() == b.len()
+    }
+}
+
+fn check<S: Message + JsonMessage + PartialEq + Debug>(
+    cx: &mut Context<'_>,
+    name: &str,
+    bytes: &[u8],
+) -> Outcome {
+    let mut outcome = Outcome::default();
+    let Some(s) = partial::<S>(bytes) else {
+        return outcome;
+    };
+    let decode = DecodeOptions {
+        registry: Some(cx.registry),
+        ..DecodeOptions::default()
+    };
+    let read = |text: &str| json::from_str_with::<S>(text, &decode);
+    for flags in [0u8, 7, cx.rng.below(8) as u8] {
+        let options = EncodeOptions {
+            use_proto_names: flags & 1 != 0,
+            emit_unpopulated: flags & 2 != 0,
+            enums_as_ints: flags & 4 != 0,
+            registry: Some(cx.registry),
+            ..EncodeOptions::default()
+        };
+        let ours = json::to_string_with(&s, &options);
+        let theirs = cx.oracle.write_json(name, bytes, flags);
+        let context = || format!("{name} flags {flags} on {}", support::oracle::hex(bytes));
+        let (ours, theirs) = match (ours, theirs) {
+            (Err(_), Err(_)) => {
+                outcome.no_json_form += 1;
+                continue;
+            }
+            (Ok(ours), Err(why)) => {
+                panic!(
+                    "{}: Python finds no JSON form ({why}), we write {ours}",
+                    context()
+                )
+            }
+            (Err(e), Ok(theirs)) => {
+                panic!(
+                    "{}: we find no JSON form ({e}), Python writes {theirs}",
+                    context()
+                )
+            }
+            (Ok(ours), Ok(theirs)) => (ours, theirs),
+        };
+        let value = read(&ours)
+            .unwrap_or_else(|e| panic!("{}: we do not read our JSON ({e}): {ours}", context()));
+        let from_theirs = read(&theirs)
+            .unwrap_or_else(|e| panic!("{}: we refuse Python's JSON ({e}): {theirs}", context()));
+        assert!(
+            same(&from_theirs, &value),
+            "{}: Python's JSON reads as another value:\n ours   {ours}\n theirs {theirs}",
+            context()
+        );
+        let via_python = cx
+            .oracle
+            .read_json(name, &ours, 0)
+            .unwrap_or_else(|e| panic!("{}: Python refuses our JSON ({e}): {ours}", context()));
+        let via_python = partial::<S>(&via_python).expect("Python's encoding decodes");
+        assert!(
+            same(&via_python, &value),
+            "{}: Python reads another value from our JSON {ours}",
+            context()
+        );
+        outcome.compared += 1;
+        // One edit of our JSON: refused alike, read alike.
+        let edited = edit(&ours, &mut cx.rng);
+        let ours_read = read(&edited);
+        let theirs_read = cx.oracle.read_json(name, &edited, 0);
+        match (ours_read, theirs_read) {
+            (Ok(a), Ok(b)) => {
+                let b = partial::<S>(&b).expect("Python's encoding decodes");
+                assert!(
+                    same(&a, &b),
+                    "{}: an edited JSON reads differently: {edited}",
+                    context()
+                );
+            }
+            (Err(_), Err(_)) => {}
+            (Ok(_), Err(why)) => {
+                panic!(
+                    "{}: Python refuses ({why}) what we accept: {edited}",
+                    context()
+                )
+            }
+            (Err(e), Ok(_)) => {
+                // Python reads more than the spec, where C++ and protobuf-go refuse: a
+                // Timestamp's fields with one digit (`strptime`), a string for a message,
+                // `true` for a number (a Python bool is an int), `1.5` for an enum (truncated),
+                // an extension named by any
+                // prefix of its name's scope.
+                let python_only = match e.kind() {
+                    JsonErrorKind::InvalidValue { .. } => true,
+                    JsonErrorKind::Type { expected } => {
+                        matches!(
+                            *expected,
+                            "an object" | "a number" | "an integer" | "an enum name or number"
+                        )
+                    }
+                    JsonErrorKind::UnknownField { key } => key.starts_with('['),
+                    _ => false,
+                };
+                assert!(
+                    python_only,
+                    "{}: we refuse ({e}) what Python accepts: {edited}",
+                    context()
+                );
+                outcome.python_only += 1;
+            }
+        }
+        outcome.edits += 1;
+    }
+    outcome
+}
+
+/// `text` with one edit at a random place: a value swapped for another kind's, a key's
+/// first letter changed (an unknown field, or the same field under its other name), a pair
+/// doubled, a character dropped.
+fn edit(text: &str, rng: &mut Rng) -> String {
+    let colons: Vec<usize> = text.match_indices("\":").map(|(i, _)| i + 2).collect();
+    if colons.is_empty() {
+        return format!("{text} x");
+    }
+    let at = colons[rng.below(colons.len() as u64) as usize];
+    let rest = &text[at..];
+    // The value's extent: up to the next ',' or '}' at depth 0 (strings skipped).
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut end = rest.len();
+    for (i, c) in rest.char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' | '[' => depth += 1,
+            '}' | ']' if depth == 0 => {
+                end = i;
+                break;
+            }
+            '}' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let value = &rest[..end];
+    let key_start = text[..at - 2].rfind('"').unwrap_or(0);
+    let pair = &text[key_start..at + end];
+    match rng.below(8) {
+        0..=3 => {
+            const OTHERS: [&str; 12] = [
+                "null",
+                "true",
+                "0",
+                "-1",
+                "1.5",
+                "\"\"",
+                "\"x\"",
+                "{}",
+                "[]",
+                "[null]",
+                "\"1e3\"",
+                "18446744073709551616",
+            ];
+            let other = OTHERS[rng.below(OTHERS.len() as u64) as usize];
+            format!("{}{other}{}", &text[..at], &rest[end..])
+        }
+        4 => format!("{}{pair},{}", &text[..key_start], &text[key_start..]),
+        5 => {
+            let key = &text[key_start + 1..at - 2];
+            let renamed = if key.contains('_') {
+                key.replace('_', "")
+            } else {
+                format!("{key}_")
+            };
+            format!(
+                "{}\"{renamed}\":{value}{}",
+                &text[..key_start],
+                &rest[end..]
+            )
+        }
+        _ => {
+            let i = rng.below(text.len() as u64) as usize;
+            let mut s = text.to_string();
+            if s.is_char_boundary(i) && s.is_char_boundary(i + 1) {
+                s.remove(i);
+            }
+            s
+        }
+    }
+}
+
+macro_rules! pairs {
+    ($($name:literal => $($seg:ident)::+, $($view:ident)::+,)*) => {
+        pub fn all() -> Vec<(&'static str, super::Check)> {
+            vec![$(($name, super::check::<Standalone::$($seg)::+> as super::Check)),*]
+        }
+
+        pub fn register(registry: &mut vtproto::json::TypeRegistry) {
+            $(registry.add::<Standalone::$($seg)::+>();)*
+        }
+    };
+}
+
+mod own {
+    #[allow(unused_imports)]
+    use vt_tests::own_standalone as Standalone;
+    include!(concat!(env!("OUT_DIR"), "/own-standalone/_registry.rs"));
+}
+
+mod editions {
+    #[allow(unused_imports)]
+    use vt_tests::editions as Standalone;
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/editions-standalone/_registry.rs"
+    ));
+}
+
+#[test]
+fn our_json_and_pythons_read_alike() {
+    let Some(python) = python() else { return };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let protos = [
+        "test/editions/e2023.proto",
+        "test/editions/e2024.proto",
+        "test/all_types_proto3.proto",
+        "test/all_types_proto2.proto",
+        "test/imported.proto",
+        "test/nasty_names.proto",
+        "candidates.proto",
+        "event.proto",
+        "deep.proto",
+    ];
+    let out = std::env::temp_dir().join(format!("vt-py-json-{}", std::process::id()));
+    let mut oracle = Oracle::for_protos(
+        &python,
+        "upb",
+        &root.join("proto"),
+        &protos,
+        &["test", "test/editions"],
+        &out,
+    );
+    let mut registry = TypeRegistry::new();
+    own::register(&mut registry);
+    editions::register(&mut registry);
+    let mut cx = Context {
+        oracle: &mut oracle,
+        registry: &registry,
+        rng: Rng::new(29),
+    };
+    let mut total = Outcome::default();
+    for (schema, types) in [
+        (Schema::new(vt_tests::OWN_DESCRIPTORS), own::all()),
+        (Schema::new(vt_tests::EDITIONS_DESCRIPTORS), editions::all()),
+    ] {
+        for seed in 0..60u64 {
+            for (name, check) in &types {
+                let mut rng = Rng::new(seed * 7919 + name.len() as u64);
+                let bytes = schema.random_message(name, &mut rng);
+                let o = check(&mut cx, name, &bytes);
+                total.compared += o.compared;
+                total.no_json_form += o.no_json_form;
+                total.edits += o.edits;
+                total.python_only += o.python_only;
+            }
+        }
+    }
+    eprintln!(
+        "{} values compared, {} without a JSON form on both sides, {} edited inputs ({} read \
+         by Python alone)",
+        total.compared, total.no_json_form, total.edits, total.python_only
+    );
+    assert!(
+        total.compared > 1000,
+        "too few values compared: {}",
+        total.compared
+    );
+    assert!(total.edits > 1000);
+}
