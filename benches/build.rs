@@ -1,6 +1,7 @@
 //! Generates the three workloads' types for every library in the benchmark, from the same
 //! protos: prost + rust-vt (vtproto-build), rust-vt's own structs (`mode=standalone`), buffa
-//! (buffa-build) and rust-protobuf (protobuf-codegen).
+//! (buffa-build) and rust-protobuf (protobuf-codegen); for JSON also prost + pbjson
+//! (pbjson-build's serde impls, the common Rust setup) on a copy of prost's structs.
 
 use std::path::PathBuf;
 
@@ -21,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut vt = vtproto_build::Config::new();
     // `reuse`: decode_into keeps allocations (the decode_into benches measure it).
-    vt.features(["codec", "reuse"])
+    vt.features(["codec", "reuse", "json"])
         .views(["."])
         .prost_config()
         .include_file("_prost.rs");
@@ -30,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&standalone)?;
     vtproto_build::Config::new()
         .mode(vtproto_build::Mode::Standalone)
-        .features(["structs", "codec", "reuse"])
+        .features(["structs", "codec", "reuse", "json"])
         .out_dir(&standalone)
         .include_file("_standalone.rs")
         .compile_protos(&protos, &includes)?;
@@ -49,9 +50,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .includes(&includes)
         .descriptor_set(&fds_path)
         .generate_views(true)
+        .generate_json(true)
         .out_dir(&buffa_dir)
         .include_file("_buffa.rs")
         .compile()?;
+
+    // prost's structs again, with pbjson's serde impls beside them.
+    let pbjson_dir = out.join("pbjson");
+    std::fs::create_dir_all(&pbjson_dir)?;
+    let pbjson_fds = pbjson_dir.join("fds.bin");
+    let mut prost = prost_build::Config::new();
+    prost.protoc_executable(&protoc);
+    prost
+        .out_dir(&pbjson_dir)
+        .file_descriptor_set_path(&pbjson_fds)
+        .compile_protos(&protos, &includes)?;
+    pbjson_build::Builder::new()
+        .out_dir(&pbjson_dir)
+        .register_descriptors(&std::fs::read(&pbjson_fds)?)?
+        .build(&[".vt"])?;
 
     protobuf_codegen::Codegen::new()
         .pure()

@@ -15,6 +15,24 @@ pub mod sa {
 
 pub mod interleave;
 
+/// prost's structs with pbjson's serde impls (ProtoJSON the common Rust way).
+pub mod pj {
+    pub mod vt {
+        pub mod candidates {
+            include!(concat!(env!("OUT_DIR"), "/pbjson/vt.candidates.rs"));
+            include!(concat!(env!("OUT_DIR"), "/pbjson/vt.candidates.serde.rs"));
+        }
+        pub mod event {
+            include!(concat!(env!("OUT_DIR"), "/pbjson/vt.event.rs"));
+            include!(concat!(env!("OUT_DIR"), "/pbjson/vt.event.serde.rs"));
+        }
+        pub mod deep {
+            include!(concat!(env!("OUT_DIR"), "/pbjson/vt.deep.rs"));
+            include!(concat!(env!("OUT_DIR"), "/pbjson/vt.deep.serde.rs"));
+        }
+    }
+}
+
 /// buffa's owned and view types.
 pub mod bf {
     include!(concat!(env!("OUT_DIR"), "/buffa/_buffa.rs"));

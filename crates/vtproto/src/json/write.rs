@@ -285,12 +285,47 @@ fn non_finite(nan: bool, positive: bool) -> &'static str {
     }
 }
 
+/// The index of the first byte of `bytes` that a JSON string cannot hold as it is (`"`, `\`,
+/// a control character), or `bytes.len()`. Eight bytes at a time: most strings have none, and
+/// this scan was 56% of writing the candidates workload byte by byte.
+#[inline]
+pub(crate) fn first_special(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        // Bytes below 0x20, and bytes equal to '"' or '\\' (zero after the xor): a set high
+        // bit marks a candidate (exact for the first one, which is all the scan needs).
+        let control = w.wrapping_sub(ONES * 0x20) & !w;
+        let quote =
+            (w ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES) & !(w ^ (ONES * u64::from(b'"')));
+        let backslash =
+            (w ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES) & !(w ^ (ONES * u64::from(b'\\')));
+        if (control | quote | backslash) & HIGHS != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i + bytes[i..]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .unwrap_or(bytes.len() - i)
+}
+
 /// `v` escaped for a JSON string: `"`, `\` and control characters; runs of plain characters
 /// are copied at once.
+#[inline]
 fn escape_into(v: &str, out: &mut String) {
     let bytes = v.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    loop {
+        let i = start + first_special(&bytes[start..]);
+        // `i` is at an ASCII byte or the end, so a character boundary.
+        out.push_str(&v[start..i]);
+        let Some(&b) = bytes.get(i) else {
+            return;
+        };
         let escaped = match b {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -299,11 +334,8 @@ fn escape_into(v: &str, out: &mut String) {
             b'\t' => "\\t",
             0x08 => "\\b",
             0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
+            _ => "",
         };
-        // `i` is at an ASCII byte, so a character boundary.
-        out.push_str(&v[start..i]);
         if escaped.is_empty() {
             const HEX: &[u8; 16] = b"0123456789abcdef";
             out.push_str("\\u00");
@@ -314,7 +346,6 @@ fn escape_into(v: &str, out: &mut String) {
         }
         start = i + 1;
     }
-    out.push_str(&v[start..]);
 }
 
 /// A map key that is not a string: written quoted, as ProtoJSON's map keys are.
@@ -348,6 +379,25 @@ mod tests {
         let mut out = String::new();
         f(&mut JsonWriter::new(&mut out, options));
         out
+    }
+
+    #[test]
+    fn the_scan_finds_the_first_special_byte() {
+        for len in 0..40 {
+            for at in 0..=len {
+                for special in [b'"', b'\\', 0, 0x1f] {
+                    let mut bytes = vec![b'a'; len];
+                    // Bytes around the specials: the high ones and those next to them.
+                    for (i, b) in bytes.iter_mut().enumerate() {
+                        *b = [b'a', 0xc3, 0xa9, 0x20, b'#', b']', 0x7f][i % 7];
+                    }
+                    if at < len {
+                        bytes[at] = special;
+                    }
+                    assert_eq!(first_special(&bytes), at, "{len} {at} {special}");
+                }
+            }
+        }
     }
 
     #[test]
