@@ -42,6 +42,53 @@ pub fn conformance(data: &[u8]) {
     }
 }
 
+/// ProtoJSON input for the project's workload and test messages (`mode=standalone`, the first
+/// byte picks one; the rest is the JSON text, not necessarily UTF-8): reading never panics;
+/// what reads writes again (every value read from JSON has a JSON form) and reads back to
+/// the same value, and its binary encoding decodes to it too.
+pub fn json(data: &[u8]) {
+    use crate::own_standalone::vt as s;
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    match which % 7 {
+        0 => json_one::<s::candidates::CandidatesResponse>(rest),
+        1 => json_one::<s::event::EventBatch>(rest),
+        2 => json_one::<s::deep::Node>(rest),
+        3 => json_one::<s::test::proto3::Maps>(rest),
+        4 => json_one::<s::test::proto3::WellKnown>(rest),
+        5 => json_one::<s::test::proto2::Groups>(rest),
+        _ => json_one::<s::test::proto3::Oneofs>(rest),
+    }
+}
+
+fn json_one<M>(text: &[u8])
+where
+    M: vtproto::Message + vtproto::json::JsonMessage + PartialEq + std::fmt::Debug,
+{
+    use vtproto::json;
+    let options = json::DecodeOptions {
+        recursion_limit: 32,
+        ..json::DecodeOptions::default()
+    };
+    let Ok(value) = json::from_slice_with::<M>(text, &options) else {
+        return;
+    };
+    let written = json::to_string(&value).expect("a value read from JSON has a JSON form");
+    let again: M = json::from_str_with(&written, &options)
+        .unwrap_or_else(|e| panic!("our JSON does not read back ({e}): {written}"));
+    assert!(
+        crate::properties::same(&again, &value),
+        "JSON round trip: {written}"
+    );
+    let bytes = value.encode_to_vec();
+    let decoded = M::decode(&bytes).ok();
+    assert!(
+        decoded.is_some_and(|d| crate::properties::same(&d, &value)),
+        "the binary round trip of a value read from JSON differs"
+    );
+}
+
 /// The project's workload and test messages: the first byte picks one.
 pub fn workloads(data: &[u8]) {
     use crate::own::vt as p;

@@ -112,6 +112,68 @@ fn conformance_corpus_and_generated_inputs() {
 }
 
 #[test]
+fn json_corpus_and_generated_inputs() {
+    let replayed = replay("decode_json", vt_tests::checks::json);
+    // Our JSON of random messages of the target's types, and corruptions of it.
+    let schema = Schema::new(vt_tests::OWN_DESCRIPTORS);
+    let types = [
+        "vt.candidates.CandidatesResponse",
+        "vt.event.EventBatch",
+        "vt.deep.Node",
+        "vt.test.proto3.Maps",
+        "vt.test.proto3.WellKnown",
+        "vt.test.proto2.Groups",
+        "vt.test.proto3.Oneofs",
+    ];
+    let seeds = std::env::var_os("VT_FUZZ_SEEDS").map(|d| PathBuf::from(d).join("decode_json"));
+    if let Some(dir) = &seeds {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let mut rng = Rng::new(0x150E);
+    let mut read = 0;
+    for i in 0..200u32 {
+        for (which, name) in types.iter().enumerate() {
+            let bytes = schema.random_message(name, &mut rng);
+            let Some(text) = own_json(which, &bytes) else {
+                continue;
+            };
+            let mut input = vec![which as u8];
+            input.extend(text.as_bytes());
+            vt_tests::checks::json(&input);
+            read += 1;
+            let mut corrupted = vec![which as u8];
+            corrupted.extend(mutate(text.as_bytes(), &mut rng));
+            vt_tests::checks::json(&corrupted);
+            if let Some(dir) = &seeds {
+                if i % 10 == 0 {
+                    std::fs::write(dir.join(format!("gen-{which}-{i}")), &input).unwrap();
+                }
+            }
+        }
+    }
+    assert!(read > 500, "too few generated JSON inputs: {read}");
+    eprintln!("replayed {replayed} corpus inputs, {read} generated");
+}
+
+/// Our JSON of the binary message `bytes` of type number `which` of the `json` check.
+fn own_json(which: usize, bytes: &[u8]) -> Option<String> {
+    use vt_tests::own_standalone::vt as s;
+    use vtproto::Message;
+    fn one<M: Message + vtproto::json::JsonMessage>(bytes: &[u8]) -> Option<String> {
+        vtproto::json::to_string(&M::decode(bytes).ok()?).ok()
+    }
+    match which {
+        0 => one::<s::candidates::CandidatesResponse>(bytes),
+        1 => one::<s::event::EventBatch>(bytes),
+        2 => one::<s::deep::Node>(bytes),
+        3 => one::<s::test::proto3::Maps>(bytes),
+        4 => one::<s::test::proto3::WellKnown>(bytes),
+        5 => one::<s::test::proto2::Groups>(bytes),
+        _ => one::<s::test::proto3::Oneofs>(bytes),
+    }
+}
+
+#[test]
 fn codegen_corpus() {
     let replayed = replay("codegen", vt_tests::checks::codegen);
     assert!(replayed > 500, "the corpus is missing: {replayed} inputs");

@@ -36,10 +36,12 @@ fn main() -> ExitCode {
         } else {
             let fds = vtproto_build::FileDescriptorSet::decode(&bytes[..])?;
             // The codec alone (no tonic stubs for the services): what the baseline, prost's
-            // structs, is compared with.
+            // structs, is compared with; `VT_SCALE_FEATURES=codec+json` measures a feature
+            // beside it.
+            let features = std::env::var("VT_SCALE_FEATURES").unwrap_or_else(|_| "codec".into());
             vtproto_build::Config::new()
                 .out_dir(&out)
-                .features(["codec"])
+                .features(features.split('+'))
                 .include_file("mod.rs")
                 .compile_fds(fds)
         }

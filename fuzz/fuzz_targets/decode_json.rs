@@ -1,0 +1,8 @@
+//! ProtoJSON reading on the project's workload and test messages (`mode=standalone`): no
+//! panic on any input, and what reads round-trips through JSON and binary. The first byte
+//! picks the type.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    vt_tests::checks::json(data);
+});
