@@ -197,11 +197,13 @@ pub fn generate_tokens(
 
 /// Whether a package gets a file: one with messages or services always; in `mode=standalone` one with
 /// enums or extensions alone too (its types are ours to declare; prost declares them in
-/// `mode=prost`, where our impls are for messages only).
+/// `mode=prost`, where our impls are for messages only, and, with `json`, for enums: their
+/// names read from JSON).
 fn has_output(p: &model::Package, options: &Options) -> bool {
     !p.messages.is_empty()
         || !p.services.is_empty()
         || (options.mode == Mode::Standalone && !(p.enums.is_empty() && p.extensions.is_empty()))
+        || (!p.enums.is_empty() && emit::is_selected(options, "json"))
 }
 
 fn generate_package(

@@ -147,7 +147,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
 
     /// The next key of the object (its `:` consumed), or `None` at its `}`. An `Any`'s
     /// `"@type"` is skipped here.
-    #[inline]
     pub fn next_key(&mut self) -> Result<Option<Cow<'a, str>>, JsonError> {
         loop {
             let b = self.peek();
@@ -287,7 +286,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     }
 
     /// A string value.
-    #[inline]
     pub fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
         if self.peek() != Some(b'"') {
             return Err(self.wrong_type("a string"));
@@ -296,7 +294,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     }
 
     /// A string value, owned.
-    #[inline]
     pub fn string_owned(&mut self) -> Result<String, JsonError> {
         self.string().map(Cow::into_owned)
     }
@@ -470,7 +467,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     }
 
     /// An `int32` (also `sint32`, `sfixed32`): a number or a string, integral, in range.
-    #[inline]
     pub fn i32(&mut self) -> Result<i32, JsonError> {
         let at = self.peek_pos();
         let v = self.i64_inner("an integer")?;
@@ -478,7 +474,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     }
 
     /// A `uint32` (also `fixed32`).
-    #[inline]
     pub fn u32(&mut self) -> Result<u32, JsonError> {
         let at = self.peek_pos();
         let v = self.u64_inner("an integer")?;
@@ -486,13 +481,11 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     }
 
     /// An `int64` (also `sint64`, `sfixed64`).
-    #[inline]
     pub fn i64(&mut self) -> Result<i64, JsonError> {
         self.i64_inner("an integer")
     }
 
     /// A `uint64` (also `fixed64`).
-    #[inline]
     pub fn u64(&mut self) -> Result<u64, JsonError> {
         self.u64_inner("an integer")
     }
@@ -518,7 +511,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     }
 
     /// A `double`: a number, a string holding one, or `"NaN"`, `"Infinity"`, `"-Infinity"`.
-    #[inline]
     pub fn f64(&mut self) -> Result<f64, JsonError> {
         let at = self.peek_pos();
         let n = self.number("a number")?;
@@ -545,7 +537,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     }
 
     /// A `float`: as [`f64`](Self::f64), in `float`'s range.
-    #[inline]
     pub fn f32(&mut self) -> Result<f32, JsonError> {
         let at = self.peek_pos();
         let v = self.f64()?;
@@ -557,7 +548,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     }
 
     /// `true` or `false`.
-    #[inline]
     pub fn bool(&mut self) -> Result<bool, JsonError> {
         match self.peek() {
             Some(b't') if self.eat_literal(b"true") => Ok(true),
@@ -582,7 +572,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
 
     /// An enum value: a name `lookup` knows, or a number (any `int32`). An unknown name is
     /// `Ok(None)` when the options ignore unknown fields, else an error.
-    #[inline]
     pub fn enum_value(
         &mut self,
         lookup: fn(&str) -> Option<i32>,
@@ -629,7 +618,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     /// A closed enum's value: as [`enum_value`](Self::enum_value), and a number must be one
     /// `known` accepts (a closed enum holds only declared numbers); an undeclared one is
     /// `Ok(None)` when the options ignore unknown fields, else an error.
-    #[inline]
     pub fn closed_enum_value(
         &mut self,
         lookup: fn(&str) -> Option<i32>,

@@ -168,21 +168,18 @@ impl<'o> JsonWriter<'o> {
     }
 
     /// A 32-bit integer, as a JSON number.
-    #[inline]
     pub fn i32(&mut self, v: i32) {
         self.out.push_str(itoa::Buffer::new().format(v));
         self.comma = true;
     }
 
     /// An unsigned 32-bit integer, as a JSON number.
-    #[inline]
     pub fn u32(&mut self, v: u32) {
         self.out.push_str(itoa::Buffer::new().format(v));
         self.comma = true;
     }
 
     /// A 64-bit integer, as a string (JSON numbers lose precision past 2^53).
-    #[inline]
     pub fn i64(&mut self, v: i64) {
         self.out.push('"');
         self.out.push_str(itoa::Buffer::new().format(v));
@@ -191,7 +188,6 @@ impl<'o> JsonWriter<'o> {
     }
 
     /// An unsigned 64-bit integer, as a string.
-    #[inline]
     pub fn u64(&mut self, v: u64) {
         self.out.push('"');
         self.out.push_str(itoa::Buffer::new().format(v));
@@ -201,7 +197,6 @@ impl<'o> JsonWriter<'o> {
 
     /// A `double`: the shortest decimal that reads back to it, or `"NaN"`, `"Infinity"`,
     /// `"-Infinity"`.
-    #[inline]
     pub fn f64(&mut self, v: f64) {
         if v.is_finite() {
             self.out.push_str(zmij::Buffer::new().format_finite(v));
@@ -212,7 +207,6 @@ impl<'o> JsonWriter<'o> {
     }
 
     /// A `float`: the shortest decimal that reads back to it as a `float`.
-    #[inline]
     pub fn f32(&mut self, v: f32) {
         if v.is_finite() {
             self.out.push_str(zmij::Buffer::new().format_finite(v));
@@ -223,7 +217,6 @@ impl<'o> JsonWriter<'o> {
     }
 
     /// A string, quoted and escaped.
-    #[inline]
     pub fn str(&mut self, v: &str) {
         self.out.push('"');
         escape_into(v, self.out);
@@ -232,7 +225,6 @@ impl<'o> JsonWriter<'o> {
     }
 
     /// Bytes, as standard base64 with padding.
-    #[inline]
     pub fn bytes(&mut self, v: &[u8]) {
         self.out.push('"');
         base64::engine::general_purpose::STANDARD.encode_string(v, self.out);
@@ -242,7 +234,6 @@ impl<'o> JsonWriter<'o> {
 
     /// An enum value: its name (from the generated lookup) unless the options ask for numbers
     /// or the number has no name.
-    #[inline]
     pub fn enum_value(&mut self, number: i32, name: Option<&'static str>) {
         match name {
             Some(name) if !self.options.enums_as_ints => {
@@ -288,7 +279,6 @@ fn non_finite(nan: bool, positive: bool) -> &'static str {
 /// The index of the first byte of `bytes` that a JSON string cannot hold as it is (`"`, `\`,
 /// a control character), or `bytes.len()`. Eight bytes at a time: most strings have none, and
 /// this scan was 56% of writing the candidates workload byte by byte.
-#[inline]
 pub(crate) fn first_special(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
@@ -315,7 +305,6 @@ pub(crate) fn first_special(bytes: &[u8]) -> usize {
 
 /// `v` escaped for a JSON string: `"`, `\` and control characters; runs of plain characters
 /// are copied at once.
-#[inline]
 fn escape_into(v: &str, out: &mut String) {
     let bytes = v.as_bytes();
     let mut start = 0;
