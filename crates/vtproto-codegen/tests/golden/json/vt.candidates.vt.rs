@@ -136,6 +136,7 @@ impl ::vtproto::json::JsonMessage for CandidatesResponse {
 }
 #[doc = r" Adds this package's messages to `registry`, so that an `Any` holding one of"]
 #[doc = r" them reads and writes as JSON."]
+#[inline]
 pub fn register_json_types(registry: &mut ::vtproto::json::TypeRegistry) {
     registry.add::<Candidate>();
     registry.add::<CandidatesResponse>();

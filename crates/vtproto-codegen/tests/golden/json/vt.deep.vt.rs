@@ -73,6 +73,7 @@ impl ::vtproto::json::JsonMessage for Node {
 }
 #[doc = r" Adds this package's messages to `registry`, so that an `Any` holding one of"]
 #[doc = r" them reads and writes as JSON."]
+#[inline]
 pub fn register_json_types(registry: &mut ::vtproto::json::TypeRegistry) {
     registry.add::<Node>();
     let _ = registry;

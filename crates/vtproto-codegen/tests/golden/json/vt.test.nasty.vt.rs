@@ -875,6 +875,7 @@ impl holder::Kind {
 }
 #[doc = r" Adds this package's messages to `registry`, so that an `Any` holding one of"]
 #[doc = r" them reads and writes as JSON."]
+#[inline]
 pub fn register_json_types(registry: &mut ::vtproto::json::TypeRegistry) {
     registry.add::<Type>();
     registry.add::<Self_>();
