@@ -10,6 +10,15 @@
 
 include!("types/google.protobuf.rs");
 
+/// ProtoJSON for these types (feature `json`), generated beside them; the types with a special
+/// form (Timestamp, Any, ...) are written by hand in `vtproto::json`.
+#[cfg(feature = "json")]
+#[allow(dead_code)]
+mod json_impls {
+    use super::*;
+    include!("types/json/google.protobuf.rs");
+}
+
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::Message;
 

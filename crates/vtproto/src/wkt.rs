@@ -15,3 +15,22 @@ mod compiler {
     use prost_types::compiler::*;
     include!("wkt/google.protobuf.compiler.vt.rs");
 }
+
+/// ProtoJSON for the same types (feature `json`), generated beside them; the types with a
+/// special form (Timestamp, Any, ...) are written by hand in `vtproto::json`.
+#[cfg(feature = "json")]
+// Their `register_json_types` go unused: `Any` finds the well-known types without them.
+#[allow(clippy::all, unused_variables, dead_code)]
+mod json {
+    mod protobuf {
+        #[allow(unused_imports)]
+        use prost_types::*;
+        include!("wkt/json/google.protobuf.vt.rs");
+    }
+
+    mod compiler {
+        #[allow(unused_imports)]
+        use prost_types::compiler::*;
+        include!("wkt/json/google.protobuf.compiler.vt.rs");
+    }
+}

@@ -29,8 +29,10 @@ pub(super) const FEATURE: Feature = Feature {
             let path = m.rust_path.tokens();
             registered.push(quote!(registry.add::<#path>();));
         }
-        for e in &package.enums {
-            out(enum_lookup(e));
+        if !foreign_enums(&package.name, options) {
+            for e in &package.enums {
+                out(enum_lookup(e));
+            }
         }
         out(quote! {
             /// Adds this package's messages to `registry`, so that an `Any` holding one of
@@ -82,6 +84,14 @@ fn key_literal(name: &str) -> Literal {
     }
     s.push_str("\":");
     Literal::string(&s)
+}
+
+/// Whether the package's enums belong to another crate, where no inherent impl can be added:
+/// the well-known types in `mode=prost` are prost-types' even when compiled here (the runtime
+/// does that for prost-types); their names have no aliases, so `from_str_name` reads them.
+fn foreign_enums(package: &str, options: &crate::Options) -> bool {
+    options.mode == crate::Mode::Prost
+        && (package == "google.protobuf" || package.starts_with("google.protobuf."))
 }
 
 /// `from_json_name` on an enum generated with this request: every declared name, aliases
@@ -402,7 +412,9 @@ fn read_enum(value: &ValueType, names: &Names<'_>) -> Option<TokenStream> {
         return None;
     };
     let path = enum_path(&e.ty, names);
-    let lookup = if names.options.is_extern(&format!(".{}", e.ty.full_name)) {
+    let lookup = if names.options.is_extern(&format!(".{}", e.ty.full_name))
+        || foreign_enums(&e.ty.package, names.options)
+    {
         quote!(|name| #path::from_str_name(name).map(|e| e as i32))
     } else {
         quote!(#path::from_json_name)

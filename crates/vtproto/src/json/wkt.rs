@@ -338,17 +338,6 @@ mod types {
     }
 }
 
-#[cfg(feature = "types")]
-impl JsonMessage for crate::types::Empty {
-    fn write_json(&self, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
-        ().write_json(w)
-    }
-
-    fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
-        ().merge_json(r)
-    }
-}
-
 #[cfg(feature = "prost-types")]
 mod prost {
     use super::*;
