@@ -203,7 +203,7 @@ fn has_output(p: &model::Package, options: &Options) -> bool {
     !p.messages.is_empty()
         || !p.services.is_empty()
         || (options.mode == Mode::Standalone && !(p.enums.is_empty() && p.extensions.is_empty()))
-        || (!p.enums.is_empty() && emit::is_selected(options, "json"))
+        || emit::json_enum_lookups(p, options)
 }
 
 fn generate_package(

@@ -89,7 +89,7 @@ fn key_literal(name: &str) -> Literal {
 /// Whether the package's enums belong to another crate, where no inherent impl can be added:
 /// the well-known types in `mode=prost` are prost-types' even when compiled here (the runtime
 /// does that for prost-types); their names have no aliases, so `from_str_name` reads them.
-fn foreign_enums(package: &str, options: &crate::Options) -> bool {
+pub(super) fn foreign_enums(package: &str, options: &crate::Options) -> bool {
     options.mode == crate::Mode::Prost
         && (package == "google.protobuf" || package.starts_with("google.protobuf."))
 }

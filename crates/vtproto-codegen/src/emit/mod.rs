@@ -73,6 +73,13 @@ pub(crate) fn is_selected(options: &Options, name: &str) -> bool {
     select(options).is_ok_and(|features| features.iter().any(|f| f.name == name))
 }
 
+/// Whether `json` writes its enum name lookups for the package (its enums are this crate's).
+pub(crate) fn json_enum_lookups(package: &Package, options: &Options) -> bool {
+    !package.enums.is_empty()
+        && is_selected(options, json::FEATURE.name)
+        && !json::foreign_enums(&package.name, options)
+}
+
 /// The names of the generator's features, for `features=a+b`.
 pub fn feature_names() -> Vec<&'static str> {
     FEATURES.iter().map(|f| f.name).collect()
