@@ -71,6 +71,14 @@ step "publishable crates"
 # sources (registry/src/-<hash>/) cargo reuses when present: an earlier run's extraction of
 # the same version would be built instead of today's sources. Only the overlay's folders go.
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/{vtproto,vtproto-codegen,vtproto-build,protoc-gen-rust-vt}-[0-9]*
+# It builds them in target/debug, where a registry crate of an unchanged version counts as
+# built: an earlier run's build of the overlay's crates (their dep-info names the registry's
+# sources) would be linked instead of today's. Those builds go too (a fresh clone has none).
+for d in target/debug/deps/{vtproto,vtproto_codegen,vtproto_build,protoc_gen_rust_vt}-*.d; do
+    [ -e "$d" ] && grep -q "registry/src/-" "$d" || continue
+    hash=${d##*-} && hash=${hash%.d}
+    rm -rf target/debug/deps/*-"$hash".* target/debug/.fingerprint/*-"$hash"
+done
 cargo package --quiet -p vtproto -p vtproto-codegen -p vtproto-build -p protoc-gen-rust-vt
 echo "cargo package (with verification) passes for the four published crates"
 
