@@ -132,10 +132,21 @@ pub fn to_vec_into<M: JsonMessage>(
     options: &EncodeOptions<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), JsonError> {
-    let mut text = String::from_utf8(core::mem::take(out)).unwrap_or_default();
-    let result = to_string_into(msg, options, &mut text);
-    *out = text.into_bytes();
-    result
+    // Bytes already in `out` need not be UTF-8: they are kept either way.
+    match String::from_utf8(core::mem::take(out)) {
+        Ok(mut text) => {
+            let result = to_string_into(msg, options, &mut text);
+            *out = text.into_bytes();
+            result
+        }
+        Err(e) => {
+            *out = e.into_bytes();
+            let mut text = String::new();
+            let result = to_string_into(msg, options, &mut text);
+            out.extend_from_slice(text.as_bytes());
+            result
+        }
+    }
 }
 
 /// Writes `msg`'s JSON to `writer`.
@@ -232,6 +243,23 @@ pub mod __private {
                 true
             }
             _ => false,
+        }
+    }
+}
+
+#[cfg(all(test, feature = "types"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn to_vec_into_keeps_what_the_buffer_held() {
+        let ts = crate::types::Timestamp::default();
+        for held in [&b"ok "[..], &b"\xff\xfe "[..]] {
+            let mut out = held.to_vec();
+            to_vec_into(&ts, &EncodeOptions::default(), &mut out).unwrap();
+            let mut want = held.to_vec();
+            want.extend_from_slice(b"\"1970-01-01T00:00:00Z\"");
+            assert_eq!(out, want);
         }
     }
 }

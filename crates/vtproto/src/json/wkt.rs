@@ -6,12 +6,11 @@
 //! prost maps wrappers to Rust primitives, so in `mode=prost` the primitives carry the
 //! wrappers' JSON (`Option<i32>` for a `google.protobuf.Int32Value` field).
 
-use super::wkt_forms::{self, FormError};
+use super::wkt_forms;
 use super::{AnyType, JsonError, JsonErrorKind, JsonMessage, JsonReader, JsonWriter};
 use crate::prelude::*;
 
-fn form_error(r: &JsonReader<'_, '_>, e: FormError, what: &'static str) -> JsonError {
-    let _ = e;
+fn form_error(r: &JsonReader<'_, '_>, what: &'static str) -> JsonError {
     r.error(JsonErrorKind::InvalidValue { reason: what })
 }
 
@@ -94,7 +93,7 @@ fn write_timestamp(seconds: i64, nanos: i32, w: &mut JsonWriter<'_>) -> Result<(
 fn read_timestamp(r: &mut JsonReader<'_, '_>) -> Result<(i64, i32), JsonError> {
     let text = r.string()?;
     wkt_forms::parse_timestamp(&text)
-        .map_err(|e| form_error(r, e, "a Timestamp as RFC 3339 (1972-01-01T10:00:20.021Z)"))
+        .map_err(|_| form_error(r, "a Timestamp as RFC 3339 (1972-01-01T10:00:20.021Z)"))
 }
 
 fn write_duration(seconds: i64, nanos: i32, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
@@ -110,7 +109,7 @@ fn write_duration(seconds: i64, nanos: i32, w: &mut JsonWriter<'_>) -> Result<()
 fn read_duration(r: &mut JsonReader<'_, '_>) -> Result<(i64, i32), JsonError> {
     let text = r.string()?;
     wkt_forms::parse_duration(&text)
-        .map_err(|e| form_error(r, e, "a Duration as seconds (1.5s) in range"))
+        .map_err(|_| form_error(r, "a Duration as seconds (1.5s) in range"))
 }
 
 fn write_field_mask(paths: &[String], w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
@@ -135,7 +134,7 @@ fn read_field_mask(r: &mut JsonReader<'_, '_>) -> Result<Vec<String>, JsonError>
     for json_path in text.split(',') {
         let mut path = String::new();
         wkt_forms::parse_field_mask_path(json_path, &mut path)
-            .map_err(|e| form_error(r, e, "FieldMask paths in lowerCamel case"))?;
+            .map_err(|_| form_error(r, "FieldMask paths in lowerCamel case"))?;
         paths.push(path);
     }
     Ok(paths)
