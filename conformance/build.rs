@@ -36,7 +36,7 @@ fn main() {
     config
         .protoc(&protoc)
         .out_dir(&prost_out)
-        .features(["codec", "json"]);
+        .features(["codec", "json", "text"]);
     config.prost_config().include_file("_includes.rs");
     config
         .compile_protos(&legacy, &includes)
@@ -55,7 +55,7 @@ fn main() {
     std::fs::create_dir_all(&standalone_out).unwrap();
     vtproto_build::Config::new()
         .mode(vtproto_build::Mode::Standalone)
-        .features(["structs", "codec", "json"])
+        .features(["structs", "codec", "json", "text"])
         .protoc(&protoc)
         .out_dir(&standalone_out)
         .include_file("_includes.rs")

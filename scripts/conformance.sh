@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Runs the official protobuf conformance suite (binary and JSON) against both testees:
+# Runs the official protobuf conformance suite (binary, JSON and text) against both testees:
 #
 #   scripts/conformance.sh
 #
 # Installs the runner and protos (scripts/fetch-corpora.sh) and builds the testees.
 # - `conformance-testee` (mode=prost, prost-build's structs) runs with
 #   conformance/failure_list.txt: the tests prost's data model cannot pass (unknown fields,
-#   which mode=prost drops as prost does, MessageSet, and JSON extensions).
+#   which mode=prost drops as prost does, MessageSet, and JSON extensions), and
+#   conformance/text_format_failure_list.txt, the same for the text suite.
 # - `conformance-testee-standalone` (mode=standalone, our own structs) runs up to edition 2023
 #   with an empty failure list: every binary and JSON test passes.
 # The runner fails on any unexpected failure and on any listed test that passes.
@@ -23,6 +24,7 @@ run() {
         grep -vE '^(WARNING|I0000|ERROR:.*SKIPPED)' || return "${PIPESTATUS[0]}"
 }
 echo "== mode=prost (conformance-testee)"
-run target/conformance --failure_list conformance/failure_list.txt target/debug/conformance-testee
+run target/conformance --failure_list conformance/failure_list.txt \
+    --text_format_failure_list conformance/text_format_failure_list.txt target/debug/conformance-testee
 echo "== mode=standalone (conformance-testee-standalone)"
 run target/conformance-standalone --maximum_edition 2023 target/debug/conformance-testee-standalone

@@ -61,7 +61,9 @@ if rustup target add thumbv7em-none-eabihf >/dev/null 2>&1; then
     RUSTFLAGS="-D warnings" cargo build --quiet -p vtproto --no-default-features --target thumbv7em-none-eabihf
     RUSTFLAGS="-D warnings" cargo build --quiet -p vtproto --no-default-features --features json \
         --target thumbv7em-none-eabihf
-    echo "vtproto builds without std for thumbv7em-none-eabihf, with and without json"
+    RUSTFLAGS="-D warnings" cargo build --quiet -p vtproto --no-default-features --features text \
+        --target thumbv7em-none-eabihf
+    echo "vtproto builds without std for thumbv7em-none-eabihf, alone, with json and with text"
 else
     echo "skipped: rustup could not install the thumbv7em-none-eabihf target here"
 fi

@@ -37,11 +37,17 @@ pub fn stub() -> ! {
 /// A testee's `testee::respond` (request bytes in, response bytes out), over the conformance
 /// protocol's types in module `$pb` (`mode=prost`'s or `mode=standalone`'s): requests for the
 /// listed message types are read from binary or JSON and written in the requested format
-/// (binary or JSON; `Any` resolved through the packages' `register_json_types`); anything
+/// (binary, JSON or text; `Any` resolved through the packages' `register_json_types` and
+/// `register_text_types`); anything
 /// else is answered `skipped`.
 #[macro_export]
 macro_rules! testee {
-    ($pb:path, registry: [$($register:path),* $(,)?], { $($name:literal => $ty:ty),* $(,)? }) => {
+    (
+        $pb:path,
+        registry: [$($register:path),* $(,)?],
+        text_registry: [$($register_text:path),* $(,)?],
+        { $($name:literal => $ty:ty),* $(,)? }
+    ) => {
         mod testee {
             use $pb as pb;
             use pb::conformance::{
@@ -49,6 +55,7 @@ macro_rules! testee {
                 ConformanceRequest, ConformanceResponse, FailureSet, TestCategory, WireFormat,
             };
             use vtproto::json::{DecodeOptions, EncodeOptions, JsonMessage, TypeRegistry};
+            use vtproto::text::TextMessage;
             use vtproto::Message;
 
             fn registry() -> &'static TypeRegistry {
@@ -56,11 +63,14 @@ macro_rules! testee {
                 REGISTRY.get_or_init(|| {
                     let mut registry = TypeRegistry::new();
                     $($register(&mut registry);)*
+                    $($register_text(&mut registry);)*
                     registry
                 })
             }
 
-            fn round_trip<M: Message + JsonMessage>(req: &ConformanceRequest) -> Outcome {
+            fn round_trip<M: Message + JsonMessage + TextMessage>(
+                req: &ConformanceRequest,
+            ) -> Outcome {
                 let msg: M = match &req.payload {
                     Some(Payload::ProtobufPayload(payload)) => match M::decode(payload) {
                         Ok(msg) => msg,
@@ -78,7 +88,17 @@ macro_rules! testee {
                             Err(e) => return Outcome::ParseError(e.to_string()),
                         }
                     }
-                    _ => return Outcome::Skipped("only binary and JSON input are supported".into()),
+                    Some(Payload::TextPayload(text)) => {
+                        let options = vtproto::text::DecodeOptions {
+                            registry: Some(registry()),
+                            ..Default::default()
+                        };
+                        match vtproto::text::from_str_with::<M>(text, &options) {
+                            Ok(msg) => msg,
+                            Err(e) => return Outcome::ParseError(e.to_string()),
+                        }
+                    }
+                    _ => return Outcome::Skipped("only binary, JSON and text input are supported".into()),
                 };
                 match req.requested_output_format {
                     f if f == WireFormat::Protobuf as i32 => {
@@ -94,7 +114,18 @@ macro_rules! testee {
                             Err(e) => Outcome::SerializeError(e.to_string()),
                         }
                     }
-                    _ => Outcome::Skipped("only binary and JSON output are supported".into()),
+                    f if f == WireFormat::TextFormat as i32 => {
+                        let options = vtproto::text::EncodeOptions {
+                            print_unknown_fields: req.print_unknown_fields,
+                            registry: Some(registry()),
+                            ..Default::default()
+                        };
+                        match vtproto::text::to_string_with(&msg, &options) {
+                            Ok(text) => Outcome::TextPayload(text),
+                            Err(e) => Outcome::SerializeError(e.to_string()),
+                        }
+                    }
+                    _ => Outcome::Skipped("only binary, JSON and text output are supported".into()),
                 }
             }
 

@@ -2,7 +2,8 @@
 //!
 //! Binary requests for
 //! the proto2 and proto3 test messages are decoded and re-encoded with rust-vt's generated impls
-//! (`mode=prost`, on prost-build's structs); JSON, text and editions are answered `skipped`.
+//! (`mode=prost`, on prost-build's structs), and JSON and text requests too; editions are answered
+//! `skipped`.
 //! Run it with `scripts/conformance.sh`.
 
 #[cfg(vt_conformance)]
@@ -21,6 +22,9 @@ mod pb {
 vt_conformance::testee!(crate::pb, registry: [
     crate::pb::protobuf_test_messages::proto3::register_json_types,
     crate::pb::protobuf_test_messages::proto2::register_json_types,
+], text_registry: [
+    crate::pb::protobuf_test_messages::proto3::register_text_types,
+    crate::pb::protobuf_test_messages::proto2::register_text_types,
 ], {
     "protobuf_test_messages.proto3.TestAllTypesProto3" =>
         crate::pb::protobuf_test_messages::proto3::TestAllTypesProto3,

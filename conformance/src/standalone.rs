@@ -1,7 +1,7 @@
 //! The testee for the official protobuf conformance suite in `mode=standalone`: our own
 //! structs, unknown fields kept, proto2, proto3 and editions 2023 test messages (the
 //! conformance protocol itself too). Binary and JSON requests are read and written in the
-//! requested format; text is answered `skipped`. Run it with `scripts/conformance.sh`.
+//! requested format; text too. Run it with `scripts/conformance.sh`.
 
 #[cfg(vt_conformance)]
 fn main() -> std::io::Result<()> {
@@ -22,6 +22,12 @@ vt_conformance::testee!(crate::pb, registry: [
     crate::pb::protobuf_test_messages::editions::register_json_types,
     crate::pb::protobuf_test_messages::editions::proto2::register_json_types,
     crate::pb::protobuf_test_messages::editions::proto3::register_json_types,
+], text_registry: [
+    crate::pb::protobuf_test_messages::proto3::register_text_types,
+    crate::pb::protobuf_test_messages::proto2::register_text_types,
+    crate::pb::protobuf_test_messages::editions::register_text_types,
+    crate::pb::protobuf_test_messages::editions::proto2::register_text_types,
+    crate::pb::protobuf_test_messages::editions::proto3::register_text_types,
 ], {
     "protobuf_test_messages.proto3.TestAllTypesProto3" =>
         crate::pb::protobuf_test_messages::proto3::TestAllTypesProto3,

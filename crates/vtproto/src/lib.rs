@@ -49,6 +49,8 @@ mod wkt;
 
 #[cfg(feature = "json")]
 pub mod json;
+#[cfg(feature = "text")]
+pub mod text;
 
 #[cfg(feature = "tonic")]
 pub mod tonic;

@@ -19,6 +19,15 @@ mod json_impls {
     include!("types/json/google.protobuf.rs");
 }
 
+/// The text format for these types (feature `text`), generated beside them; `Any` is written
+/// by hand in `vtproto::text`.
+#[cfg(feature = "text")]
+#[allow(dead_code)]
+mod text_impls {
+    use super::*;
+    include!("types/text/google.protobuf.rs");
+}
+
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::Message;
 

@@ -34,3 +34,22 @@ mod json {
         include!("wkt/json/google.protobuf.compiler.vt.rs");
     }
 }
+
+/// The text format for the same types (feature `text`), generated beside them; `Any` is
+/// written by hand in `vtproto::text`.
+#[cfg(feature = "text")]
+// Their `register_text_types` go unused: `Any` finds the well-known types without them.
+#[allow(clippy::all, unused_variables, dead_code)]
+mod text {
+    mod protobuf {
+        #[allow(unused_imports)]
+        use prost_types::*;
+        include!("wkt/text/google.protobuf.vt.rs");
+    }
+
+    mod compiler {
+        #[allow(unused_imports)]
+        use prost_types::compiler::*;
+        include!("wkt/text/google.protobuf.compiler.vt.rs");
+    }
+}

@@ -95,8 +95,9 @@ pub(super) fn foreign_enums(package: &str, options: &crate::Options) -> bool {
 }
 
 /// `from_json_name` on an enum generated with this request: every declared name, aliases
-/// included (prost's `from_str_name` knows each number's first name only).
-fn enum_lookup(e: &crate::model::Enum) -> TokenStream {
+/// included (prost's `from_str_name` knows each number's first name only). The text format
+/// reads enum names with it too.
+pub(super) fn enum_lookup(e: &crate::model::Enum) -> TokenStream {
     let path = e.rust_path.tokens();
     let arms = e.values.iter().map(|v| {
         let name = &v.name;

@@ -12,6 +12,7 @@ mod json;
 mod names;
 mod services;
 mod structs;
+mod text;
 mod views;
 
 pub use views::view_path;
@@ -38,6 +39,7 @@ const FEATURES: &[Feature] = &[
     codec::REUSE,
     views::FEATURE,
     json::FEATURE,
+    text::FEATURE,
     services::FEATURE,
     descriptors::FEATURE,
 ];
@@ -65,6 +67,12 @@ pub(crate) fn check_dependencies(options: &Options) -> Result<(), Error> {
              holds a message's binary form",
         ));
     }
+    if names.contains(&text::FEATURE.name) && !names.contains(&codec::FEATURE.name) {
+        return Err(Error::option(
+            "the text feature needs the codec feature (`features=codec+text`): an `Any` \
+             holds a message's binary form",
+        ));
+    }
     Ok(())
 }
 
@@ -73,10 +81,11 @@ pub(crate) fn is_selected(options: &Options, name: &str) -> bool {
     select(options).is_ok_and(|features| features.iter().any(|f| f.name == name))
 }
 
-/// Whether `json` writes its enum name lookups for the package (its enums are this crate's).
+/// Whether `json` or `text` writes its enum name lookups for the package (its enums are this
+/// crate's).
 pub(crate) fn json_enum_lookups(package: &Package, options: &Options) -> bool {
     !package.enums.is_empty()
-        && is_selected(options, json::FEATURE.name)
+        && (is_selected(options, json::FEATURE.name) || is_selected(options, text::FEATURE.name))
         && !json::foreign_enums(&package.name, options)
 }
 

@@ -411,6 +411,7 @@ impl FileCx<'_> {
                 .as_ref()
                 .is_some_and(|o| o.message_set_wire_format()),
             extensions: Vec::new(),
+            reserved_names: m.reserved_name.clone(),
         });
         for e in &m.enum_type {
             out.enums.push(self.enumeration(&inner, e));

@@ -367,6 +367,8 @@ pub struct Message {
     /// The extensions of this message declared in the generated files, by number
     /// (`mode=standalone`): decoded into their declared types as they arrive.
     pub extensions: Vec<ExtensionRef>,
+    /// Field names the message reserves (`reserved "name";`): the text format skips them.
+    pub reserved_names: Vec<String>,
 }
 
 /// An extension of a message, as the message's decoder names it.

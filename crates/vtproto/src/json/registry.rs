@@ -54,12 +54,15 @@ impl AnyType {
     }
 }
 
-/// Message types an `Any` may hold, by full name; passed per call in the options.
-/// Generated code (`features=..+json`) gives each package a `register_json_types(&mut
-/// TypeRegistry)`; the well-known types need no registration.
+/// Message types an `Any` may hold, by full name; passed per call in the options of JSON and
+/// of the text format alike. Generated code gives each package a `register_json_types(&mut
+/// TypeRegistry)` (`features=..+json`) and a `register_text_types` (`features=..+text`); the
+/// well-known types need no registration.
 #[derive(Clone, Debug, Default)]
 pub struct TypeRegistry {
     types: BTreeMap<&'static str, AnyType>,
+    #[cfg(feature = "text")]
+    text: BTreeMap<&'static str, crate::text::AnyText>,
 }
 
 impl TypeRegistry {
@@ -84,14 +87,35 @@ impl TypeRegistry {
         self.types.get(full_name)
     }
 
-    /// How many types it holds.
+    /// Adds `M`'s text form.
+    #[cfg(feature = "text")]
+    pub fn add_text<M: crate::text::TextMessage>(&mut self) -> &mut Self {
+        let t = crate::text::AnyText::of::<M>();
+        self.text.insert(t.name(), t);
+        self
+    }
+
+    /// The text-format entry for a full name.
+    #[cfg(feature = "text")]
+    pub fn get_text(&self, full_name: &str) -> Option<&crate::text::AnyText> {
+        self.text.get(full_name)
+    }
+
+    /// How many types it holds (for JSON, and for the text format).
     pub fn len(&self) -> usize {
-        self.types.len()
+        #[cfg(feature = "text")]
+        {
+            self.types.len().max(self.text.len())
+        }
+        #[cfg(not(feature = "text"))]
+        {
+            self.types.len()
+        }
     }
 
     /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
-        self.types.is_empty()
+        self.len() == 0
     }
 }
 
