@@ -18,6 +18,10 @@ the message's JSON (one line; flags, added: 1 proto field names, 2 fields withou
 at their defaults, 4 enums as numbers), `ERROR <reason>` when it has none; `P<flags> <name>
 <hex of JSON text>` answers the deterministic encoding of the message the JSON gives, or
 `ERROR <reason>` (flags: 1 ignore unknown fields).
+
+Text format (`google.protobuf.text_format`): `T<flags> <name> <hex bytes>` answers the hex of
+the message's text (flags: 1 on one line), `Q0 <name> <hex of text>` the deterministic
+encoding of the message `text_format.Parse` reads from it, or `ERROR <reason>`.
 """
 import sys
 
@@ -49,6 +53,10 @@ def main():
     out.write(f"READY {api_implementation.Type()}\n")
     out.flush()
     for line in sys.stdin:
+        if line[0] in "TQ":
+            out.write(text_request(line, pool, classes) + "\n")
+            out.flush()
+            continue
         if line[0] in "JP":
             out.write(json_request(line, pool, classes) + "\n")
             out.flush()
@@ -105,6 +113,30 @@ def json_request(line, pool, classes):
             ignore_unknown_fields=bool(flags & 1),
             descriptor_pool=pool,
         )
+        return msg.SerializePartialToString(deterministic=True).hex()
+    except Exception as e:  # noqa: BLE001 - any refusal is an answer
+        return f"ERROR {type(e).__name__}: {e}".replace("\n", " ")
+
+
+def text_request(line, pool, classes):
+    from google.protobuf import text_format
+
+    op, name, data = line.rstrip("\n").split(" ", 2)
+    flags = int(op[1:] or 0)
+    try:
+        if name not in classes:
+            classes[name] = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
+    except KeyError:
+        return f"FAIL unknown message type {name}"
+    msg = classes[name]()
+    try:
+        if op[0] == "T":
+            msg.MergeFromString(bytes.fromhex(data))
+            text = text_format.MessageToString(
+                msg, as_one_line=bool(flags & 1), descriptor_pool=pool
+            )
+            return text.encode().hex()
+        text_format.Parse(bytes.fromhex(data).decode(), msg, descriptor_pool=pool)
         return msg.SerializePartialToString(deterministic=True).hex()
     except Exception as e:  # noqa: BLE001 - any refusal is an answer
         return f"ERROR {type(e).__name__}: {e}".replace("\n", " ")

@@ -117,6 +117,22 @@ impl Oracle {
         let answer = self.ask(format_args!("P{flags} {name} {}", hex(json.as_bytes())))?;
         Ok(unhex(&answer))
     }
+
+    /// The message's text format as Python writes it (`text_format.MessageToString`; flags:
+    /// 1 on one line), or why it has none.
+    #[allow(dead_code)]
+    pub fn write_text(&mut self, name: &str, bytes: &[u8], flags: u8) -> Result<String, String> {
+        let text = self.ask(format_args!("T{flags} {name} {}", hex(bytes)))?;
+        Ok(String::from_utf8(unhex(&text)).expect("text is UTF-8"))
+    }
+
+    /// The deterministic encoding of the message Python reads from `text`
+    /// (`text_format.Parse`), or why it refuses it.
+    #[allow(dead_code)]
+    pub fn read_text(&mut self, name: &str, text: &str) -> Result<Vec<u8>, String> {
+        let answer = self.ask(format_args!("Q0 {name} {}", hex(text.as_bytes())))?;
+        Ok(unhex(&answer))
+    }
 }
 
 impl Drop for Oracle {

@@ -331,8 +331,17 @@ fn items(value: &ValueType) -> TokenStream {
 fn read_field(f: &Field, bit: usize, names: &Names<'_>) -> TokenStream {
     let ident = &f.ident;
     let bit = Literal::usize_unsuffixed(bit);
+    // A singular field twice is an error, unless the first left an implicit-presence field
+    // at its default (as C++ and Python check it: by presence).
+    let present = match f.label {
+        Label::Implicit => {
+            let nonzero = nonzero(f, &quote!(m.#ident));
+            quote!(&& #nonzero)
+        }
+        _ => quote!(),
+    };
     let once = quote! {
-        if !::vtproto::text::__private::first(seen, #bit) {
+        if !::vtproto::text::__private::first(seen, #bit) #present {
             return ::core::result::Result::Err(r.duplicate());
         }
     };
@@ -379,6 +388,16 @@ fn read_field(f: &Field, bit: usize, names: &Names<'_>) -> TokenStream {
 
 fn read_map(f: &Field, map: &MapField, names: &Names<'_>) -> TokenStream {
     let ident = &f.ident;
+    let presence = map.entry_presence;
+    // A float's `-0.0` is set (its bits tell), as for an implicit-presence field.
+    let (value_init, value_set) = match map.value {
+        ValueType::Scalar(Scalar::Float) => (quote!(0f32), quote!(v.to_bits() != 0)),
+        ValueType::Scalar(Scalar::Double) => (quote!(0f64), quote!(v.to_bits() != 0)),
+        _ => (
+            quote!(::core::default::Default::default()),
+            quote!(!::vtproto::text::__private::is_default(&v)),
+        ),
+    };
     let key = read_value(&ValueType::Scalar(map.key), BytesRepr::Vec, names);
     let value = if is_message(&map.value) {
         quote! {
@@ -397,19 +416,23 @@ fn read_map(f: &Field, map: &MapField, names: &Names<'_>) -> TokenStream {
         while items.next(r)? {
             r.begin_message()?;
             let mut k = ::core::default::Default::default();
-            let mut v = ::core::default::Default::default();
+            let mut v = #value_init;
             let mut seen = [0u64; 1];
             while let ::core::option::Option::Some(name) = r.next_field()? {
                 match &*name {
                     "key" => {
-                        if !::vtproto::text::__private::first(&mut seen, 0) {
+                        if !::vtproto::text::__private::first(&mut seen, 0)
+                            && (#presence || !::vtproto::text::__private::is_default(&k))
+                        {
                             return ::core::result::Result::Err(r.duplicate());
                         }
                         r.colon()?;
                         k = #key;
                     }
                     "value" => {
-                        if !::vtproto::text::__private::first(&mut seen, 1) {
+                        if !::vtproto::text::__private::first(&mut seen, 1)
+                            && (#presence || #value_set)
+                        {
                             return ::core::result::Result::Err(r.duplicate());
                         }
                         #value

@@ -767,6 +767,7 @@ impl FileCx<'_> {
             value_bytes: self.bytes_repr(fq_message, "value"),
             btree: self.options.is_btree_map(fq_message, f.name()),
             full_entries: self.options.mode == Mode::Standalone,
+            entry_presence: features.field_presence != FieldPresence::Implicit,
         })
     }
 

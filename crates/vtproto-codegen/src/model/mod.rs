@@ -243,6 +243,9 @@ pub struct MapField {
     /// declares required fields, always written), so telling a default value, which prost
     /// omits, takes a comparison with `Default::default()` (prost's own test).
     pub default_value_encodes: bool,
+    /// The entry's key and value have explicit presence (proto2, editions' default), so the
+    /// text format refuses either twice in one entry; in proto3 only past its default.
+    pub entry_presence: bool,
 }
 
 /// A field of a message (or one member of a oneof).

@@ -252,6 +252,13 @@ pub mod __private {
     }
 
     pub use crate::json::__private::first;
+
+    /// Whether `v` is its type's default (a map entry's key or value read twice is an error
+    /// only past its default, as for an implicit-presence field).
+    #[inline]
+    pub fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+        *v == T::default()
+    }
 }
 
 #[cfg(all(test, feature = "types"))]

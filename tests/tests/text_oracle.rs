@@ -1,0 +1,300 @@
+//! Python protobuf's `text_format` (upb) as the oracle of our text format (`features=..+text`,
+//! `mode=standalone`), on random messages of the project's proto2, proto3 and editions protos
+//! (maps of every key type, groups, closed and open enums, extensions, oneofs, `Any`): for
+//! each accepted binary input, on one line and pretty,
+//!
+//! - Python reads our text to the value we read from it, and we read Python's text to that
+//!   value too (unknown fields are not printed, so the value compared is the one read back);
+//! - then our text with one edit (a value replaced by another kind's, a field doubled, a name
+//!   changed, a character dropped): what Python refuses we refuse, and what both read gives
+//!   the same value. Where Python reads more than the format (listed in `python_only`), the
+//!   difference is counted, not failed.
+//!
+//! Needs `VT_PYTHON` (see `python_oracle.rs`); without it the test passes, unless
+//! `VT_REQUIRE_PYTHON=1`.
+
+mod support;
+
+use std::fmt::Debug;
+use std::path::PathBuf;
+
+use support::oracle::{python, Oracle};
+use support::{Rng, Schema};
+use vtproto::json::TypeRegistry;
+use vtproto::text::{self, DecodeOptions, EncodeOptions, TextErrorKind, TextMessage};
+use vtproto::Message;
+
+/// One message type's check, monomorphized.
+type Check = fn(&mut Context<'_>, &str, &[u8]) -> Outcome;
+
+#[derive(Default)]
+struct Outcome {
+    compared: usize,
+    edits: usize,
+    python_only: usize,
+}
+
+struct Context<'a> {
+    oracle: &'a mut Oracle,
+    registry: &'a TypeRegistry,
+    rng: Rng,
+}
+
+fn partial<S: Message>(bytes: &[u8]) -> Option<S> {
+    let mut s = S::default();
+    s.merge(&mut vtproto::Reader::new(bytes)).ok()?;
+    Some(s)
+}
+
+fn same<T: PartialEq + Debug>(a: &T, b: &T) -> bool {
+    a == b || {
+        let (a, b) = (format!("{a:?}"), format!("{b:?}"));
+        a.contains("NaN") && a.len() == b.len()
+    }
+}
+
+fn check<S: Message + TextMessage + PartialEq + Debug>(
+    cx: &mut Context<'_>,
+    name: &str,
+    bytes: &[u8],
+) -> Outcome {
+    let mut outcome = Outcome::default();
+    let Some(s) = partial::<S>(bytes) else {
+        return outcome;
+    };
+    let decode = DecodeOptions {
+        registry: Some(cx.registry),
+        ..DecodeOptions::default()
+    };
+    let read = |t: &str| text::from_str_with::<S>(t, &decode);
+    for one_line in [true, false] {
+        let options = EncodeOptions {
+            pretty: !one_line,
+            registry: Some(cx.registry),
+            ..EncodeOptions::default()
+        };
+        let context = || {
+            format!(
+                "{name} one_line {one_line} on {}",
+                support::oracle::hex(bytes)
+            )
+        };
+        let ours = text::to_string_with(&s, &options)
+            .unwrap_or_else(|e| panic!("{}: we write no text ({e})", context()));
+        let theirs = cx
+            .oracle
+            .write_text(name, bytes, u8::from(one_line))
+            .unwrap_or_else(|e| panic!("{}: Python writes no text ({e})", context()));
+        let value = read(&ours)
+            .unwrap_or_else(|e| panic!("{}: we do not read our text ({e}): {ours}", context()));
+        let from_theirs = read(&theirs)
+            .unwrap_or_else(|e| panic!("{}: we refuse Python's text ({e}): {theirs}", context()));
+        assert!(
+            same(&from_theirs, &value),
+            "{}: Python's text reads as another value:\n ours   {ours}\n theirs {theirs}",
+            context()
+        );
+        let via_python = cx
+            .oracle
+            .read_text(name, &ours)
+            .unwrap_or_else(|e| panic!("{}: Python refuses our text ({e}): {ours}", context()));
+        let via_python = partial::<S>(&via_python).expect("Python's encoding decodes");
+        assert!(
+            same(&via_python, &value),
+            "{}: Python reads another value from our text {ours}",
+            context()
+        );
+        outcome.compared += 1;
+        let edited = edit(&ours, &mut cx.rng);
+        match (read(&edited), cx.oracle.read_text(name, &edited)) {
+            (Ok(a), Ok(b)) => {
+                let b = partial::<S>(&b).expect("Python's encoding decodes");
+                assert!(
+                    same(&a, &b),
+                    "{}: an edited text reads differently: {edited}",
+                    context()
+                );
+            }
+            (Err(_), Err(_)) => {}
+            (Ok(_), Err(why)) => {
+                panic!(
+                    "{}: Python refuses ({why}) what we accept: {edited}",
+                    context()
+                )
+            }
+            (Err(e), Ok(_)) => {
+                // Python reads more than the format (C++ refuses these): an escape the format
+                // does not have (`\é` stays a backslash and the character), surrogates.
+                let python_only = match e.kind() {
+                    TextErrorKind::InvalidEscape => true,
+                    TextErrorKind::Type { .. } | TextErrorKind::Syntax { .. } => {
+                        python_leniency(&edited)
+                    }
+                    _ => false,
+                };
+                assert!(
+                    python_only,
+                    "{}: we refuse ({e}) what Python accepts: {edited}",
+                    context()
+                );
+                outcome.python_only += 1;
+            }
+        }
+        outcome.edits += 1;
+    }
+    outcome
+}
+
+/// Whether an edit put one of the values Python reads beyond the format in: a number with
+/// a fraction or exponent in an integer field, a number for a string.
+fn python_leniency(edited: &str) -> bool {
+    ["1.5", "1e3", "-0.0", "0x7f"]
+        .iter()
+        .any(|v| edited.contains(&format!(": {v}")))
+}
+
+/// `text` with one edit at a random place: a value swapped for another kind's, a field
+/// doubled, a name's first letter changed, a character dropped.
+fn edit(text: &str, rng: &mut Rng) -> String {
+    let colons: Vec<usize> = text.match_indices(": ").map(|(i, _)| i + 2).collect();
+    if colons.is_empty() {
+        return format!("{text} x");
+    }
+    let at = colons[rng.below(colons.len() as u64) as usize];
+    let rest = &text[at..];
+    // The value's extent: a quoted string (with escapes), or up to the next space or newline.
+    let end = if rest.starts_with('"') {
+        let mut escaped = false;
+        rest.char_indices()
+            .skip(1)
+            .find(|&(_, c)| {
+                let close = !escaped && c == '"';
+                escaped = !escaped && c == '\\';
+                close
+            })
+            .map_or(rest.len(), |(i, _)| i + 1)
+    } else {
+        rest.find([' ', '\n']).unwrap_or(rest.len())
+    };
+    let name_start = text[..at - 2].rfind([' ', '\n']).map_or(0, |i| i + 1);
+    let field = &text[name_start..at + end];
+    match rng.below(8) {
+        0..=3 => {
+            const OTHERS: [&str; 14] = [
+                "true",
+                "0",
+                "-1",
+                "1.5",
+                "\"\"",
+                "\"x\"",
+                "{}",
+                "[]",
+                "inf",
+                "1e3",
+                "0x7f",
+                "18446744073709551616",
+                "-0.0",
+                "FOO",
+            ];
+            let other = OTHERS[rng.below(OTHERS.len() as u64) as usize];
+            format!("{}{other}{}", &text[..at], &rest[end..])
+        }
+        4 => format!("{}{field} {}", &text[..name_start], &text[name_start..]),
+        5 => format!("{}x{}", &text[..name_start], &text[name_start + 1..]),
+        _ => {
+            let i = rng.below(text.len() as u64) as usize;
+            let mut s = text.to_string();
+            if s.is_char_boundary(i) && s.is_char_boundary(i + 1) {
+                s.remove(i);
+            }
+            s
+        }
+    }
+}
+
+macro_rules! pairs {
+    ($($name:literal => $($seg:ident)::+, $($view:ident)::+,)*) => {
+        pub fn all() -> Vec<(&'static str, super::Check)> {
+            vec![$(($name, super::check::<Standalone::$($seg)::+> as super::Check)),*]
+        }
+
+        pub fn register(registry: &mut vtproto::json::TypeRegistry) {
+            $(registry.add_text::<Standalone::$($seg)::+>();)*
+        }
+    };
+}
+
+mod own {
+    #[allow(unused_imports)]
+    use vt_tests::own_standalone as Standalone;
+    include!(concat!(env!("OUT_DIR"), "/own-standalone/_registry.rs"));
+}
+
+mod editions {
+    #[allow(unused_imports)]
+    use vt_tests::editions as Standalone;
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/editions-standalone/_registry.rs"
+    ));
+}
+
+#[test]
+fn our_text_and_pythons_read_alike() {
+    let Some(python) = python() else { return };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let protos = [
+        "test/editions/e2023.proto",
+        "test/editions/e2024.proto",
+        "test/all_types_proto3.proto",
+        "test/all_types_proto2.proto",
+        "test/imported.proto",
+        "test/nasty_names.proto",
+        "candidates.proto",
+        "event.proto",
+        "deep.proto",
+    ];
+    let out = std::env::temp_dir().join(format!("vt-py-text-{}", std::process::id()));
+    let mut oracle = Oracle::for_protos(
+        &python,
+        "upb",
+        &root.join("proto"),
+        &protos,
+        &["test", "test/editions"],
+        &out,
+    );
+    let mut registry = TypeRegistry::new();
+    own::register(&mut registry);
+    editions::register(&mut registry);
+    let mut cx = Context {
+        oracle: &mut oracle,
+        registry: &registry,
+        rng: Rng::new(30),
+    };
+    let mut total = Outcome::default();
+    for (schema, types) in [
+        (Schema::new(vt_tests::OWN_DESCRIPTORS), own::all()),
+        (Schema::new(vt_tests::EDITIONS_DESCRIPTORS), editions::all()),
+    ] {
+        for seed in 0..40u64 {
+            for (name, check) in &types {
+                let mut rng = Rng::new(seed * 7919 + name.len() as u64);
+                let bytes = schema.random_message(name, &mut rng);
+                let o = check(&mut cx, name, &bytes);
+                total.compared += o.compared;
+                total.edits += o.edits;
+                total.python_only += o.python_only;
+            }
+        }
+    }
+    eprintln!(
+        "{} values compared, {} edited inputs ({} read by Python alone)",
+        total.compared, total.edits, total.python_only
+    );
+    assert!(
+        total.compared > 1000,
+        "too few values compared: {}",
+        total.compared
+    );
+    assert!(total.edits > 1000);
+}
