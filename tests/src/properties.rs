@@ -81,6 +81,38 @@ pub fn check_json<S: Message + vtproto::json::JsonMessage + PartialEq + Debug>(d
     );
 }
 
+/// The text format on an accepted value (`features=..+text`): what we write, on one line and
+/// pretty, reads back, and the value read back is a fixed point. Writing may refuse only a
+/// value whose extension payload does not decode.
+pub fn check_text<S: Message + vtproto::text::TextMessage + PartialEq + Debug>(data: &[u8]) {
+    use vtproto::text::{self, TextErrorKind};
+    let Ok(s) = partial::<S>(data) else {
+        return;
+    };
+    let line = match text::to_string(&s) {
+        Ok(line) => line,
+        Err(e) => {
+            assert!(
+                matches!(e.kind(), TextErrorKind::Decode(_)),
+                "the text format refuses a value with {e}"
+            );
+            return;
+        }
+    };
+    let back: S = text::from_str(&line)
+        .unwrap_or_else(|e| panic!("our text does not read back: {e}\n{line}"));
+    let again = text::to_string(&back).expect("text writes what it read");
+    let again: S = text::from_str(&again).expect("text reads what it wrote");
+    assert!(
+        same(&back, &again),
+        "text is not a fixed point:\n{back:?}\n{again:?}"
+    );
+    let pretty = text::to_string_pretty(&back).expect("text writes pretty");
+    let pretty: S = text::from_str(&pretty)
+        .unwrap_or_else(|e| panic!("our pretty text does not read back: {e}"));
+    assert!(same(&back, &pretty), "pretty text reads back another value");
+}
+
 /// Decodes without the required-field check (merge alone).
 pub fn partial<S: Message>(data: &[u8]) -> Result<S, DecodeError> {
     let mut s = S::default();

@@ -301,7 +301,9 @@ fn read_value(value: &ValueType, bytes: BytesRepr, names: &Names<'_>) -> TokenSt
             } else {
                 quote!(#path::from_json_name)
             };
-            if e.closed {
+            // Our closed enums hold declared numbers only; prost's structs hold any (as
+            // prost's binary decoder keeps them), so their text reads any back.
+            if e.closed && names.options.mode == crate::Mode::Standalone {
                 quote!(r.closed_enum_value(#lookup, |n| #path::try_from(n).is_ok())?)
             } else {
                 quote!(r.enum_value(#lookup)?)

@@ -27,7 +27,7 @@ impl ::vtproto::text::TextMessage for Candidate {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.id.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -43,14 +43,14 @@ impl ::vtproto::text::TextMessage for Candidate {
                         while let ::core::option::Option::Some(name) = r.next_field()? {
                             match &*name {
                                 "key" => {
-                                    if !::vtproto::text::__private::first(&mut seen, 0) {
+                                    if !::vtproto::text::__private::first(&mut seen, 0) && (false || !::vtproto::text::__private::is_default(&k)) {
                                         return ::core::result::Result::Err(r.duplicate());
                                     }
                                     r.colon()?;
                                     k = r.string()?;
                                 }
                                 "value" => {
-                                    if !::vtproto::text::__private::first(&mut seen, 1) {
+                                    if !::vtproto::text::__private::first(&mut seen, 1) && (false || !::vtproto::text::__private::is_default(&v)) {
                                         return ::core::result::Result::Err(r.duplicate());
                                     }
                                     r.colon()?;

@@ -35,14 +35,14 @@ impl ::vtproto::text::TextMessage for Node {
                     ::vtproto::text::__private::merge_message(r, m.child.get_or_insert_with(::core::default::Default::default))?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && m.value != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.value = r.i64()?;
                 }
                 2 => {
-                    if !::vtproto::text::__private::first(seen, 2) {
+                    if !::vtproto::text::__private::first(seen, 2) && !m.label.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;

@@ -52,21 +52,21 @@ impl ::vtproto::text::TextMessage for Type {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.r#type != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.r#type = r.i32()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && !m.r#fn.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.r#fn = r.string()?;
                 }
                 2 => {
-                    if !::vtproto::text::__private::first(seen, 2) {
+                    if !::vtproto::text::__private::first(seen, 2) && m.self_ {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -80,35 +80,35 @@ impl ::vtproto::text::TextMessage for Type {
                     ::vtproto::text::__private::merge_message(r, m.me.get_or_insert_with(::core::default::Default::default))?;
                 }
                 4 => {
-                    if !::vtproto::text::__private::first(seen, 4) {
+                    if !::vtproto::text::__private::first(seen, 4) && !m.crate_.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.crate_ = r.string()?;
                 }
                 5 => {
-                    if !::vtproto::text::__private::first(seen, 5) {
+                    if !::vtproto::text::__private::first(seen, 5) && !m.super_.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.super_ = r.string()?;
                 }
                 6 => {
-                    if !::vtproto::text::__private::first(seen, 6) {
+                    if !::vtproto::text::__private::first(seen, 6) && m.r#async != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.r#async = r.i32()?;
                 }
                 7 => {
-                    if !::vtproto::text::__private::first(seen, 7) {
+                    if !::vtproto::text::__private::first(seen, 7) && m.r#match != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.r#match = r.i32()?;
                 }
                 8 => {
-                    if !::vtproto::text::__private::first(seen, 8) {
+                    if !::vtproto::text::__private::first(seen, 8) && m.r#gen != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -159,7 +159,7 @@ impl ::vtproto::text::TextMessage for Self_ {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.value != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -207,7 +207,7 @@ impl ::vtproto::text::TextMessage for Thing {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.thing != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -346,7 +346,7 @@ impl ::vtproto::text::TextMessage for holder::Choice {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.x != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -405,7 +405,7 @@ impl ::vtproto::text::TextMessage for UsesEnum {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.value != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -418,21 +418,21 @@ impl ::vtproto::text::TextMessage for UsesEnum {
                     }
                 }
                 2 => {
-                    if !::vtproto::text::__private::first(seen, 2) {
+                    if !::vtproto::text::__private::first(seen, 2) && !m.camel_case_field.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.camel_case_field = r.string()?;
                 }
                 3 => {
-                    if !::vtproto::text::__private::first(seen, 3) {
+                    if !::vtproto::text::__private::first(seen, 3) && m.screaming_field != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.screaming_field = r.i32()?;
                 }
                 4 => {
-                    if !::vtproto::text::__private::first(seen, 4) {
+                    if !::vtproto::text::__private::first(seen, 4) && m.field_with_123_digits != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -479,7 +479,7 @@ impl ::vtproto::text::TextMessage for Core {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.std != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -735,14 +735,14 @@ impl ::vtproto::text::TextMessage for HasMethods {
                         while let ::core::option::Option::Some(name) = r.next_field()? {
                             match &*name {
                                 "key" => {
-                                    if !::vtproto::text::__private::first(&mut seen, 0) {
+                                    if !::vtproto::text::__private::first(&mut seen, 0) && (false || !::vtproto::text::__private::is_default(&k)) {
                                         return ::core::result::Result::Err(r.duplicate());
                                     }
                                     r.colon()?;
                                     k = r.string()?;
                                 }
                                 "value" => {
-                                    if !::vtproto::text::__private::first(&mut seen, 1) {
+                                    if !::vtproto::text::__private::first(&mut seen, 1) && (false || !::vtproto::text::__private::is_default(&v)) {
                                         return ::core::result::Result::Err(r.duplicate());
                                     }
                                     r.message_colon();

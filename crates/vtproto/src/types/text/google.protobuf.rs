@@ -52,7 +52,7 @@ impl ::vtproto::text::TextMessage for Api {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -71,7 +71,7 @@ impl ::vtproto::text::TextMessage for Api {
                     }
                 }
                 3 => {
-                    if !::vtproto::text::__private::first(seen, 3) {
+                    if !::vtproto::text::__private::first(seen, 3) && !m.version.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -91,14 +91,14 @@ impl ::vtproto::text::TextMessage for Api {
                     }
                 }
                 6 => {
-                    if !::vtproto::text::__private::first(seen, 6) {
+                    if !::vtproto::text::__private::first(seen, 6) && m.syntax != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.syntax = r.enum_value(Syntax::from_json_name)?;
                 }
                 7 => {
-                    if !::vtproto::text::__private::first(seen, 7) {
+                    if !::vtproto::text::__private::first(seen, 7) && !m.edition.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -179,35 +179,35 @@ impl ::vtproto::text::TextMessage for Method {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.name = r.string()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && !m.request_type_url.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.request_type_url = r.string()?;
                 }
                 2 => {
-                    if !::vtproto::text::__private::first(seen, 2) {
+                    if !::vtproto::text::__private::first(seen, 2) && m.request_streaming {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.request_streaming = r.bool()?;
                 }
                 3 => {
-                    if !::vtproto::text::__private::first(seen, 3) {
+                    if !::vtproto::text::__private::first(seen, 3) && !m.response_type_url.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.response_type_url = r.string()?;
                 }
                 4 => {
-                    if !::vtproto::text::__private::first(seen, 4) {
+                    if !::vtproto::text::__private::first(seen, 4) && m.response_streaming {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -220,14 +220,14 @@ impl ::vtproto::text::TextMessage for Method {
                     }
                 }
                 6 => {
-                    if !::vtproto::text::__private::first(seen, 6) {
+                    if !::vtproto::text::__private::first(seen, 6) && m.syntax != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.syntax = r.enum_value(Syntax::from_json_name)?;
                 }
                 7 => {
-                    if !::vtproto::text::__private::first(seen, 7) {
+                    if !::vtproto::text::__private::first(seen, 7) && !m.edition.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -282,14 +282,14 @@ impl ::vtproto::text::TextMessage for Mixin {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.name = r.string()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && !m.root.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -338,14 +338,14 @@ impl ::vtproto::text::TextMessage for Duration {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.seconds != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.seconds = r.i64()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && m.nanos != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -450,7 +450,7 @@ impl ::vtproto::text::TextMessage for SourceContext {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.file_name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -508,14 +508,14 @@ impl ::vtproto::text::TextMessage for Struct {
                         while let ::core::option::Option::Some(name) = r.next_field()? {
                             match &*name {
                                 "key" => {
-                                    if !::vtproto::text::__private::first(&mut seen, 0) {
+                                    if !::vtproto::text::__private::first(&mut seen, 0) && (false || !::vtproto::text::__private::is_default(&k)) {
                                         return ::core::result::Result::Err(r.duplicate());
                                     }
                                     r.colon()?;
                                     k = r.string()?;
                                 }
                                 "value" => {
-                                    if !::vtproto::text::__private::first(&mut seen, 1) {
+                                    if !::vtproto::text::__private::first(&mut seen, 1) && (false || !::vtproto::text::__private::is_default(&v)) {
                                         return ::core::result::Result::Err(r.duplicate());
                                     }
                                     r.message_colon();
@@ -724,14 +724,14 @@ impl ::vtproto::text::TextMessage for Timestamp {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.seconds != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.seconds = r.i64()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && m.nanos != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -803,7 +803,7 @@ impl ::vtproto::text::TextMessage for Type {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -835,14 +835,14 @@ impl ::vtproto::text::TextMessage for Type {
                     ::vtproto::text::__private::merge_message(r, m.source_context.get_or_insert_with(::core::default::Default::default))?;
                 }
                 5 => {
-                    if !::vtproto::text::__private::first(seen, 5) {
+                    if !::vtproto::text::__private::first(seen, 5) && m.syntax != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.syntax = r.enum_value(Syntax::from_json_name)?;
                 }
                 6 => {
-                    if !::vtproto::text::__private::first(seen, 6) {
+                    if !::vtproto::text::__private::first(seen, 6) && !m.edition.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -929,49 +929,49 @@ impl ::vtproto::text::TextMessage for Field {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.kind != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.kind = r.enum_value(field::Kind::from_json_name)?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && m.cardinality != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.cardinality = r.enum_value(field::Cardinality::from_json_name)?;
                 }
                 2 => {
-                    if !::vtproto::text::__private::first(seen, 2) {
+                    if !::vtproto::text::__private::first(seen, 2) && m.number != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.number = r.i32()?;
                 }
                 3 => {
-                    if !::vtproto::text::__private::first(seen, 3) {
+                    if !::vtproto::text::__private::first(seen, 3) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.name = r.string()?;
                 }
                 4 => {
-                    if !::vtproto::text::__private::first(seen, 4) {
+                    if !::vtproto::text::__private::first(seen, 4) && !m.type_url.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.type_url = r.string()?;
                 }
                 5 => {
-                    if !::vtproto::text::__private::first(seen, 5) {
+                    if !::vtproto::text::__private::first(seen, 5) && m.oneof_index != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.oneof_index = r.i32()?;
                 }
                 6 => {
-                    if !::vtproto::text::__private::first(seen, 6) {
+                    if !::vtproto::text::__private::first(seen, 6) && m.packed {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -984,14 +984,14 @@ impl ::vtproto::text::TextMessage for Field {
                     }
                 }
                 8 => {
-                    if !::vtproto::text::__private::first(seen, 8) {
+                    if !::vtproto::text::__private::first(seen, 8) && !m.json_name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.json_name = r.string()?;
                 }
                 9 => {
-                    if !::vtproto::text::__private::first(seen, 9) {
+                    if !::vtproto::text::__private::first(seen, 9) && !m.default_value.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1067,7 +1067,7 @@ impl ::vtproto::text::TextMessage for Enum {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1093,14 +1093,14 @@ impl ::vtproto::text::TextMessage for Enum {
                     ::vtproto::text::__private::merge_message(r, m.source_context.get_or_insert_with(::core::default::Default::default))?;
                 }
                 4 => {
-                    if !::vtproto::text::__private::first(seen, 4) {
+                    if !::vtproto::text::__private::first(seen, 4) && m.syntax != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.syntax = r.enum_value(Syntax::from_json_name)?;
                 }
                 5 => {
-                    if !::vtproto::text::__private::first(seen, 5) {
+                    if !::vtproto::text::__private::first(seen, 5) && !m.edition.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1158,14 +1158,14 @@ impl ::vtproto::text::TextMessage for EnumValue {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.name = r.string()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && m.number != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1222,7 +1222,7 @@ impl ::vtproto::text::TextMessage for Option {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1274,7 +1274,7 @@ impl ::vtproto::text::TextMessage for DoubleValue {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.value.to_bits() != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1318,7 +1318,7 @@ impl ::vtproto::text::TextMessage for FloatValue {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.value.to_bits() != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1362,7 +1362,7 @@ impl ::vtproto::text::TextMessage for Int64Value {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.value != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1406,7 +1406,7 @@ impl ::vtproto::text::TextMessage for UInt64Value {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.value != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1450,7 +1450,7 @@ impl ::vtproto::text::TextMessage for Int32Value {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.value != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1494,7 +1494,7 @@ impl ::vtproto::text::TextMessage for UInt32Value {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.value != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1538,7 +1538,7 @@ impl ::vtproto::text::TextMessage for BoolValue {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.value {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1582,7 +1582,7 @@ impl ::vtproto::text::TextMessage for StringValue {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.value.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -1626,7 +1626,7 @@ impl ::vtproto::text::TextMessage for BytesValue {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.value.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;

@@ -47,7 +47,7 @@ impl ::vtproto::text::TextMessage for Api {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -66,7 +66,7 @@ impl ::vtproto::text::TextMessage for Api {
                     }
                 }
                 3 => {
-                    if !::vtproto::text::__private::first(seen, 3) {
+                    if !::vtproto::text::__private::first(seen, 3) && !m.version.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -86,7 +86,7 @@ impl ::vtproto::text::TextMessage for Api {
                     }
                 }
                 6 => {
-                    if !::vtproto::text::__private::first(seen, 6) {
+                    if !::vtproto::text::__private::first(seen, 6) && m.syntax != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -161,35 +161,35 @@ impl ::vtproto::text::TextMessage for Method {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.name = r.string()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && !m.request_type_url.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.request_type_url = r.string()?;
                 }
                 2 => {
-                    if !::vtproto::text::__private::first(seen, 2) {
+                    if !::vtproto::text::__private::first(seen, 2) && m.request_streaming {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.request_streaming = r.bool()?;
                 }
                 3 => {
-                    if !::vtproto::text::__private::first(seen, 3) {
+                    if !::vtproto::text::__private::first(seen, 3) && !m.response_type_url.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.response_type_url = r.string()?;
                 }
                 4 => {
-                    if !::vtproto::text::__private::first(seen, 4) {
+                    if !::vtproto::text::__private::first(seen, 4) && m.response_streaming {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -202,7 +202,7 @@ impl ::vtproto::text::TextMessage for Method {
                     }
                 }
                 6 => {
-                    if !::vtproto::text::__private::first(seen, 6) {
+                    if !::vtproto::text::__private::first(seen, 6) && m.syntax != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -255,14 +255,14 @@ impl ::vtproto::text::TextMessage for Mixin {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.name = r.string()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && !m.root.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -899,14 +899,14 @@ impl ::vtproto::text::TextMessage for FieldDescriptorProto {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
-                    m.label = ::core::option::Option::Some(r.closed_enum_value(|name| field_descriptor_proto::Label::from_str_name(name).map(|e| e as i32), |n| field_descriptor_proto::Label::try_from(n).is_ok())?);
+                    m.label = ::core::option::Option::Some(r.enum_value(|name| field_descriptor_proto::Label::from_str_name(name).map(|e| e as i32))?);
                 }
                 3 => {
                     if !::vtproto::text::__private::first(seen, 3) {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
-                    m.r#type = ::core::option::Option::Some(r.closed_enum_value(|name| field_descriptor_proto::Type::from_str_name(name).map(|e| e as i32), |n| field_descriptor_proto::Type::try_from(n).is_ok())?);
+                    m.r#type = ::core::option::Option::Some(r.enum_value(|name| field_descriptor_proto::Type::from_str_name(name).map(|e| e as i32))?);
                 }
                 4 => {
                     if !::vtproto::text::__private::first(seen, 4) {
@@ -1568,7 +1568,7 @@ impl ::vtproto::text::TextMessage for FileOptions {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
-                    m.optimize_for = ::core::option::Option::Some(r.closed_enum_value(|name| file_options::OptimizeMode::from_str_name(name).map(|e| e as i32), |n| file_options::OptimizeMode::try_from(n).is_ok())?);
+                    m.optimize_for = ::core::option::Option::Some(r.enum_value(|name| file_options::OptimizeMode::from_str_name(name).map(|e| e as i32))?);
                 }
                 6 => {
                     if !::vtproto::text::__private::first(seen, 6) {
@@ -1849,7 +1849,7 @@ impl ::vtproto::text::TextMessage for FieldOptions {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
-                    m.ctype = ::core::option::Option::Some(r.closed_enum_value(|name| field_options::CType::from_str_name(name).map(|e| e as i32), |n| field_options::CType::try_from(n).is_ok())?);
+                    m.ctype = ::core::option::Option::Some(r.enum_value(|name| field_options::CType::from_str_name(name).map(|e| e as i32))?);
                 }
                 1 => {
                     if !::vtproto::text::__private::first(seen, 1) {
@@ -1863,7 +1863,7 @@ impl ::vtproto::text::TextMessage for FieldOptions {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
-                    m.jstype = ::core::option::Option::Some(r.closed_enum_value(|name| field_options::JsType::from_str_name(name).map(|e| e as i32), |n| field_options::JsType::try_from(n).is_ok())?);
+                    m.jstype = ::core::option::Option::Some(r.enum_value(|name| field_options::JsType::from_str_name(name).map(|e| e as i32))?);
                 }
                 3 => {
                     if !::vtproto::text::__private::first(seen, 3) {
@@ -2175,7 +2175,7 @@ impl ::vtproto::text::TextMessage for MethodOptions {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
-                    m.idempotency_level = ::core::option::Option::Some(r.closed_enum_value(|name| method_options::IdempotencyLevel::from_str_name(name).map(|e| e as i32), |n| method_options::IdempotencyLevel::try_from(n).is_ok())?);
+                    m.idempotency_level = ::core::option::Option::Some(r.enum_value(|name| method_options::IdempotencyLevel::from_str_name(name).map(|e| e as i32))?);
                 }
                 2 => {
                     let mut items = r.message_items()?;
@@ -2644,14 +2644,14 @@ impl ::vtproto::text::TextMessage for Duration {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.seconds != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.seconds = r.i64()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && m.nanos != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -2737,7 +2737,7 @@ impl ::vtproto::text::TextMessage for SourceContext {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.file_name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -2794,14 +2794,14 @@ impl ::vtproto::text::TextMessage for Struct {
                         while let ::core::option::Option::Some(name) = r.next_field()? {
                             match &*name {
                                 "key" => {
-                                    if !::vtproto::text::__private::first(&mut seen, 0) {
+                                    if !::vtproto::text::__private::first(&mut seen, 0) && (false || !::vtproto::text::__private::is_default(&k)) {
                                         return ::core::result::Result::Err(r.duplicate());
                                     }
                                     r.colon()?;
                                     k = r.string()?;
                                 }
                                 "value" => {
-                                    if !::vtproto::text::__private::first(&mut seen, 1) {
+                                    if !::vtproto::text::__private::first(&mut seen, 1) && (false || !::vtproto::text::__private::is_default(&v)) {
                                         return ::core::result::Result::Err(r.duplicate());
                                     }
                                     r.message_colon();
@@ -3007,14 +3007,14 @@ impl ::vtproto::text::TextMessage for Timestamp {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.seconds != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.seconds = r.i64()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && m.nanos != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -3081,7 +3081,7 @@ impl ::vtproto::text::TextMessage for Type {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -3113,7 +3113,7 @@ impl ::vtproto::text::TextMessage for Type {
                     ::vtproto::text::__private::merge_message(r, m.source_context.get_or_insert_with(::core::default::Default::default))?;
                 }
                 5 => {
-                    if !::vtproto::text::__private::first(seen, 5) {
+                    if !::vtproto::text::__private::first(seen, 5) && m.syntax != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -3198,49 +3198,49 @@ impl ::vtproto::text::TextMessage for Field {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && m.kind != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.kind = r.enum_value(|name| field::Kind::from_str_name(name).map(|e| e as i32))?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && m.cardinality != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.cardinality = r.enum_value(|name| field::Cardinality::from_str_name(name).map(|e| e as i32))?;
                 }
                 2 => {
-                    if !::vtproto::text::__private::first(seen, 2) {
+                    if !::vtproto::text::__private::first(seen, 2) && m.number != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.number = r.i32()?;
                 }
                 3 => {
-                    if !::vtproto::text::__private::first(seen, 3) {
+                    if !::vtproto::text::__private::first(seen, 3) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.name = r.string()?;
                 }
                 4 => {
-                    if !::vtproto::text::__private::first(seen, 4) {
+                    if !::vtproto::text::__private::first(seen, 4) && !m.type_url.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.type_url = r.string()?;
                 }
                 5 => {
-                    if !::vtproto::text::__private::first(seen, 5) {
+                    if !::vtproto::text::__private::first(seen, 5) && m.oneof_index != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.oneof_index = r.i32()?;
                 }
                 6 => {
-                    if !::vtproto::text::__private::first(seen, 6) {
+                    if !::vtproto::text::__private::first(seen, 6) && m.packed {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -3253,14 +3253,14 @@ impl ::vtproto::text::TextMessage for Field {
                     }
                 }
                 8 => {
-                    if !::vtproto::text::__private::first(seen, 8) {
+                    if !::vtproto::text::__private::first(seen, 8) && !m.json_name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.json_name = r.string()?;
                 }
                 9 => {
-                    if !::vtproto::text::__private::first(seen, 9) {
+                    if !::vtproto::text::__private::first(seen, 9) && !m.default_value.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -3331,7 +3331,7 @@ impl ::vtproto::text::TextMessage for Enum {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -3357,7 +3357,7 @@ impl ::vtproto::text::TextMessage for Enum {
                     ::vtproto::text::__private::merge_message(r, m.source_context.get_or_insert_with(::core::default::Default::default))?;
                 }
                 4 => {
-                    if !::vtproto::text::__private::first(seen, 4) {
+                    if !::vtproto::text::__private::first(seen, 4) && m.syntax != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -3413,14 +3413,14 @@ impl ::vtproto::text::TextMessage for EnumValue {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
                     m.name = r.string()?;
                 }
                 1 => {
-                    if !::vtproto::text::__private::first(seen, 1) {
+                    if !::vtproto::text::__private::first(seen, 1) && m.number != 0 {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
@@ -3476,7 +3476,7 @@ impl ::vtproto::text::TextMessage for Option {
             use ::vtproto::text::TextMessage as _;
             match field {
                 0 => {
-                    if !::vtproto::text::__private::first(seen, 0) {
+                    if !::vtproto::text::__private::first(seen, 0) && !m.name.is_empty() {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.colon()?;
