@@ -89,6 +89,58 @@ where
     );
 }
 
+/// Text-format input for the same messages as [`json`] (the first byte picks one; the rest is
+/// the text, not necessarily UTF-8): reading never panics; what reads writes again, on one
+/// line and pretty, and reads back to the same value, and its binary encoding decodes to it.
+pub fn text(data: &[u8]) {
+    use crate::own_standalone::vt as s;
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    match which % 7 {
+        0 => text_one::<s::candidates::CandidatesResponse>(rest),
+        1 => text_one::<s::event::EventBatch>(rest),
+        2 => text_one::<s::deep::Node>(rest),
+        3 => text_one::<s::test::proto3::Maps>(rest),
+        4 => text_one::<s::test::proto3::WellKnown>(rest),
+        5 => text_one::<s::test::proto2::Groups>(rest),
+        _ => text_one::<s::test::proto3::Oneofs>(rest),
+    }
+}
+
+fn text_one<M>(input: &[u8])
+where
+    M: vtproto::Message + vtproto::text::TextMessage + PartialEq + std::fmt::Debug,
+{
+    use vtproto::text;
+    let options = text::DecodeOptions {
+        recursion_limit: 32,
+        ..text::DecodeOptions::default()
+    };
+    let Ok(input) = std::str::from_utf8(input) else {
+        assert!(text::from_slice::<M>(input).is_err());
+        return;
+    };
+    let Ok(value) = text::from_str_with::<M>(input, &options) else {
+        return;
+    };
+    for written in [text::to_string(&value), text::to_string_pretty(&value)] {
+        let written = written.expect("a value read from text has a text form");
+        let again: M = text::from_str_with(&written, &options)
+            .unwrap_or_else(|e| panic!("our text does not read back ({e}): {written}"));
+        assert!(
+            crate::properties::same(&again, &value),
+            "text round trip: {written}"
+        );
+    }
+    let bytes = value.encode_to_vec();
+    let decoded = M::decode(&bytes).ok();
+    assert!(
+        decoded.is_some_and(|d| crate::properties::same(&d, &value)),
+        "the binary round trip of a value read from text differs"
+    );
+}
+
 /// The project's workload and test messages: the first byte picks one.
 pub fn workloads(data: &[u8]) {
     use crate::own::vt as p;

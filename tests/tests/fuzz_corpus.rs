@@ -113,8 +113,33 @@ fn conformance_corpus_and_generated_inputs() {
 
 #[test]
 fn json_corpus_and_generated_inputs() {
-    let replayed = replay("decode_json", vt_tests::checks::json);
-    // Our JSON of random messages of the target's types, and corruptions of it.
+    text_corpus(
+        "decode_json",
+        vt_tests::checks::json,
+        own_text::<Json>,
+        0x150E,
+    );
+}
+
+#[test]
+fn text_corpus_and_generated_inputs() {
+    text_corpus(
+        "decode_text",
+        vt_tests::checks::text,
+        own_text::<Text>,
+        0x7E47,
+    );
+}
+
+/// A textual format's target: its corpus replayed, then our text (JSON or the text format)
+/// of random messages of the target's types and corruptions of it through `check`.
+fn text_corpus(
+    target: &str,
+    check: fn(&[u8]),
+    write: fn(usize, &[u8]) -> Option<String>,
+    seed: u64,
+) {
+    let replayed = replay(target, check);
     let schema = Schema::new(vt_tests::OWN_DESCRIPTORS);
     let types = [
         "vt.candidates.CandidatesResponse",
@@ -125,25 +150,25 @@ fn json_corpus_and_generated_inputs() {
         "vt.test.proto2.Groups",
         "vt.test.proto3.Oneofs",
     ];
-    let seeds = std::env::var_os("VT_FUZZ_SEEDS").map(|d| PathBuf::from(d).join("decode_json"));
+    let seeds = std::env::var_os("VT_FUZZ_SEEDS").map(|d| PathBuf::from(d).join(target));
     if let Some(dir) = &seeds {
         std::fs::create_dir_all(dir).unwrap();
     }
-    let mut rng = Rng::new(0x150E);
+    let mut rng = Rng::new(seed);
     let mut read = 0;
     for i in 0..200u32 {
         for (which, name) in types.iter().enumerate() {
             let bytes = schema.random_message(name, &mut rng);
-            let Some(text) = own_json(which, &bytes) else {
+            let Some(text) = write(which, &bytes) else {
                 continue;
             };
             let mut input = vec![which as u8];
             input.extend(text.as_bytes());
-            vt_tests::checks::json(&input);
+            check(&input);
             read += 1;
             let mut corrupted = vec![which as u8];
             corrupted.extend(mutate(text.as_bytes(), &mut rng));
-            vt_tests::checks::json(&corrupted);
+            check(&corrupted);
             if let Some(dir) = &seeds {
                 if i % 10 == 0 {
                     std::fs::write(dir.join(format!("gen-{which}-{i}")), &input).unwrap();
@@ -151,25 +176,49 @@ fn json_corpus_and_generated_inputs() {
             }
         }
     }
-    assert!(read > 500, "too few generated JSON inputs: {read}");
+    assert!(read > 500, "too few generated {target} inputs: {read}");
     eprintln!("replayed {replayed} corpus inputs, {read} generated");
 }
 
-/// Our JSON of the binary message `bytes` of type number `which` of the `json` check.
-fn own_json(which: usize, bytes: &[u8]) -> Option<String> {
+/// A textual format: how it writes a message.
+trait Format {
+    fn write<M: vtproto::json::JsonMessage + vtproto::text::TextMessage>(m: &M) -> Option<String>;
+}
+
+struct Json;
+
+impl Format for Json {
+    fn write<M: vtproto::json::JsonMessage + vtproto::text::TextMessage>(m: &M) -> Option<String> {
+        vtproto::json::to_string(m).ok()
+    }
+}
+
+struct Text;
+
+impl Format for Text {
+    fn write<M: vtproto::json::JsonMessage + vtproto::text::TextMessage>(m: &M) -> Option<String> {
+        vtproto::text::to_string_pretty(m).ok()
+    }
+}
+
+/// Our text in format `F` of the binary message `bytes` of type number `which` of the
+/// textual checks.
+fn own_text<F: Format>(which: usize, bytes: &[u8]) -> Option<String> {
     use vt_tests::own_standalone::vt as s;
     use vtproto::Message;
-    fn one<M: Message + vtproto::json::JsonMessage>(bytes: &[u8]) -> Option<String> {
-        vtproto::json::to_string(&M::decode(bytes).ok()?).ok()
+    fn one<F: Format, M: Message + vtproto::json::JsonMessage + vtproto::text::TextMessage>(
+        bytes: &[u8],
+    ) -> Option<String> {
+        F::write(&M::decode(bytes).ok()?)
     }
     match which {
-        0 => one::<s::candidates::CandidatesResponse>(bytes),
-        1 => one::<s::event::EventBatch>(bytes),
-        2 => one::<s::deep::Node>(bytes),
-        3 => one::<s::test::proto3::Maps>(bytes),
-        4 => one::<s::test::proto3::WellKnown>(bytes),
-        5 => one::<s::test::proto2::Groups>(bytes),
-        _ => one::<s::test::proto3::Oneofs>(bytes),
+        0 => one::<F, s::candidates::CandidatesResponse>(bytes),
+        1 => one::<F, s::event::EventBatch>(bytes),
+        2 => one::<F, s::deep::Node>(bytes),
+        3 => one::<F, s::test::proto3::Maps>(bytes),
+        4 => one::<F, s::test::proto3::WellKnown>(bytes),
+        5 => one::<F, s::test::proto2::Groups>(bytes),
+        _ => one::<F, s::test::proto3::Oneofs>(bytes),
     }
 }
 

@@ -1,0 +1,8 @@
+//! Text-format reading on the project's workload and test messages (`mode=standalone`): no
+//! panic on any input, and what reads round-trips through the text format and binary. The
+//! first byte picks the type.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    vt_tests::checks::text(data);
+});
