@@ -76,7 +76,8 @@ fn errors_say_where() {
         "expected a quoted string for field vt.candidates.Candidate.id at line 3, column 7 \
          (path candidates.id)"
     );
-    let cases: [(&str, fn(&TextErrorKind) -> bool); 6] = [
+    type Is = fn(&TextErrorKind) -> bool;
+    let cases: [(&str, Is); 6] = [
         ("candidates { nope: 1 }", |k| {
             matches!(k, TextErrorKind::UnknownField { .. })
         }),

@@ -33,10 +33,11 @@ pub(super) const FEATURE: Feature = Feature {
         }
         // With `json` its lookups serve both; the runtime's own well-known types get theirs
         // from their JSON impls (the runtime's `text` needs its `json`).
-        if !super::is_selected(options, super::json::FEATURE.name)
-            && !foreign_enums(&package.name, options)
-            && !(options.compile_well_known_types && package.name == "google.protobuf")
-        {
+        let runtime_wkt = options.compile_well_known_types && package.name == "google.protobuf";
+        let lookups_elsewhere = super::is_selected(options, super::json::FEATURE.name)
+            || foreign_enums(&package.name, options)
+            || runtime_wkt;
+        if !lookups_elsewhere {
             for e in &package.enums {
                 out(super::json::enum_lookup(e));
             }
