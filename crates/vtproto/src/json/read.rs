@@ -14,7 +14,7 @@ use super::write::first_special;
 use super::{DecodeOptions, JsonError, JsonErrorKind};
 use crate::prelude::*;
 
-/// Reads JSON for generated code; see the [module docs](self).
+/// Reads JSON for generated code; see the [module docs](crate::json).
 pub struct JsonReader<'a, 'o> {
     text: &'a str,
     input: &'a [u8],

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use super::EncodeOptions;
 use crate::prelude::*;
 
-/// Writes JSON for generated code; see the [module docs](self).
+/// Writes JSON for generated code; see the [module docs](crate::json).
 pub struct JsonWriter<'o> {
     out: &'o mut String,
     options: &'o EncodeOptions<'o>,

@@ -9,7 +9,7 @@ use alloc::borrow::Cow;
 use super::{DecodeOptions, TextError, TextErrorKind};
 use crate::prelude::*;
 
-/// Reads the text format for generated code; see the [module docs](self).
+/// Reads the text format for generated code; see the [module docs](crate::text).
 pub struct TextReader<'a, 'o> {
     s: &'a [u8],
     pos: usize,

@@ -7,7 +7,7 @@ use super::EncodeOptions;
 use crate::prelude::*;
 use crate::wire::WireType;
 
-/// Writes the text format for generated code; see the [module docs](self).
+/// Writes the text format for generated code; see the [module docs](crate::text).
 pub struct TextWriter<'o> {
     out: &'o mut String,
     options: &'o EncodeOptions<'o>,
