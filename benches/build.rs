@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut vt = vtproto_build::Config::new();
     // `reuse`: decode_into keeps allocations (the decode_into benches measure it).
-    vt.features(["codec", "reuse", "json"])
+    vt.features(["codec", "reuse", "json", "serde"])
         .views(["."])
         .prost_config()
         .include_file("_prost.rs");

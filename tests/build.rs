@@ -151,7 +151,7 @@ fn standalone_suite(
     let mut config = vtproto_build::Config::new();
     config
         .mode(vtproto_build::Mode::Standalone)
-        .features(["structs", "codec", "reuse", "json", "text"])
+        .features(["structs", "codec", "reuse", "json", "serde", "text"])
         .out_dir(&dir)
         .views(["."])
         .protoc(protoc)

@@ -21,7 +21,12 @@ use vt_benches::{bf, pj};
 /// buffa's for the same message, decoded from prost's bytes so the data is identical.
 fn json_groups<P, J, B>(c: &mut Criterion, name: &str, msg: &P)
 where
-    P: vtproto::json::JsonMessage + prost::Message + PartialEq + std::fmt::Debug,
+    P: vtproto::json::JsonMessage
+        + prost::Message
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + PartialEq
+        + std::fmt::Debug,
     J: prost::Message
         + Default
         + serde::Serialize
@@ -40,6 +45,8 @@ where
     assert_eq!(&vtproto::json::from_str::<P>(&theirs).unwrap(), msg);
     assert_eq!(&vtproto::json::from_str::<P>(&buffa_json).unwrap(), msg);
     assert_eq!(serde_json::from_str::<J>(&ours).unwrap(), pj_msg);
+    assert_eq!(&serde_json::from_str::<P>(&ours).unwrap(), msg);
+    assert_eq!(serde_json::to_string(msg).unwrap(), ours);
 
     let mut g = c.benchmark_group(format!("J_{name}_encode"));
     g.bench_function("pbjson", |b| {
@@ -59,6 +66,10 @@ where
     g.bench_function("buffa", |b| {
         b.iter(|| serde_json::to_string(black_box(&bf_msg)).unwrap())
     });
+    // Our serde impls (`features=..+serde`), through serde_json as pbjson's are.
+    g.bench_function("vtproto_serde", |b| {
+        b.iter(|| serde_json::to_string(black_box(msg)).unwrap())
+    });
     // What JSON costs over our binary codec, on the same value.
     g.bench_function("vtproto_binary", |b| {
         b.iter(|| vtproto::Message::encode_to_vec(black_box(msg)))
@@ -74,6 +85,9 @@ where
     });
     g.bench_function("buffa", |b| {
         b.iter(|| serde_json::from_str::<B>(black_box(&ours)).unwrap())
+    });
+    g.bench_function("vtproto_serde", |b| {
+        b.iter(|| serde_json::from_str::<P>(black_box(&ours)).unwrap())
     });
     g.bench_function("vtproto_binary", |b| {
         b.iter(|| <P as vtproto::Message>::decode(black_box(&bytes)).unwrap())

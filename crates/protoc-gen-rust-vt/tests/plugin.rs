@@ -88,7 +88,7 @@ fn bad_options_fail_with_a_message() {
         ("mode=nope", "unknown mode `nope`"),
         (
             "features=nonsense",
-            "unknown feature `nonsense` (known: structs, codec, reuse, views, json, text, services, descriptors)",
+            "unknown feature `nonsense` (known: structs, codec, reuse, views, json, serde, text, services, descriptors)",
         ),
     ] {
         let out = temp_dir("bad-opt");

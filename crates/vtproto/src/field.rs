@@ -209,7 +209,7 @@ macro_rules! implicit_scalars {
             $(#[$doc])*
             #[inline(always)]
             pub fn $size(key_len: usize, v: $ty) -> usize {
-                if v == Default::default() {
+                if v == <$ty>::default() {
                     0
                 } else {
                     key_len + $wire_size(v)
@@ -221,7 +221,7 @@ macro_rules! implicit_scalars {
                 $(#[$doc])*
                 #[inline(always)]
                 pub fn $put_field(&mut self, key: u32, v: $ty) {
-                    if v != Default::default() {
+                    if v != <$ty>::default() {
                         self.$put(v);
                         self.put_key(key);
                     }

@@ -10,6 +10,7 @@ mod codec;
 mod descriptors;
 mod json;
 mod names;
+mod serde;
 mod services;
 mod structs;
 mod text;
@@ -39,6 +40,7 @@ const FEATURES: &[Feature] = &[
     codec::REUSE,
     views::FEATURE,
     json::FEATURE,
+    serde::FEATURE,
     text::FEATURE,
     services::FEATURE,
     descriptors::FEATURE,
@@ -65,6 +67,12 @@ pub(crate) fn check_dependencies(options: &Options) -> Result<(), Error> {
         return Err(Error::option(
             "the json feature needs the codec feature (`features=codec+json`): an `Any` \
              holds a message's binary form",
+        ));
+    }
+    if names.contains(&serde::FEATURE.name) && !names.contains(&json::FEATURE.name) {
+        return Err(Error::option(
+            "the serde feature needs the json feature (`features=codec+json+serde`): its \
+             impls go through the generated JSON",
         ));
     }
     if names.contains(&text::FEATURE.name) && !names.contains(&codec::FEATURE.name) {

@@ -30,6 +30,8 @@
 mod error;
 mod read;
 mod registry;
+#[cfg(feature = "serde")]
+pub mod serde_impls;
 mod wkt;
 mod wkt_forms;
 mod write;

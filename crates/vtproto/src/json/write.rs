@@ -218,6 +218,8 @@ impl<'o> JsonWriter<'o> {
 
     /// A string, quoted and escaped.
     pub fn str(&mut self, v: &str) {
+        // One reservation for the common case, a string with nothing to escape.
+        self.out.reserve(v.len() + 2);
         self.out.push('"');
         escape_into(v, self.out);
         self.out.push('"');
@@ -297,11 +299,28 @@ pub(crate) fn first_special(bytes: &[u8]) -> usize {
         }
         i += 8;
     }
-    i + bytes[i..]
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .unwrap_or(bytes.len() - i)
+    // The tail (and short strings, most keys and ids): one table load per byte.
+    while let Some(&b) = bytes.get(i) {
+        if SPECIAL[usize::from(b)] {
+            break;
+        }
+        i += 1;
+    }
+    i
 }
+
+/// The bytes a JSON string cannot hold as they are: `"`, `\` and control characters.
+static SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
 
 /// `v` escaped for a JSON string: `"`, `\` and control characters; runs of plain characters
 /// are copied at once.

@@ -1,0 +1,102 @@
+//! serde's `Serialize` and `Deserialize` on generated messages (`features=..+json+serde`,
+//! `mode=standalone`): ProtoJSON's mapping inside a user's serde types, with `serde_json` and
+//! with `serde_json::Value` (another serializer and deserializer), equal to the direct path.
+
+use serde::{Deserialize, Serialize};
+use vt_tests::own_standalone::vt::candidates::{Candidate, CandidatesResponse};
+use vt_tests::own_standalone::vt::test::proto3::{Scalars, WellKnown};
+use vtproto::types::{Duration, Timestamp};
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Envelope {
+    name: String,
+    response: CandidatesResponse,
+    scalars: Vec<Scalars>,
+    wkt: Option<WellKnown>,
+}
+
+fn envelope() -> Envelope {
+    let mut c = Candidate {
+        id: "a\"b".into(),
+        ..Default::default()
+    };
+    c.meta_data.insert("k".into(), "v".into());
+    Envelope {
+        name: "n".into(),
+        response: CandidatesResponse {
+            candidates: vec![c],
+            ..Default::default()
+        },
+        scalars: vec![
+            Scalars {
+                f_int64: i64::MIN,
+                f_uint64: u64::MAX,
+                f_double: f64::NAN,
+                f_float: -0.0,
+                f_bytes: vec![0, 255],
+                f_enum: 2,
+                ..Default::default()
+            },
+            Scalars::default(),
+        ],
+        wkt: Some(WellKnown {
+            ts: Some(Timestamp {
+                seconds: 1,
+                nanos: 5_000,
+                ..Default::default()
+            }),
+            dur: Some(Duration {
+                seconds: -3,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+    }
+}
+
+#[test]
+fn messages_embed_in_serde_types() {
+    let e = envelope();
+    let json = serde_json::to_string(&e).unwrap();
+    // Each message is its ProtoJSON, as the direct path writes it.
+    let direct = vtproto::json::to_string(&e.scalars[0]).unwrap();
+    assert!(json.contains(&direct), "{json}\n{direct}");
+    assert!(
+        json.contains(r#""f_int64":"-9223372036854775808""#)
+            || json.contains(r#""fInt64":"-9223372036854775808""#),
+        "{json}"
+    );
+    assert!(json.contains(r#""1970-01-01T00:00:01.000005Z""#), "{json}");
+    let back: Envelope = serde_json::from_str(&json).unwrap();
+    // NaN is not equal to itself: compare the rest, and NaN as NaN.
+    assert!(back.scalars[0].f_double.is_nan());
+    let mut back = back;
+    back.scalars[0].f_double = 0.0;
+    let mut want = e;
+    want.scalars[0].f_double = 0.0;
+    assert_eq!(back, want);
+}
+
+#[test]
+fn through_another_serializer() {
+    let e = envelope();
+    let value = serde_json::to_value(&e).unwrap();
+    let direct: serde_json::Value =
+        serde_json::from_str(&vtproto::json::to_string(&e.response).unwrap()).unwrap();
+    assert_eq!(value["response"], direct);
+    let back: Envelope = serde_json::from_value(value).unwrap();
+    assert_eq!(back.response, e.response);
+    assert_eq!(back.wkt, e.wkt);
+}
+
+#[test]
+fn bad_input_is_a_serde_error() {
+    for bad in [
+        r#"{"name":"n","response":{"candidates":[{"id":7}]},"scalars":[],"wkt":null}"#,
+        r#"{"name":"n","response":{"nope":1},"scalars":[],"wkt":null}"#,
+        r#"{"name":"n","response":{},"scalars":[{"fInt32":1.5}],"wkt":null}"#,
+    ] {
+        let e = serde_json::from_str::<Envelope>(bad).unwrap_err();
+        assert!(!e.to_string().is_empty());
+    }
+}
