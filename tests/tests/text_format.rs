@@ -45,6 +45,20 @@ fn one_line_and_pretty_forms() {
 }
 
 #[test]
+fn map_entries_print_in_key_order() {
+    let mut c = Candidate::default();
+    for k in ["b", "a", "d", "c", "e", "f", "h", "g"] {
+        c.meta_data.insert(k.into(), k.to_uppercase());
+    }
+    let text = text::to_string(&c).unwrap();
+    let keys: Vec<&str> = text
+        .match_indices("key: \"")
+        .map(|(i, _)| &text[i + 6..i + 7])
+        .collect();
+    assert_eq!(keys, ["a", "b", "c", "d", "e", "f", "g", "h"], "{text}");
+}
+
+#[test]
 fn hand_written_forms_read() {
     let input = r#"
         # a comment

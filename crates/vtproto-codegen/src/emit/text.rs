@@ -202,8 +202,19 @@ fn write_field(m: &Message, f: &Field, names: &Names<'_>) -> TokenStream {
                 _ => key,
             };
             let value = write_value("value", &map.value, &value_ref(&map.value), names);
+            // Entries in key order, as C++ prints them: the same value prints the same text
+            // (a golden file's need), whatever the `HashMap`'s order.
+            let entries = if map.btree {
+                quote!(&self.#ident)
+            } else {
+                quote! {{
+                    let mut entries: ::std::vec::Vec<_> = self.#ident.iter().collect();
+                    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                    entries
+                }}
+            };
             quote! {
-                for (k, v) in &self.#ident {
+                for (k, v) in #entries {
                     w.begin_message(#name);
                     #key
                     #value

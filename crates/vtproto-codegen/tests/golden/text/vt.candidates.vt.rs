@@ -9,7 +9,12 @@ impl ::vtproto::text::TextMessage for Candidate {
             w.field("id");
             w.str(&self.id);
         }
-        for (k, v) in &self.meta_data {
+        for (k, v) in {
+            let mut entries: ::std::vec::Vec<_> = self.meta_data.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            entries
+        }
+        {
             w.begin_message("meta_data");
             w.field("key");
             w.str(&k);

@@ -685,7 +685,12 @@ impl ::vtproto::text::TextMessage for HasMethods {
             v.write_text(w)?;
             w.end_message();
         }
-        for (k, v) in &self.by_name {
+        for (k, v) in {
+            let mut entries: ::std::vec::Vec<_> = self.by_name.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            entries
+        }
+        {
             w.begin_message("by_name");
             w.field("key");
             w.str(&k);

@@ -2766,7 +2766,12 @@ impl ::vtproto::text::TextMessage for Struct {
     fn write_text(&self, w: &mut ::vtproto::text::TextWriter<'_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
         #[allow(unused_imports)]
         use ::vtproto::text::TextMessage as _;
-        for (k, v) in &self.fields {
+        for (k, v) in {
+            let mut entries: ::std::vec::Vec<_> = self.fields.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            entries
+        }
+        {
             w.begin_message("fields");
             w.field("key");
             w.str(&k);
