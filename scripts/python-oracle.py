@@ -84,17 +84,24 @@ def main():
         out.flush()
 
 
+def new_message(name, pool, classes):
+    """A new message of type `name`, or None if the pool does not know it."""
+    try:
+        if name not in classes:
+            classes[name] = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
+    except KeyError:
+        return None
+    return classes[name]()
+
+
 def json_request(line, pool, classes):
     from google.protobuf import json_format
 
     op, name, data = line.rstrip("\n").split(" ", 2)
     flags = int(op[1:] or 0)
-    try:
-        if name not in classes:
-            classes[name] = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
-    except KeyError:
+    msg = new_message(name, pool, classes)
+    if msg is None:
         return f"FAIL unknown message type {name}"
-    msg = classes[name]()
     try:
         if op[0] == "J":
             msg.MergeFromString(bytes.fromhex(data))
@@ -123,12 +130,9 @@ def text_request(line, pool, classes):
 
     op, name, data = line.rstrip("\n").split(" ", 2)
     flags = int(op[1:] or 0)
-    try:
-        if name not in classes:
-            classes[name] = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
-    except KeyError:
+    msg = new_message(name, pool, classes)
+    if msg is None:
         return f"FAIL unknown message type {name}"
-    msg = classes[name]()
     try:
         if op[0] == "T":
             msg.MergeFromString(bytes.fromhex(data))

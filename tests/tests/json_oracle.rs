@@ -18,7 +18,6 @@
 mod support;
 
 use std::fmt::Debug;
-use std::path::PathBuf;
 
 use support::oracle::{python, Oracle};
 use support::{Rng, Schema};
@@ -286,27 +285,7 @@ mod editions {
 #[test]
 fn our_json_and_pythons_read_alike() {
     let Some(python) = python() else { return };
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let protos = [
-        "test/editions/e2023.proto",
-        "test/editions/e2024.proto",
-        "test/all_types_proto3.proto",
-        "test/all_types_proto2.proto",
-        "test/imported.proto",
-        "test/nasty_names.proto",
-        "candidates.proto",
-        "event.proto",
-        "deep.proto",
-    ];
-    let out = std::env::temp_dir().join(format!("vt-py-json-{}", std::process::id()));
-    let mut oracle = Oracle::for_protos(
-        &python,
-        "upb",
-        &root.join("proto"),
-        &protos,
-        &["test", "test/editions"],
-        &out,
-    );
+    let mut oracle = Oracle::for_project(&python, "json");
     let mut registry = TypeRegistry::new();
     own::register(&mut registry);
     editions::register(&mut registry);

@@ -16,7 +16,6 @@
 mod support;
 
 use std::fmt::Debug;
-use std::path::PathBuf;
 
 use support::oracle::{python, Oracle};
 use support::{Rng, Schema};
@@ -242,27 +241,7 @@ mod editions {
 #[test]
 fn our_text_and_pythons_read_alike() {
     let Some(python) = python() else { return };
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let protos = [
-        "test/editions/e2023.proto",
-        "test/editions/e2024.proto",
-        "test/all_types_proto3.proto",
-        "test/all_types_proto2.proto",
-        "test/imported.proto",
-        "test/nasty_names.proto",
-        "candidates.proto",
-        "event.proto",
-        "deep.proto",
-    ];
-    let out = std::env::temp_dir().join(format!("vt-py-text-{}", std::process::id()));
-    let mut oracle = Oracle::for_protos(
-        &python,
-        "upb",
-        &root.join("proto"),
-        &protos,
-        &["test", "test/editions"],
-        &out,
-    );
+    let mut oracle = Oracle::for_project(&python, "text");
     let mut registry = TypeRegistry::new();
     own::register(&mut registry);
     editions::register(&mut registry);
@@ -308,16 +287,7 @@ fn our_text_and_pythons_read_alike() {
 #[test]
 fn the_specs_edge_cases() {
     let Some(python) = python() else { return };
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let out = std::env::temp_dir().join(format!("vt-py-text-edges-{}", std::process::id()));
-    let mut oracle = Oracle::for_protos(
-        &python,
-        "upb",
-        &root.join("proto"),
-        &["test/all_types_proto3.proto", "test/imported.proto"],
-        &["test"],
-        &out,
-    );
+    let mut oracle = Oracle::for_project(&python, "text-edges");
     use vt_tests::own_standalone::vt::test::proto3 as p3;
     // (message, input, we read it, Python reads it)
     const S: &str = "vt.test.proto3.Scalars";

@@ -59,6 +59,33 @@ impl Oracle {
         }
     }
 
+    /// A upb oracle over the project's protos (proto2, proto3, editions, the workloads), the
+    /// types of the `own` and `editions` suites, generated into a folder named by `tag`.
+    #[allow(dead_code)]
+    pub fn for_project(python: &str, tag: &str) -> Oracle {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let protos = [
+            "test/editions/e2023.proto",
+            "test/editions/e2024.proto",
+            "test/all_types_proto3.proto",
+            "test/all_types_proto2.proto",
+            "test/imported.proto",
+            "test/nasty_names.proto",
+            "candidates.proto",
+            "event.proto",
+            "deep.proto",
+        ];
+        let out = std::env::temp_dir().join(format!("vt-py-{tag}-{}", std::process::id()));
+        Oracle::for_protos(
+            python,
+            "upb",
+            &root.join("proto"),
+            &protos,
+            &["test", "test/editions"],
+            &out,
+        )
+    }
+
     /// The deterministic re-encoding of `bytes` as `name`, or `None` if protobuf refuses them.
     pub fn reencode(&mut self, name: &str, bytes: &[u8]) -> Option<Vec<u8>> {
         writeln!(self.input, "{name} {}", hex(bytes)).unwrap();

@@ -134,7 +134,7 @@ fn message_impl(m: &Message, names: &Names<'_>) -> TokenStream {
 }
 
 /// The enum's Rust path, from the package module.
-fn enum_path(t: &TypeRef, names: &Names<'_>) -> TokenStream {
+pub(super) fn enum_path(t: &TypeRef, names: &Names<'_>) -> TokenStream {
     names.owned_type(t, &[])
 }
 
@@ -163,7 +163,7 @@ fn write_value(value: &ValueType, v: &TokenStream, names: &Names<'_>) -> TokenSt
 }
 
 /// `v` bound by reference, in the value convention.
-fn value_ref(value: &ValueType) -> TokenStream {
+pub(super) fn value_ref(value: &ValueType) -> TokenStream {
     match value.scalar() {
         Some(s) if !matches!(s, Scalar::String | Scalar::Bytes) => quote!(*v),
         _ => quote!(v),
@@ -272,7 +272,7 @@ fn write_field(f: &Field, names: &Names<'_>) -> TokenStream {
 }
 
 /// The extension's constant, from the package module.
-fn extension_const(x: &ExtensionRef, names: &Names<'_>) -> TokenStream {
+pub(super) fn extension_const(x: &ExtensionRef, names: &Names<'_>) -> TokenStream {
     names.relative(&[], &x.constant.package, &x.constant.rust_path)
 }
 

@@ -9,11 +9,11 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::json::foreign_enums;
+use super::json::{enum_path, extension_const, foreign_enums, value_ref};
 use super::names::Names;
 use super::Feature;
 use crate::model::{
-    BytesRepr, ExtensionRef, Field, Label, MapField, Message, Oneof, Scalar, TypeRef, ValueType,
+    BytesRepr, ExtensionRef, Field, Label, MapField, Message, Oneof, Scalar, ValueType,
 };
 
 /// The feature's registration.
@@ -84,10 +84,6 @@ fn message_impl(m: &Message, names: &Names<'_>) -> TokenStream {
     }
 }
 
-fn enum_path(t: &TypeRef, names: &Names<'_>) -> TokenStream {
-    names.owned_type(t, &[])
-}
-
 /// Writes field `name` with value `v` (the codec's value convention: `Copy` scalars by value,
 /// the rest as places or references).
 fn write_value(name: &str, value: &ValueType, v: &TokenStream, names: &Names<'_>) -> TokenStream {
@@ -115,14 +111,6 @@ fn write_value(name: &str, value: &ValueType, v: &TokenStream, names: &Names<'_>
                 w.end_message();
             }
         }
-    }
-}
-
-/// `v` bound by reference, in the value convention.
-fn value_ref(value: &ValueType) -> TokenStream {
-    match value.scalar() {
-        Some(s) if !matches!(s, Scalar::String | Scalar::Bytes) => quote!(*v),
-        _ => quote!(v),
     }
 }
 
@@ -240,11 +228,6 @@ fn write_oneof(m: &Message, o: &Oneof, names: &Names<'_>) -> TokenStream {
             }
         }
     }
-}
-
-/// The extension's constant, from the package module.
-fn extension_const(x: &ExtensionRef, names: &Names<'_>) -> TokenStream {
-    names.relative(&[], &x.constant.package, &x.constant.rust_path)
 }
 
 /// The name a declared extension is printed under: `[full.name]`, or for a MessageSet's

@@ -28,8 +28,8 @@
 )]
 
 mod error;
-mod read;
-mod registry;
+pub(crate) mod read;
+pub(crate) mod registry;
 #[cfg(feature = "serde")]
 pub mod serde_impls;
 mod wkt;

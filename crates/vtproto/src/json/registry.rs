@@ -29,21 +29,15 @@ impl AnyType {
         AnyType {
             name: M::NAME,
             special: M::SPECIAL_FORM,
-            // The leanest paths through the codec (these are compiled for every registered
-            // type): a plain merge, and one size walk then one backward write.
             write: |bytes, w| {
-                let mut msg = M::default();
-                msg.merge(&mut crate::Reader::new(bytes))
+                let msg: M = merged(bytes)
                     .map_err(|e| JsonError::new(JsonErrorKind::Decode(e.to_string())))?;
                 msg.write_json(w)
             },
             read: |r| {
                 let mut msg = M::default();
                 msg.merge_json(r)?;
-                let mut buf = vec![0u8; msg.size()];
-                let mut w = crate::ReverseWriter::new(&mut buf);
-                msg.encode_reverse(&mut w);
-                Ok(buf)
+                Ok(encoded(&msg))
             },
         }
     }
@@ -52,6 +46,22 @@ impl AnyType {
     pub fn name(&self) -> &'static str {
         self.name
     }
+}
+
+/// An `Any`'s value decoded, by the leanest path through the codec (these are compiled for
+/// every registered type, for JSON and the text format): a plain merge.
+pub(crate) fn merged<M: crate::Message + Default>(bytes: &[u8]) -> Result<M, crate::DecodeError> {
+    let mut msg = M::default();
+    msg.merge(&mut crate::Reader::new(bytes))?;
+    Ok(msg)
+}
+
+/// A message encoded for an `Any`'s value: one size walk, then one backward write.
+pub(crate) fn encoded<M: crate::Message>(msg: &M) -> Vec<u8> {
+    let mut buf = vec![0u8; msg.size()];
+    let mut w = crate::ReverseWriter::new(&mut buf);
+    msg.encode_reverse(&mut w);
+    buf
 }
 
 /// Message types an `Any` may hold, by full name; passed per call in the options of JSON and

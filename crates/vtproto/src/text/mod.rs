@@ -154,22 +154,8 @@ pub fn from_slice<M: TextMessage>(text: &[u8]) -> Result<M, TextError> {
     match core::str::from_utf8(text) {
         Ok(text) => from_str(text),
         Err(e) => {
-            let before = &text[..e.valid_up_to()];
-            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-            let start = before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-            let column = before[start..]
-                .iter()
-                .filter(|&&b| b & 0xc0 != 0x80)
-                .count()
-                + 1;
-            Err(TextError::at(
-                TextErrorKind::InvalidUtf8,
-                u32::try_from(line).unwrap_or(u32::MAX),
-                u32::try_from(column).unwrap_or(u32::MAX),
-            ))
+            let (line, column) = crate::json::read::line_column(text, e.valid_up_to());
+            Err(TextError::at(TextErrorKind::InvalidUtf8, line, column))
         }
     }
 }
@@ -206,18 +192,14 @@ impl AnyText {
         AnyText {
             name: M::NAME,
             write: |bytes, w| {
-                let mut msg = M::default();
-                msg.merge(&mut crate::Reader::new(bytes))
+                let msg: M = crate::json::registry::merged(bytes)
                     .map_err(|e| TextError::new(TextErrorKind::Decode(e.to_string())))?;
                 msg.write_text(w)
             },
             read: |r| {
                 let mut msg = M::default();
                 msg.merge_text(r)?;
-                let mut buf = vec![0u8; msg.size()];
-                let mut w = crate::ReverseWriter::new(&mut buf);
-                msg.encode_reverse(&mut w);
-                Ok(buf)
+                Ok(crate::json::registry::encoded(&msg))
             },
         }
     }

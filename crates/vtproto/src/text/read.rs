@@ -90,22 +90,8 @@ impl<'a, 'o> TextReader<'a, 'o> {
     #[cold]
     #[inline(never)]
     fn error_at(&self, pos: usize, kind: TextErrorKind) -> TextError {
-        let before = &self.s[..pos.min(self.s.len())];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        let column = before[line_start..]
-            .iter()
-            .filter(|&&b| b & 0xc0 != 0x80)
-            .count()
-            + 1;
-        TextError::at(
-            kind,
-            u32::try_from(line).unwrap_or(u32::MAX),
-            u32::try_from(column).unwrap_or(u32::MAX),
-        )
+        let (line, column) = crate::json::read::line_column(self.s, pos);
+        TextError::at(kind, line, column)
     }
 
     #[cold]
