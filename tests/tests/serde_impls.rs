@@ -2,7 +2,10 @@
 //! `mode=standalone`): ProtoJSON's mapping inside a user's serde types, with `serde_json` and
 //! with `serde_json::Value` (another serializer and deserializer), equal to the direct path.
 
+mod support;
+
 use serde::{Deserialize, Serialize};
+use support::{Rng, Schema};
 use vt_tests::own_standalone::vt::candidates::{Candidate, CandidatesResponse};
 use vt_tests::own_standalone::vt::test::proto3::{Scalars, WellKnown};
 use vtproto::types::{Duration, Timestamp};
@@ -99,4 +102,63 @@ fn bad_input_is_a_serde_error() {
         let e = serde_json::from_str::<Envelope>(bad).unwrap_err();
         assert!(!e.to_string().is_empty());
     }
+}
+
+/// For random messages of every kind of field (maps of every key type, groups, oneofs, enums,
+/// well-known types), the generated `Serialize` writes what the direct path reads to the same
+/// value, and `Deserialize` reads the direct path's JSON to it.
+#[test]
+fn the_same_values_as_the_direct_path() {
+    use vt_tests::own_standalone::vt as s;
+    fn one<M>(bytes: &[u8]) -> bool
+    where
+        M: vtproto::Message + vtproto::json::JsonMessage + Serialize + for<'de> Deserialize<'de>,
+        M: PartialEq + std::fmt::Debug,
+    {
+        let Ok(m) = M::decode(bytes) else {
+            return false;
+        };
+        let Ok(direct) = vtproto::json::to_string(&m) else {
+            // No JSON form (an Any of an unknown type, ...): serde has none either.
+            assert!(serde_json::to_string(&m).is_err());
+            return false;
+        };
+        let via_serde = serde_json::to_string(&m).unwrap();
+        let a: M = vtproto::json::from_str(&direct).unwrap();
+        let b: M =
+            vtproto::json::from_str(&via_serde).unwrap_or_else(|e| panic!("{e}: {via_serde}"));
+        assert!(a == b || support::same_but_nan(&a, &b), "{direct}\n{via_serde}");
+        let c: M = serde_json::from_str(&direct).unwrap();
+        assert!(a == c || support::same_but_nan(&a, &c), "{direct}");
+        true
+    }
+    let schema = Schema::new(vt_tests::OWN_DESCRIPTORS);
+    let mut rng = Rng::new(0x5E2D);
+    let mut compared = 0;
+    for _ in 0..150 {
+        for (name, check) in [
+            (
+                "vt.candidates.CandidatesResponse",
+                one::<s::candidates::CandidatesResponse> as fn(&[u8]) -> bool,
+            ),
+            ("vt.event.EventBatch", one::<s::event::EventBatch>),
+            ("vt.deep.Node", one::<s::deep::Node>),
+            ("vt.test.proto3.Scalars", one::<s::test::proto3::Scalars>),
+            ("vt.test.proto3.Maps", one::<s::test::proto3::Maps>),
+            (
+                "vt.test.proto3.WellKnown",
+                one::<s::test::proto3::WellKnown>,
+            ),
+            ("vt.test.proto3.Oneofs", one::<s::test::proto3::Oneofs>),
+            ("vt.test.proto2.Groups", one::<s::test::proto2::Groups>),
+            (
+                "vt.test.proto2.Repeated2",
+                one::<s::test::proto2::Repeated2>,
+            ),
+        ] {
+            let bytes = schema.random_message(name, &mut rng);
+            compared += usize::from(check(&bytes));
+        }
+    }
+    assert!(compared > 1000, "too few values compared: {compared}");
 }
