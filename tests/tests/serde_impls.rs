@@ -127,7 +127,10 @@ fn the_same_values_as_the_direct_path() {
         let a: M = vtproto::json::from_str(&direct).unwrap();
         let b: M =
             vtproto::json::from_str(&via_serde).unwrap_or_else(|e| panic!("{e}: {via_serde}"));
-        assert!(a == b || support::same_but_nan(&a, &b), "{direct}\n{via_serde}");
+        assert!(
+            a == b || support::same_but_nan(&a, &b),
+            "{direct}\n{via_serde}"
+        );
         let c: M = serde_json::from_str(&direct).unwrap();
         assert!(a == c || support::same_but_nan(&a, &c), "{direct}");
         true

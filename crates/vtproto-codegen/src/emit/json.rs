@@ -314,6 +314,28 @@ fn write_extension(x: &ExtensionRef, names: &Names<'_>) -> TokenStream {
     }
 }
 
+/// A MessageSet's extension declared in its own message type is also named by that type alone
+/// (`[pkg.Type]`), as C++ prints it and protobuf-go writes it, unless two extensions of the
+/// message share that name.
+pub(super) fn message_set_alias(m: &Message, x: &ExtensionRef) -> Option<String> {
+    let by_type = |x: &ExtensionRef| {
+        let scope = x.full_name.rsplit_once('.').map(|(scope, _)| scope)?;
+        match &x.field.value {
+            ValueType::Message(t) if m.message_set && t.full_name == scope => {
+                Some(scope.to_string())
+            }
+            _ => None,
+        }
+    };
+    let scope = by_type(x)?;
+    let sharing = m
+        .extensions
+        .iter()
+        .filter(|y| by_type(y).as_deref() == Some(&*scope))
+        .count();
+    (sharing == 1).then(|| format!("[{scope}]"))
+}
+
 /// Reads a declared extension into its typed value.
 fn read_extension(x: &ExtensionRef, names: &Names<'_>) -> TokenStream {
     let constant = extension_const(x, names);
@@ -632,17 +654,7 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
         // After the fields' and the oneofs' bits.
         let index = Literal::usize_unsuffixed(all.len() + m.oneofs.len() + i);
         let key = format!("[{}]", x.full_name);
-        // A MessageSet's extension declared in its own message type is also named by that
-        // type alone, as protobuf-go writes it.
-        let scope = x.full_name.rsplit_once('.').map(|(scope, _)| scope);
-        let by_type = match (&x.field.value, scope) {
-            (crate::model::ValueType::Message(t), Some(scope))
-                if m.message_set && t.full_name == scope =>
-            {
-                Some(format!("[{scope}]"))
-            }
-            _ => None,
-        };
+        let by_type = message_set_alias(m, x);
         match by_type {
             Some(alias) => lookup.push(quote!(#key | #alias => #index,)),
             None => lookup.push(quote!(#key => #index,)),

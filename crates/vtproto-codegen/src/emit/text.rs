@@ -9,7 +9,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::json::{enum_path, extension_const, foreign_enums, value_ref};
+use super::json::{enum_path, extension_const, foreign_enums, message_set_alias, value_ref};
 use super::names::Names;
 use super::Feature;
 use crate::model::{
@@ -230,16 +230,14 @@ fn write_oneof(m: &Message, o: &Oneof, names: &Names<'_>) -> TokenStream {
     }
 }
 
-/// The name a declared extension is printed under: `[full.name]`, or for a MessageSet's
-/// extension declared in its own message type, that type's name.
+/// The name a declared extension is printed under, and the other it is read by: a
+/// MessageSet's extension declared in its own message type prints by that type's name, as C++
+/// prints it ([`message_set_alias`]).
 fn extension_name(m: &Message, x: &ExtensionRef) -> (String, Option<String>) {
     let key = format!("[{}]", x.full_name);
-    let scope = x.full_name.rsplit_once('.').map(|(scope, _)| scope);
-    match (&x.field.value, scope) {
-        (ValueType::Message(t), Some(scope)) if m.message_set && t.full_name == scope => {
-            (format!("[{scope}]"), Some(key))
-        }
-        _ => (key, None),
+    match message_set_alias(m, x) {
+        Some(alias) => (alias, Some(key)),
+        None => (key, None),
     }
 }
 
