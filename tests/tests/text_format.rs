@@ -206,3 +206,35 @@ fn merge_adds_to_what_is_there() {
     text::merge_from_str(&mut c, "id: \"new\"", &DecodeOptions::default()).unwrap();
     assert_eq!(c.id, "new");
 }
+
+#[test]
+fn extensions_by_full_name() {
+    use vt_tests::own_standalone::vt::test::proto2::{Extendable, EXT_INT32, EXT_REPEATED};
+    use vtproto::Extendable as _;
+    let mut m = Extendable::default();
+    m.set_extension(&EXT_REPEATED, vec![-1, 2]);
+    m.set_extension(&EXT_INT32, 7);
+    let text = text::to_string(&m).unwrap();
+    assert!(text.contains("[vt.test.proto2.ext_repeated]: -1"), "{text}");
+    assert_eq!(text::from_str::<Extendable>(&text).unwrap(), m);
+    // Many occurrences of a repeated extension add up, each in constant time (the values
+    // gather, and are set once).
+    let many = "[vt.test.proto2.ext_repeated]: 1 ".repeat(50_000)
+        + "[vt.test.proto2.ext_repeated]: [2, 3]";
+    let read: Extendable = text::from_str(&many).unwrap();
+    let values = read.extension(&EXT_REPEATED).unwrap().unwrap();
+    assert_eq!(values.len(), 50_002);
+    assert_eq!(values[50_001], 3);
+    // Merging adds to the values the message had.
+    let mut merged = m.clone();
+    text::merge_from_str(
+        &mut merged,
+        "[vt.test.proto2.ext_repeated]: 9",
+        &DecodeOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        merged.extension(&EXT_REPEATED).unwrap().unwrap(),
+        [-1, 2, 9]
+    );
+}

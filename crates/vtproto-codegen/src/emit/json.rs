@@ -685,7 +685,8 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
             &mut self,
             r: &mut ::vtproto::json::JsonReader<'_, '_>,
         ) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-            const NAMES: [&str; #count] = [#(#field_names),*];
+            // Not `NAMES`: an extension named `names` has a constant by that name in this scope.
+            const __FIELD_NAMES: [&str; #count] = [#(#field_names),*];
             #[allow(unused_variables)]
             fn read(
                 m: &mut #path,
@@ -709,7 +710,7 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
                 if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
                     return ::core::result::Result::Err(e.in_field(
                         <Self as ::vtproto::Message>::NAME,
-                        NAMES[field],
+                        __FIELD_NAMES[field],
                         &key,
                     ));
                 }

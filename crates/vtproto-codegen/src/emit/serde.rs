@@ -61,18 +61,18 @@ fn message_impls(m: &Message, names: &Names<'_>) -> TokenStream {
         #allow
         impl #rt::serde::Serialize for #path {
             #[allow(unused_variables, unused_mut)]
-            fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
+            fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error>
             where
-                S: #rt::serde::Serializer,
+                __S: #rt::serde::Serializer,
             {
                 #serialize
             }
         }
 
         impl<'de> #rt::serde::Deserialize<'de> for #path {
-            fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
+            fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error>
             where
-                D: #rt::serde::Deserializer<'de>,
+                __D: #rt::serde::Deserializer<'de>,
             {
                 #rt::deserialize(deserializer)
             }

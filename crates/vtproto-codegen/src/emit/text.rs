@@ -468,64 +468,75 @@ fn read_oneof_member(o: &Oneof, f: &Field, bit: usize, names: &Names<'_>) -> Tok
 }
 
 /// Reads a declared extension into its typed value (a repeated one appends).
+/// Reads a singular declared extension into its typed value.
 fn read_extension(x: &ExtensionRef, bit: usize, names: &Names<'_>) -> TokenStream {
     let constant = extension_const(x, names);
     let f = &x.field;
     let v = read_value(&f.value, BytesRepr::Vec, names);
-    let set = quote!(::vtproto::Extendable::set_extension(m, &#constant, v););
-    match &f.label {
-        Label::Repeated { .. } => {
-            let items = items(&f.value);
-            quote! {
-                let mut vals = ::vtproto::Extendable::extension(m, &#constant)
-                    .ok()
-                    .flatten()
-                    .unwrap_or_default();
-                let mut items = #items;
-                while items.next(r)? {
-                    vals.push(#v);
-                }
-                let v = vals;
-                #set
-            }
+    let bit = Literal::usize_unsuffixed(bit);
+    let colon = if is_message(&f.value) {
+        quote!(r.message_colon();)
+    } else {
+        quote!(r.colon()?;)
+    };
+    quote! {
+        if !::vtproto::text::__private::first(seen, #bit) {
+            return ::core::result::Result::Err(r.duplicate());
         }
-        _ => {
-            let bit = Literal::usize_unsuffixed(bit);
-            let colon = if is_message(&f.value) {
-                quote!(r.message_colon();)
-            } else {
-                quote!(r.colon()?;)
-            };
-            quote! {
-                if !::vtproto::text::__private::first(seen, #bit) {
-                    return ::core::result::Result::Err(r.duplicate());
-                }
-                #colon
-                let v = #v;
-                #set
+        #colon
+        let v = #v;
+        ::vtproto::Extendable::set_extension(m, &#constant, v);
+    }
+}
+
+/// A repeated declared extension: its values gather in a local (`pending`, seeded with the
+/// values the message had) and are set once after the last field, so that `n` occurrences
+/// cost `n` pushes, not `n` copies of the list.
+struct RepeatedExtension {
+    declare: TokenStream,
+    arm: TokenStream,
+    set: TokenStream,
+}
+
+fn repeated_extension(x: &ExtensionRef, index: usize, names: &Names<'_>) -> RepeatedExtension {
+    let constant = extension_const(x, names);
+    let f = &x.field;
+    let v = read_value(&f.value, BytesRepr::Vec, names);
+    let items = items(&f.value);
+    let pending = quote::format_ident!("pending_{}", index);
+    let index = Literal::usize_unsuffixed(index);
+    RepeatedExtension {
+        declare: quote!(let mut #pending = ::core::option::Option::None;),
+        arm: quote! {
+            #index => {
+                let vals = #pending.get_or_insert_with(|| {
+                    ::vtproto::Extendable::extension(&*self, &#constant)
+                        .ok()
+                        .flatten()
+                        .unwrap_or_default()
+                });
+                (|r: &mut ::vtproto::text::TextReader<'_, '_>,
+                  vals: &mut ::std::vec::Vec<_>|
+                 -> ::core::result::Result<(), ::vtproto::text::TextError> {
+                    let mut items = #items;
+                    while items.next(r)? {
+                        vals.push(#v);
+                    }
+                    ::core::result::Result::Ok(())
+                })(r, vals)
             }
-        }
+        },
+        set: quote! {
+            if let ::core::option::Option::Some(v) = #pending {
+                ::vtproto::Extendable::set_extension(self, &#constant, v);
+            }
+        },
     }
 }
 
 fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
     let path = m.rust_path.tokens();
     let all: Vec<(Option<&Oneof>, &Field)> = m.all_fields().collect();
-    if all.is_empty() && m.extensions.is_empty() {
-        return quote! {
-            fn merge_text(
-                &mut self,
-                r: &mut ::vtproto::text::TextReader<'_, '_>,
-            ) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-                match r.next_field()? {
-                    ::core::option::Option::Some(name) => {
-                        ::core::result::Result::Err(r.unknown_field(&name))
-                    }
-                    ::core::option::Option::None => ::core::result::Result::Ok(()),
-                }
-            }
-        };
-    }
     let oneof_bit =
         |o: &Oneof| all.len() + m.oneofs.iter().position(|x| x.name == o.name).unwrap_or(0);
     let bits = all.len() + m.oneofs.len() + m.extensions.len();
@@ -553,6 +564,7 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
         field_names.push(f.name.clone());
     }
     field_names.extend(std::iter::repeat_n(String::new(), m.oneofs.len()));
+    let mut repeated = Vec::new();
     for (i, x) in m.extensions.iter().enumerate() {
         let bit = all.len() + m.oneofs.len() + i;
         let index = Literal::usize_unsuffixed(bit);
@@ -561,8 +573,12 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
             Some(alias) => lookup.push(quote!(#key | #alias => #index,)),
             None => lookup.push(quote!(#key => #index,)),
         }
-        let body = read_extension(x, bit, names);
-        arms.push(quote!(#index => { #body }));
+        if matches!(x.field.label, Label::Repeated { .. }) {
+            repeated.push(repeated_extension(x, bit, names));
+        } else {
+            let body = read_extension(x, bit, names);
+            arms.push(quote!(#index => { #body }));
+        }
         field_names.push(x.full_name.clone());
     }
     let count = Literal::usize_unsuffixed(field_names.len());
@@ -581,12 +597,33 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
             }
         }
     });
+    if all.is_empty() && m.extensions.is_empty() {
+        return quote! {
+            fn merge_text(
+                &mut self,
+                r: &mut ::vtproto::text::TextReader<'_, '_>,
+            ) -> ::core::result::Result<(), ::vtproto::text::TextError> {
+                #[allow(clippy::never_loop)]
+                while let ::core::option::Option::Some(name) = r.next_field()? {
+                    match &*name {
+                        #reserved
+                        _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                    }
+                }
+                ::core::result::Result::Ok(())
+            }
+        };
+    }
+    let declare = repeated.iter().map(|x| &x.declare);
+    let repeated_arms = repeated.iter().map(|x| &x.arm);
+    let set = repeated.iter().map(|x| &x.set);
     quote! {
         fn merge_text(
             &mut self,
             r: &mut ::vtproto::text::TextReader<'_, '_>,
         ) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-            const NAMES: [&str; #count] = [#(#field_names),*];
+            // Not `NAMES`: an extension named `names` has a constant by that name in this scope.
+            const __FIELD_NAMES: [&str; #count] = [#(#field_names),*];
             #[allow(unused_variables)]
             fn read(
                 m: &mut #path,
@@ -603,19 +640,25 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
                 ::core::result::Result::Ok(())
             }
             let mut seen = [0u64; #words];
+            #(#declare)*
             while let ::core::option::Option::Some(name) = r.next_field()? {
                 let field: usize = match &*name {
                     #(#lookup)*
                     #reserved
                     _ => return ::core::result::Result::Err(r.unknown_field(&name)),
                 };
-                if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
+                let result = match field {
+                    #(#repeated_arms)*
+                    _ => read(self, r, field, &mut seen),
+                };
+                if let ::core::result::Result::Err(e) = result {
                     return ::core::result::Result::Err(
-                        e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),
+                        e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),
                     );
                 }
                 r.end_field();
             }
+            #(#set)*
             ::core::result::Result::Ok(())
         }
     }

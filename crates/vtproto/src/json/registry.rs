@@ -156,6 +156,11 @@ pub(crate) fn write_any(
         w.end_object();
         return Ok(());
     }
+    // Each `Any` decodes its value anew, so the binary decoder's depth limit does not bound
+    // a chain of them: the writer's own depth does.
+    if w.depth() >= super::DEFAULT_RECURSION_LIMIT as usize {
+        return Err(JsonError::new(JsonErrorKind::RecursionLimitExceeded));
+    }
     let t = resolve(w.options().registry, type_url)?;
     if t.special {
         w.begin_object();

@@ -259,6 +259,11 @@ impl<'o> JsonWriter<'o> {
         self.any_type_url = Some(url.into());
     }
 
+    /// Objects and arrays open.
+    pub(crate) fn depth(&self) -> usize {
+        self.depth
+    }
+
     /// The output so far (for well-known types that format into it).
     pub(crate) fn out(&mut self) -> &mut String {
         self.out

@@ -4,7 +4,8 @@
 //! Generated code writes each field with its name a literal and parses with a `match` on
 //! names generated per message, as the JSON code does; this module owns the text itself:
 //! tokens, number forms (decimal, hex, octal, `inf`, `nan`, float suffixes), string escapes
-//! (octal, hex, `\u`/`\U` with surrogate pairs), comments, both separators, `[a, b]` lists,
+//! (octal, hex, `\u`/`\U`; surrogates refused, as the conformance suite wants, where C++
+//! joins pairs), comments, both separators, `[a, b]` lists,
 //! `{}` and `<>` delimiters, unknown fields by number, and `Any` expanded as
 //! `[type.googleapis.com/pkg.Msg] { .. }` through the same [`TypeRegistry`] as JSON.
 //!
@@ -114,9 +115,10 @@ pub fn to_string_into<M: TextMessage>(
     options: &EncodeOptions<'_>,
     out: &mut String,
 ) -> Result<(), TextError> {
+    let start = out.len();
     let mut w = TextWriter::new(out, options);
     msg.write_text(&mut w)?;
-    if options.pretty && !out.is_empty() {
+    if options.pretty && out.len() > start {
         out.push('\n');
     }
     Ok(())
@@ -259,6 +261,45 @@ mod tests {
         assert_eq!(text, "seconds: -5 nanos: 7");
         assert_eq!(from_str::<Timestamp>(&text).unwrap(), ts);
         assert_eq!(to_string_pretty(&ts).unwrap(), "seconds: -5\nnanos: 7\n");
+    }
+
+    #[test]
+    fn a_chain_of_anys_prints_within_the_limit() {
+        // Each Any decodes its value anew: the writer bounds the chain.
+        let mut any = Any::default();
+        for _ in 0..300 {
+            any = Any::from_msg(&any);
+        }
+        let text = to_string(&any).unwrap();
+        assert!(text.contains("type_url: "), "the deep end prints plain");
+        assert_eq!(from_str::<Any>(&text).unwrap(), any);
+        let json = crate::json::to_string(&any).unwrap_err();
+        assert_eq!(
+            *json.kind(),
+            crate::json::JsonErrorKind::RecursionLimitExceeded
+        );
+    }
+
+    #[test]
+    fn nested_unknown_fields_print_ten_levels_deep() {
+        // Field 1 holding field 1 holding ... 50 levels: messages to depth ten, then bytes.
+        let mut bytes = vec![0x08, 0x01];
+        for _ in 0..50 {
+            let mut outer = vec![0x0a, bytes.len() as u8];
+            outer.extend(&bytes);
+            bytes = outer;
+            if bytes.len() > 120 {
+                break;
+            }
+        }
+        let options = EncodeOptions {
+            print_unknown_fields: true,
+            ..EncodeOptions::default()
+        };
+        let mut out = String::new();
+        TextWriter::new(&mut out, &options).unknown_fields(&bytes);
+        assert_eq!(out.matches('{').count(), 10, "{out}");
+        assert!(out.contains("1: \""), "{out}");
     }
 
     #[test]

@@ -317,7 +317,12 @@ impl<'a, 'o> TextReader<'a, 'o> {
             return self.bytes().map(drop);
         }
         if self.minus() {
-            return self.float().map(drop);
+            // `-` and a number of any form, or `inf`, `infinity`, `nan`.
+            self.skip_space();
+            if self.peek().is_some_and(is_ident_start) {
+                return self.float().map(drop);
+            }
+            return self.number().map(drop);
         }
         self.skip_space();
         if self.ident().is_some() {
@@ -412,7 +417,8 @@ impl<'a, 'o> TextReader<'a, 'o> {
                 frac_digits += 1;
             }
         }
-        if int_digits + frac_digits == 0 {
+        // `0` alone, or digits not starting with `0` (those are octal, integers only).
+        if int_digits + frac_digits == 0 || (int_digits > 1 && b[0] == b'0') {
             return Err(bad());
         }
         if j < b.len() && (b[j] == b'e' || b[j] == b'E') {

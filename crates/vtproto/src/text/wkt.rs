@@ -9,21 +9,11 @@ use crate::prelude::*;
 /// The type-URL prefixes an expanded `Any` may use, as C++ accepts them.
 const PREFIXES: &[&str] = &["type.googleapis.com/", "type.googleprod.com/"];
 
-/// The entry for a type URL: its full name looked up in the registry, then among the
-/// well-known types.
-fn resolve(
-    registry: Option<&super::TypeRegistry>,
-    type_url: &str,
-    strict_prefix: bool,
-) -> Option<AnyText> {
-    let name = if strict_prefix {
-        PREFIXES.iter().find_map(|p| type_url.strip_prefix(p))?
-    } else {
-        match type_url.rsplit_once('/') {
-            Some((_, name)) => name,
-            None => return None,
-        }
-    };
+/// The entry for a type URL of one of the prefixes C++ expands (`type.googleapis.com/`,
+/// `type.googleprod.com/`): its full name looked up in the registry, then among the well-known
+/// types.
+fn resolve(registry: Option<&super::TypeRegistry>, type_url: &str) -> Option<AnyText> {
+    let name = PREFIXES.iter().find_map(|p| type_url.strip_prefix(p))?;
     registry
         .and_then(|r| r.get_text(name).copied())
         .or_else(|| well_known(name))
@@ -92,7 +82,12 @@ fn wrapper(name: &str) -> Option<AnyText> {
 
 /// Writes an `Any`: expanded when its type is known and its value decodes, else its fields.
 fn write_any(type_url: &str, value: &[u8], w: &mut TextWriter<'_>) -> Result<(), TextError> {
-    if let Some(t) = resolve(w.options().registry, type_url, false) {
+    // Expanded only for the prefixes the parser reads back (the name after them is then a
+    // known message's, nothing that could end the brackets early), and only so deep: each
+    // `Any` decodes its value anew, so the binary decoder's depth limit does not bound a chain
+    // of them.
+    let shallow = w.depth() < super::DEFAULT_RECURSION_LIMIT as usize;
+    if let Some(t) = resolve(w.options().registry, type_url).filter(|_| shallow) {
         // A value that does not decode is printed as the fields instead.
         let mark = w.mark();
         w.begin_message(&format!("[{type_url}]"));
@@ -146,7 +141,7 @@ fn read_any(
                 }
                 expanded = true;
                 let url = &url[1..url.len() - 1];
-                let t = resolve(r.options().registry, url, true).ok_or_else(|| {
+                let t = resolve(r.options().registry, url).ok_or_else(|| {
                     r.error(TextErrorKind::UnknownAnyType {
                         type_url: url.to_string(),
                     })

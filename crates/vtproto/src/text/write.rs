@@ -162,14 +162,19 @@ impl<'o> TextWriter<'o> {
     /// message when it parses as one, else as bytes; groups as messages.
     pub fn unknown_fields(&mut self, bytes: &[u8]) {
         // Kept bytes are well formed (checked first, so that nothing half is written).
-        if self.options.print_unknown_fields && !bytes.is_empty() && self.print_unknown(bytes, true)
+        if self.options.print_unknown_fields
+            && !bytes.is_empty()
+            && self.print_unknown(bytes, true, UNKNOWN_NESTING)
         {
-            self.print_unknown(bytes, false);
+            self.print_unknown(bytes, false, UNKNOWN_NESTING);
         }
     }
 
     /// Prints `bytes` as fields; `false` (and nothing written) if they do not parse.
-    fn print_unknown(&mut self, bytes: &[u8], dry_run: bool) -> bool {
+    /// Length-delimited fields are tried as messages `nesting` levels deep, then printed as
+    /// bytes (as C++ does, ten levels): a few bytes a level must not nest the output, or the
+    /// stack, without bound.
+    fn print_unknown(&mut self, bytes: &[u8], dry_run: bool, nesting: u32) -> bool {
         let mut r = crate::Reader::new(bytes);
         // Group depth, for nested groups' ends.
         let mut groups: Vec<u32> = Vec::new();
@@ -217,9 +222,9 @@ impl<'o> TextWriter<'o> {
                     if dry_run {
                         continue;
                     }
-                    if !v.is_empty() && self.print_unknown(v, true) {
+                    if !v.is_empty() && nesting > 0 && self.print_unknown(v, true, nesting - 1) {
                         self.begin_message(&number_text);
-                        self.print_unknown(v, false);
+                        self.print_unknown(v, false, nesting - 1);
                         self.end_message();
                     } else {
                         self.field(&number_text);
@@ -245,6 +250,11 @@ impl<'o> TextWriter<'o> {
         groups.is_empty()
     }
 
+    /// Messages open.
+    pub(crate) fn depth(&self) -> usize {
+        self.depth
+    }
+
     /// Where the writer is, to go back to with [`reset`](Self::reset).
     pub(crate) fn mark(&self) -> (usize, usize, bool) {
         (self.out.len(), self.depth, self.first)
@@ -257,6 +267,9 @@ impl<'o> TextWriter<'o> {
         self.first = first;
     }
 }
+
+/// How many levels of length-delimited unknown fields print as messages.
+const UNKNOWN_NESTING: u32 = 10;
 
 fn non_finite(nan: bool, positive: bool) -> &'static str {
     match (nan, positive) {

@@ -22,7 +22,7 @@ impl ::vtproto::json::JsonMessage for Candidate {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 2] = ["id", "meta_data"];
+        const __FIELD_NAMES: [&str; 2] = ["id", "meta_data"];
         #[allow(unused_variables)]
         fn read(m: &mut Candidate, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -71,7 +71,7 @@ impl ::vtproto::json::JsonMessage for Candidate {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -95,7 +95,7 @@ impl ::vtproto::json::JsonMessage for CandidatesResponse {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 1] = ["candidates"];
+        const __FIELD_NAMES: [&str; 1] = ["candidates"];
         #[allow(unused_variables)]
         fn read(m: &mut CandidatesResponse, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -128,7 +128,7 @@ impl ::vtproto::json::JsonMessage for CandidatesResponse {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())

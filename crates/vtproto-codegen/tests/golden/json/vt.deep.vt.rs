@@ -21,7 +21,7 @@ impl ::vtproto::json::JsonMessage for Node {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 3] = ["child", "value", "label"];
+        const __FIELD_NAMES: [&str; 3] = ["child", "value", "label"];
         #[allow(unused_variables)]
         fn read(m: &mut Node, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -65,7 +65,7 @@ impl ::vtproto::json::JsonMessage for Node {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())

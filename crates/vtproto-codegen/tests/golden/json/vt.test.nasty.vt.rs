@@ -45,7 +45,7 @@ impl ::vtproto::json::JsonMessage for Type {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 9] = ["type", "fn", "self", "me", "crate", "super", "async", "match", "gen"];
+        const __FIELD_NAMES: [&str; 9] = ["type", "fn", "self", "me", "crate", "super", "async", "match", "gen"];
         #[allow(unused_variables)]
         fn read(m: &mut Type, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -131,7 +131,7 @@ impl ::vtproto::json::JsonMessage for Type {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -150,7 +150,7 @@ impl ::vtproto::json::JsonMessage for Self_ {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut Self_, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -180,7 +180,7 @@ impl ::vtproto::json::JsonMessage for Self_ {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -203,7 +203,7 @@ impl ::vtproto::json::JsonMessage for Thing {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 2] = ["thing", "child"];
+        const __FIELD_NAMES: [&str; 2] = ["thing", "child"];
         #[allow(unused_variables)]
         fn read(m: &mut Thing, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -240,7 +240,7 @@ impl ::vtproto::json::JsonMessage for Thing {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -279,7 +279,7 @@ impl ::vtproto::json::JsonMessage for Holder {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 6] = ["choice_msg", "number", "kind_enum", "kind_name", "", ""];
+        const __FIELD_NAMES: [&str; 6] = ["choice_msg", "number", "kind_enum", "kind_name", "", ""];
         #[allow(unused_variables)]
         fn read(m: &mut Holder, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -345,7 +345,7 @@ impl ::vtproto::json::JsonMessage for Holder {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -364,7 +364,7 @@ impl ::vtproto::json::JsonMessage for holder::Choice {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 1] = ["x"];
+        const __FIELD_NAMES: [&str; 1] = ["x"];
         #[allow(unused_variables)]
         fn read(m: &mut holder::Choice, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -394,7 +394,7 @@ impl ::vtproto::json::JsonMessage for holder::Choice {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -434,7 +434,7 @@ impl ::vtproto::json::JsonMessage for UsesEnum {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 5] = ["value", "values", "camelCaseField", "SCREAMING_FIELD", "field_with_123_digits"];
+        const __FIELD_NAMES: [&str; 5] = ["value", "values", "camelCaseField", "SCREAMING_FIELD", "field_with_123_digits"];
         #[allow(unused_variables)]
         fn read(m: &mut UsesEnum, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -501,7 +501,7 @@ impl ::vtproto::json::JsonMessage for UsesEnum {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -520,7 +520,7 @@ impl ::vtproto::json::JsonMessage for Core {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 1] = ["std"];
+        const __FIELD_NAMES: [&str; 1] = ["std"];
         #[allow(unused_variables)]
         fn read(m: &mut Core, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -550,7 +550,7 @@ impl ::vtproto::json::JsonMessage for Core {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -569,7 +569,7 @@ impl ::vtproto::json::JsonMessage for Option {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 1] = ["some"];
+        const __FIELD_NAMES: [&str; 1] = ["some"];
         #[allow(unused_variables)]
         fn read(m: &mut Option, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -599,7 +599,7 @@ impl ::vtproto::json::JsonMessage for Option {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -618,7 +618,7 @@ impl ::vtproto::json::JsonMessage for Result {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 1] = ["ok"];
+        const __FIELD_NAMES: [&str; 1] = ["ok"];
         #[allow(unused_variables)]
         fn read(m: &mut Result, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -648,7 +648,7 @@ impl ::vtproto::json::JsonMessage for Result {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -679,7 +679,7 @@ impl ::vtproto::json::JsonMessage for Methods {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 4] = ["size", "encode_reverse", "merge_field", "field_name"];
+        const __FIELD_NAMES: [&str; 4] = ["size", "encode_reverse", "merge_field", "field_name"];
         #[allow(unused_variables)]
         fn read(m: &mut Methods, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -730,7 +730,7 @@ impl ::vtproto::json::JsonMessage for Methods {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -775,7 +775,7 @@ impl ::vtproto::json::JsonMessage for HasMethods {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 5] = ["one", "many", "by_name", "picked", ""];
+        const __FIELD_NAMES: [&str; 5] = ["one", "many", "by_name", "picked", ""];
         #[allow(unused_variables)]
         fn read(m: &mut HasMethods, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -844,7 +844,7 @@ impl ::vtproto::json::JsonMessage for HasMethods {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())

@@ -2,7 +2,7 @@
 // Include this file in the module that includes prost's output for the same package.
 impl ::vtproto::json::serde_impls::serde::Serialize for Candidate {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -16,14 +16,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Candidate {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Candidate {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for CandidatesResponse {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -34,7 +34,7 @@ impl ::vtproto::json::serde_impls::serde::Serialize for CandidatesResponse {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for CandidatesResponse {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }

@@ -2,7 +2,7 @@
 // Include this file in the module that includes prost's output for the same package.
 impl ::vtproto::json::serde_impls::serde::Serialize for Type {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -37,14 +37,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Type {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Type {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Self_ {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -55,14 +55,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Self_ {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Self_ {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Thing {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -76,14 +76,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Thing {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Thing {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Holder {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -103,14 +103,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Holder {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Holder {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for holder::Choice {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -121,14 +121,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for holder::Choice {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for holder::Choice {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for UsesEnum {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -151,14 +151,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for UsesEnum {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for UsesEnum {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Core {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -169,14 +169,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Core {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Core {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Option {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -187,14 +187,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Option {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Option {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Result {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -205,14 +205,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Result {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Result {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Methods {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -232,14 +232,14 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Methods {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Methods {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for HasMethods {
     #[allow(unused_variables, unused_mut)]
-    fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> where S: ::vtproto::json::serde_impls::serde::Serializer,
+    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> where __S: ::vtproto::json::serde_impls::serde::Serializer,
     {
         use ::vtproto::json::serde_impls::serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(::core::option::Option::None)?;
@@ -261,7 +261,7 @@ impl ::vtproto::json::serde_impls::serde::Serialize for HasMethods {
     }
 }
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for HasMethods {
-    fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error> where D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
+    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
         ::vtproto::json::serde_impls::deserialize(deserializer)
     }

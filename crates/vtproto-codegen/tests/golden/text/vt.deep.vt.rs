@@ -21,7 +21,7 @@ impl ::vtproto::text::TextMessage for Node {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 3] = ["child", "value", "label"];
+        const __FIELD_NAMES: [&str; 3] = ["child", "value", "label"];
         #[allow(unused_variables)]
         fn read(m: &mut Node, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -60,8 +60,11 @@ impl ::vtproto::text::TextMessage for Node {
                 "label" => 2,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }

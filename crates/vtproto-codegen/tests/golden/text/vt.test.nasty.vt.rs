@@ -45,7 +45,7 @@ impl ::vtproto::text::TextMessage for Type {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 9] = ["type", "fn", "self", "me", "crate", "super", "async", "match", "gen"];
+        const __FIELD_NAMES: [&str; 9] = ["type", "fn", "self", "me", "crate", "super", "async", "match", "gen"];
         #[allow(unused_variables)]
         fn read(m: &mut Type, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -132,8 +132,11 @@ impl ::vtproto::text::TextMessage for Type {
                 "gen" => 8,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -152,7 +155,7 @@ impl ::vtproto::text::TextMessage for Self_ {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut Self_, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -175,8 +178,11 @@ impl ::vtproto::text::TextMessage for Self_ {
                 "value" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -200,7 +206,7 @@ impl ::vtproto::text::TextMessage for Thing {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["thing", "child"];
+        const __FIELD_NAMES: [&str; 2] = ["thing", "child"];
         #[allow(unused_variables)]
         fn read(m: &mut Thing, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -231,8 +237,11 @@ impl ::vtproto::text::TextMessage for Thing {
                 "child" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -272,7 +281,7 @@ impl ::vtproto::text::TextMessage for Holder {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 6] = ["choice_msg", "number", "kind_enum", "kind_name", "", ""];
+        const __FIELD_NAMES: [&str; 6] = ["choice_msg", "number", "kind_enum", "kind_name", "", ""];
         #[allow(unused_variables)]
         fn read(m: &mut Holder, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -319,8 +328,11 @@ impl ::vtproto::text::TextMessage for Holder {
                 "kind_name" => 3,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -339,7 +351,7 @@ impl ::vtproto::text::TextMessage for holder::Choice {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["x"];
+        const __FIELD_NAMES: [&str; 1] = ["x"];
         #[allow(unused_variables)]
         fn read(m: &mut holder::Choice, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -362,8 +374,11 @@ impl ::vtproto::text::TextMessage for holder::Choice {
                 "x" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -398,7 +413,7 @@ impl ::vtproto::text::TextMessage for UsesEnum {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 5] = ["value", "values", "camelCaseField", "SCREAMING_FIELD", "field_with_123_digits"];
+        const __FIELD_NAMES: [&str; 5] = ["value", "values", "camelCaseField", "SCREAMING_FIELD", "field_with_123_digits"];
         #[allow(unused_variables)]
         fn read(m: &mut UsesEnum, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -452,8 +467,11 @@ impl ::vtproto::text::TextMessage for UsesEnum {
                 "field_with_123_digits" => 4,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -472,7 +490,7 @@ impl ::vtproto::text::TextMessage for Core {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["std"];
+        const __FIELD_NAMES: [&str; 1] = ["std"];
         #[allow(unused_variables)]
         fn read(m: &mut Core, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -495,8 +513,11 @@ impl ::vtproto::text::TextMessage for Core {
                 "std" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -516,7 +537,7 @@ impl ::vtproto::text::TextMessage for Option {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["some"];
+        const __FIELD_NAMES: [&str; 1] = ["some"];
         #[allow(unused_variables)]
         fn read(m: &mut Option, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -539,8 +560,11 @@ impl ::vtproto::text::TextMessage for Option {
                 "some" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -560,7 +584,7 @@ impl ::vtproto::text::TextMessage for Result {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["ok"];
+        const __FIELD_NAMES: [&str; 1] = ["ok"];
         #[allow(unused_variables)]
         fn read(m: &mut Result, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -583,8 +607,11 @@ impl ::vtproto::text::TextMessage for Result {
                 "ok" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -615,7 +642,7 @@ impl ::vtproto::text::TextMessage for Methods {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 4] = ["size", "encode_reverse", "merge_field", "field_name"];
+        const __FIELD_NAMES: [&str; 4] = ["size", "encode_reverse", "merge_field", "field_name"];
         #[allow(unused_variables)]
         fn read(m: &mut Methods, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -662,8 +689,11 @@ impl ::vtproto::text::TextMessage for Methods {
                 "field_name" => 3,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -711,7 +741,7 @@ impl ::vtproto::text::TextMessage for HasMethods {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 5] = ["one", "many", "by_name", "picked", ""];
+        const __FIELD_NAMES: [&str; 5] = ["one", "many", "by_name", "picked", ""];
         #[allow(unused_variables)]
         fn read(m: &mut HasMethods, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -780,8 +810,11 @@ impl ::vtproto::text::TextMessage for HasMethods {
                 "picked" => 3,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }

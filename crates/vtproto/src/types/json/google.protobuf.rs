@@ -56,7 +56,7 @@ impl ::vtproto::json::JsonMessage for Api {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 8] = ["name", "methods", "options", "version", "source_context", "mixins", "syntax", "edition"];
+        const __FIELD_NAMES: [&str; 8] = ["name", "methods", "options", "version", "source_context", "mixins", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Api, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -147,7 +147,7 @@ impl ::vtproto::json::JsonMessage for Api {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -200,7 +200,7 @@ impl ::vtproto::json::JsonMessage for Method {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 8] = ["name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax", "edition"];
+        const __FIELD_NAMES: [&str; 8] = ["name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Method, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -285,7 +285,7 @@ impl ::vtproto::json::JsonMessage for Method {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -308,7 +308,7 @@ impl ::vtproto::json::JsonMessage for Mixin {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 2] = ["name", "root"];
+        const __FIELD_NAMES: [&str; 2] = ["name", "root"];
         #[allow(unused_variables)]
         fn read(m: &mut Mixin, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -345,7 +345,7 @@ impl ::vtproto::json::JsonMessage for Mixin {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -380,7 +380,7 @@ impl ::vtproto::json::JsonMessage for SourceContext {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 1] = ["file_name"];
+        const __FIELD_NAMES: [&str; 1] = ["file_name"];
         #[allow(unused_variables)]
         fn read(m: &mut SourceContext, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -410,7 +410,7 @@ impl ::vtproto::json::JsonMessage for SourceContext {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -468,7 +468,7 @@ impl ::vtproto::json::JsonMessage for Type {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 7] = ["name", "fields", "oneofs", "options", "source_context", "syntax", "edition"];
+        const __FIELD_NAMES: [&str; 7] = ["name", "fields", "oneofs", "options", "source_context", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Type, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -552,7 +552,7 @@ impl ::vtproto::json::JsonMessage for Type {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -612,7 +612,7 @@ impl ::vtproto::json::JsonMessage for Field {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 10] = ["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value"];
+        const __FIELD_NAMES: [&str; 10] = ["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value"];
         #[allow(unused_variables)]
         fn read(m: &mut Field, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -714,7 +714,7 @@ impl ::vtproto::json::JsonMessage for Field {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -763,7 +763,7 @@ impl ::vtproto::json::JsonMessage for Enum {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 6] = ["name", "enumvalue", "options", "source_context", "syntax", "edition"];
+        const __FIELD_NAMES: [&str; 6] = ["name", "enumvalue", "options", "source_context", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Enum, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -837,7 +837,7 @@ impl ::vtproto::json::JsonMessage for Enum {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -869,7 +869,7 @@ impl ::vtproto::json::JsonMessage for EnumValue {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 3] = ["name", "number", "options"];
+        const __FIELD_NAMES: [&str; 3] = ["name", "number", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumValue, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -916,7 +916,7 @@ impl ::vtproto::json::JsonMessage for EnumValue {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -939,7 +939,7 @@ impl ::vtproto::json::JsonMessage for Option {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 2] = ["name", "value"];
+        const __FIELD_NAMES: [&str; 2] = ["name", "value"];
         #[allow(unused_variables)]
         fn read(m: &mut Option, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -976,7 +976,7 @@ impl ::vtproto::json::JsonMessage for Option {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())

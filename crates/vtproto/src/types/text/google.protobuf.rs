@@ -45,7 +45,7 @@ impl ::vtproto::text::TextMessage for Api {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 8] = ["name", "methods", "options", "version", "source_context", "mixins", "syntax", "edition"];
+        const __FIELD_NAMES: [&str; 8] = ["name", "methods", "options", "version", "source_context", "mixins", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Api, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -121,8 +121,11 @@ impl ::vtproto::text::TextMessage for Api {
                 "edition" => 7,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -172,7 +175,7 @@ impl ::vtproto::text::TextMessage for Method {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 8] = ["name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax", "edition"];
+        const __FIELD_NAMES: [&str; 8] = ["name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Method, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -250,8 +253,11 @@ impl ::vtproto::text::TextMessage for Method {
                 "edition" => 7,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -275,7 +281,7 @@ impl ::vtproto::text::TextMessage for Mixin {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["name", "root"];
+        const __FIELD_NAMES: [&str; 2] = ["name", "root"];
         #[allow(unused_variables)]
         fn read(m: &mut Mixin, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -306,8 +312,11 @@ impl ::vtproto::text::TextMessage for Mixin {
                 "root" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -331,7 +340,7 @@ impl ::vtproto::text::TextMessage for Duration {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["seconds", "nanos"];
+        const __FIELD_NAMES: [&str; 2] = ["seconds", "nanos"];
         #[allow(unused_variables)]
         fn read(m: &mut Duration, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -362,8 +371,11 @@ impl ::vtproto::text::TextMessage for Duration {
                 "nanos" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -379,12 +391,13 @@ impl ::vtproto::text::TextMessage for Empty {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        match r.next_field()? {
-            ::core::option::Option::Some(name) => {
-                ::core::result::Result::Err(r.unknown_field(&name))
+        #[allow(clippy::never_loop)]
+        while let ::core::option::Option::Some(name) = r.next_field()? {
+            match &*name {
+                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             }
-            ::core::option::Option::None => ::core::result::Result::Ok(()),
         }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::vtproto::text::TextMessage for FieldMask {
@@ -400,7 +413,7 @@ impl ::vtproto::text::TextMessage for FieldMask {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["paths"];
+        const __FIELD_NAMES: [&str; 1] = ["paths"];
         #[allow(unused_variables)]
         fn read(m: &mut FieldMask, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -422,8 +435,11 @@ impl ::vtproto::text::TextMessage for FieldMask {
                 "paths" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -443,7 +459,7 @@ impl ::vtproto::text::TextMessage for SourceContext {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["file_name"];
+        const __FIELD_NAMES: [&str; 1] = ["file_name"];
         #[allow(unused_variables)]
         fn read(m: &mut SourceContext, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -466,8 +482,11 @@ impl ::vtproto::text::TextMessage for SourceContext {
                 "file_name" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -492,7 +511,7 @@ impl ::vtproto::text::TextMessage for Struct {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["fields"];
+        const __FIELD_NAMES: [&str; 1] = ["fields"];
         #[allow(unused_variables)]
         fn read(m: &mut Struct, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -538,8 +557,11 @@ impl ::vtproto::text::TextMessage for Struct {
                 "fields" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -585,7 +607,7 @@ impl ::vtproto::text::TextMessage for Value {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 7] = ["null_value", "number_value", "string_value", "bool_value", "struct_value", "list_value", ""];
+        const __FIELD_NAMES: [&str; 7] = ["null_value", "number_value", "string_value", "bool_value", "struct_value", "list_value", ""];
         #[allow(unused_variables)]
         fn read(m: &mut Value, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -648,8 +670,11 @@ impl ::vtproto::text::TextMessage for Value {
                 "list_value" => 5,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -670,7 +695,7 @@ impl ::vtproto::text::TextMessage for ListValue {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["values"];
+        const __FIELD_NAMES: [&str; 1] = ["values"];
         #[allow(unused_variables)]
         fn read(m: &mut ListValue, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -692,8 +717,11 @@ impl ::vtproto::text::TextMessage for ListValue {
                 "values" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -717,7 +745,7 @@ impl ::vtproto::text::TextMessage for Timestamp {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["seconds", "nanos"];
+        const __FIELD_NAMES: [&str; 2] = ["seconds", "nanos"];
         #[allow(unused_variables)]
         fn read(m: &mut Timestamp, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -748,8 +776,11 @@ impl ::vtproto::text::TextMessage for Timestamp {
                 "nanos" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -796,7 +827,7 @@ impl ::vtproto::text::TextMessage for Type {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 7] = ["name", "fields", "oneofs", "options", "source_context", "syntax", "edition"];
+        const __FIELD_NAMES: [&str; 7] = ["name", "fields", "oneofs", "options", "source_context", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Type, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -864,8 +895,11 @@ impl ::vtproto::text::TextMessage for Type {
                 "edition" => 6,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -922,7 +956,7 @@ impl ::vtproto::text::TextMessage for Field {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 10] = ["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value"];
+        const __FIELD_NAMES: [&str; 10] = ["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value"];
         #[allow(unused_variables)]
         fn read(m: &mut Field, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1016,8 +1050,11 @@ impl ::vtproto::text::TextMessage for Field {
                 "default_value" => 9,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1060,7 +1097,7 @@ impl ::vtproto::text::TextMessage for Enum {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 6] = ["name", "enumvalue", "options", "source_context", "syntax", "edition"];
+        const __FIELD_NAMES: [&str; 6] = ["name", "enumvalue", "options", "source_context", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Enum, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1121,8 +1158,11 @@ impl ::vtproto::text::TextMessage for Enum {
                 "edition" => 5,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1151,7 +1191,7 @@ impl ::vtproto::text::TextMessage for EnumValue {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 3] = ["name", "number", "options"];
+        const __FIELD_NAMES: [&str; 3] = ["name", "number", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumValue, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1189,8 +1229,11 @@ impl ::vtproto::text::TextMessage for EnumValue {
                 "options" => 2,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1215,7 +1258,7 @@ impl ::vtproto::text::TextMessage for Option {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["name", "value"];
+        const __FIELD_NAMES: [&str; 2] = ["name", "value"];
         #[allow(unused_variables)]
         fn read(m: &mut Option, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1246,8 +1289,11 @@ impl ::vtproto::text::TextMessage for Option {
                 "value" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1267,7 +1313,7 @@ impl ::vtproto::text::TextMessage for DoubleValue {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut DoubleValue, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1290,8 +1336,11 @@ impl ::vtproto::text::TextMessage for DoubleValue {
                 "value" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1311,7 +1360,7 @@ impl ::vtproto::text::TextMessage for FloatValue {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut FloatValue, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1334,8 +1383,11 @@ impl ::vtproto::text::TextMessage for FloatValue {
                 "value" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1355,7 +1407,7 @@ impl ::vtproto::text::TextMessage for Int64Value {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut Int64Value, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1378,8 +1430,11 @@ impl ::vtproto::text::TextMessage for Int64Value {
                 "value" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1399,7 +1454,7 @@ impl ::vtproto::text::TextMessage for UInt64Value {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut UInt64Value, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1422,8 +1477,11 @@ impl ::vtproto::text::TextMessage for UInt64Value {
                 "value" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1443,7 +1501,7 @@ impl ::vtproto::text::TextMessage for Int32Value {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut Int32Value, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1466,8 +1524,11 @@ impl ::vtproto::text::TextMessage for Int32Value {
                 "value" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1487,7 +1548,7 @@ impl ::vtproto::text::TextMessage for UInt32Value {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut UInt32Value, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1510,8 +1571,11 @@ impl ::vtproto::text::TextMessage for UInt32Value {
                 "value" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1531,7 +1595,7 @@ impl ::vtproto::text::TextMessage for BoolValue {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut BoolValue, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1554,8 +1618,11 @@ impl ::vtproto::text::TextMessage for BoolValue {
                 "value" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1575,7 +1642,7 @@ impl ::vtproto::text::TextMessage for StringValue {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut StringValue, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1598,8 +1665,11 @@ impl ::vtproto::text::TextMessage for StringValue {
                 "value" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1619,7 +1689,7 @@ impl ::vtproto::text::TextMessage for BytesValue {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["value"];
+        const __FIELD_NAMES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut BytesValue, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1642,8 +1712,11 @@ impl ::vtproto::text::TextMessage for BytesValue {
                 "value" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }

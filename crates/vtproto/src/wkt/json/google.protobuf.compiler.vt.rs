@@ -25,7 +25,7 @@ impl ::vtproto::json::JsonMessage for Version {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 4] = ["major", "minor", "patch", "suffix"];
+        const __FIELD_NAMES: [&str; 4] = ["major", "minor", "patch", "suffix"];
         #[allow(unused_variables)]
         fn read(m: &mut Version, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -76,7 +76,7 @@ impl ::vtproto::json::JsonMessage for Version {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -117,7 +117,7 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorRequest {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 4] = ["file_to_generate", "parameter", "proto_file", "compiler_version"];
+        const __FIELD_NAMES: [&str; 4] = ["file_to_generate", "parameter", "proto_file", "compiler_version"];
         #[allow(unused_variables)]
         fn read(m: &mut CodeGeneratorRequest, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -174,7 +174,7 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorRequest {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -206,7 +206,7 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorResponse {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 3] = ["error", "supported_features", "file"];
+        const __FIELD_NAMES: [&str; 3] = ["error", "supported_features", "file"];
         #[allow(unused_variables)]
         fn read(m: &mut CodeGeneratorResponse, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -253,7 +253,7 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorResponse {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())
@@ -284,7 +284,7 @@ impl ::vtproto::json::JsonMessage for code_generator_response::File {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const NAMES: [&str; 4] = ["name", "insertion_point", "content", "generated_code_info"];
+        const __FIELD_NAMES: [&str; 4] = ["name", "insertion_point", "content", "generated_code_info"];
         #[allow(unused_variables)]
         fn read(m: &mut code_generator_response::File, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -335,7 +335,7 @@ impl ::vtproto::json::JsonMessage for code_generator_response::File {
                 }
             };
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
             }
         }
         ::core::result::Result::Ok(())

@@ -24,7 +24,7 @@ impl ::vtproto::text::TextMessage for Version {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 4] = ["major", "minor", "patch", "suffix"];
+        const __FIELD_NAMES: [&str; 4] = ["major", "minor", "patch", "suffix"];
         #[allow(unused_variables)]
         fn read(m: &mut Version, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -71,8 +71,11 @@ impl ::vtproto::text::TextMessage for Version {
                 "suffix" => 3,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -105,7 +108,7 @@ impl ::vtproto::text::TextMessage for CodeGeneratorRequest {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 4] = ["file_to_generate", "parameter", "proto_file", "compiler_version"];
+        const __FIELD_NAMES: [&str; 4] = ["file_to_generate", "parameter", "proto_file", "compiler_version"];
         #[allow(unused_variables)]
         fn read(m: &mut CodeGeneratorRequest, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -150,8 +153,11 @@ impl ::vtproto::text::TextMessage for CodeGeneratorRequest {
                 "compiler_version" => 3,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -179,7 +185,7 @@ impl ::vtproto::text::TextMessage for CodeGeneratorResponse {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 3] = ["error", "supported_features", "file"];
+        const __FIELD_NAMES: [&str; 3] = ["error", "supported_features", "file"];
         #[allow(unused_variables)]
         fn read(m: &mut CodeGeneratorResponse, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -217,8 +223,11 @@ impl ::vtproto::text::TextMessage for CodeGeneratorResponse {
                 "file" => 2,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -250,7 +259,7 @@ impl ::vtproto::text::TextMessage for code_generator_response::File {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 4] = ["name", "insertion_point", "content", "generated_code_info"];
+        const __FIELD_NAMES: [&str; 4] = ["name", "insertion_point", "content", "generated_code_info"];
         #[allow(unused_variables)]
         fn read(m: &mut code_generator_response::File, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -297,8 +306,11 @@ impl ::vtproto::text::TextMessage for code_generator_response::File {
                 "generated_code_info" => 3,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }

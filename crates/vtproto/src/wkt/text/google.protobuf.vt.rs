@@ -40,7 +40,7 @@ impl ::vtproto::text::TextMessage for Api {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 7] = ["name", "methods", "options", "version", "source_context", "mixins", "syntax"];
+        const __FIELD_NAMES: [&str; 7] = ["name", "methods", "options", "version", "source_context", "mixins", "syntax"];
         #[allow(unused_variables)]
         fn read(m: &mut Api, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -108,8 +108,11 @@ impl ::vtproto::text::TextMessage for Api {
                 "syntax" => 6,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -154,7 +157,7 @@ impl ::vtproto::text::TextMessage for Method {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 7] = ["name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax"];
+        const __FIELD_NAMES: [&str; 7] = ["name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax"];
         #[allow(unused_variables)]
         fn read(m: &mut Method, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -224,8 +227,11 @@ impl ::vtproto::text::TextMessage for Method {
                 "syntax" => 6,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -248,7 +254,7 @@ impl ::vtproto::text::TextMessage for Mixin {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["name", "root"];
+        const __FIELD_NAMES: [&str; 2] = ["name", "root"];
         #[allow(unused_variables)]
         fn read(m: &mut Mixin, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -279,8 +285,11 @@ impl ::vtproto::text::TextMessage for Mixin {
                 "root" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -300,7 +309,7 @@ impl ::vtproto::text::TextMessage for FileDescriptorSet {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["file"];
+        const __FIELD_NAMES: [&str; 1] = ["file"];
         #[allow(unused_variables)]
         fn read(m: &mut FileDescriptorSet, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -322,8 +331,11 @@ impl ::vtproto::text::TextMessage for FileDescriptorSet {
                 "file" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -392,7 +404,7 @@ impl ::vtproto::text::TextMessage for FileDescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 12] = ["name", "package", "dependency", "public_dependency", "weak_dependency", "message_type", "enum_type", "service", "extension", "options", "source_code_info", "syntax"];
+        const __FIELD_NAMES: [&str; 12] = ["name", "package", "dependency", "public_dependency", "weak_dependency", "message_type", "enum_type", "service", "extension", "options", "source_code_info", "syntax"];
         #[allow(unused_variables)]
         fn read(m: &mut FileDescriptorProto, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -496,8 +508,11 @@ impl ::vtproto::text::TextMessage for FileDescriptorProto {
                 "syntax" => 11,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -560,7 +575,7 @@ impl ::vtproto::text::TextMessage for DescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 10] = ["name", "field", "extension", "nested_type", "enum_type", "extension_range", "oneof_decl", "options", "reserved_range", "reserved_name"];
+        const __FIELD_NAMES: [&str; 10] = ["name", "field", "extension", "nested_type", "enum_type", "extension_range", "oneof_decl", "options", "reserved_range", "reserved_name"];
         #[allow(unused_variables)]
         fn read(m: &mut DescriptorProto, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -647,8 +662,11 @@ impl ::vtproto::text::TextMessage for DescriptorProto {
                 "reserved_name" => 9,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -676,7 +694,7 @@ impl ::vtproto::text::TextMessage for descriptor_proto::ExtensionRange {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 3] = ["start", "end", "options"];
+        const __FIELD_NAMES: [&str; 3] = ["start", "end", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut descriptor_proto::ExtensionRange, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -715,8 +733,11 @@ impl ::vtproto::text::TextMessage for descriptor_proto::ExtensionRange {
                 "options" => 2,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -739,7 +760,7 @@ impl ::vtproto::text::TextMessage for descriptor_proto::ReservedRange {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["start", "end"];
+        const __FIELD_NAMES: [&str; 2] = ["start", "end"];
         #[allow(unused_variables)]
         fn read(m: &mut descriptor_proto::ReservedRange, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -770,8 +791,11 @@ impl ::vtproto::text::TextMessage for descriptor_proto::ReservedRange {
                 "end" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -791,7 +815,7 @@ impl ::vtproto::text::TextMessage for ExtensionRangeOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 1] = ["uninterpreted_option"];
         #[allow(unused_variables)]
         fn read(m: &mut ExtensionRangeOptions, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -813,8 +837,11 @@ impl ::vtproto::text::TextMessage for ExtensionRangeOptions {
                 "uninterpreted_option" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -874,7 +901,7 @@ impl ::vtproto::text::TextMessage for FieldDescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 11] = ["name", "number", "label", "type", "type_name", "extendee", "default_value", "oneof_index", "json_name", "options", "proto3_optional"];
+        const __FIELD_NAMES: [&str; 11] = ["name", "number", "label", "type", "type_name", "extendee", "default_value", "oneof_index", "json_name", "options", "proto3_optional"];
         #[allow(unused_variables)]
         fn read(m: &mut FieldDescriptorProto, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -977,8 +1004,11 @@ impl ::vtproto::text::TextMessage for FieldDescriptorProto {
                 "proto3_optional" => 10,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1002,7 +1032,7 @@ impl ::vtproto::text::TextMessage for OneofDescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["name", "options"];
+        const __FIELD_NAMES: [&str; 2] = ["name", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut OneofDescriptorProto, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1033,8 +1063,11 @@ impl ::vtproto::text::TextMessage for OneofDescriptorProto {
                 "options" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1072,7 +1105,7 @@ impl ::vtproto::text::TextMessage for EnumDescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 5] = ["name", "value", "options", "reserved_range", "reserved_name"];
+        const __FIELD_NAMES: [&str; 5] = ["name", "value", "options", "reserved_range", "reserved_name"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumDescriptorProto, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1124,8 +1157,11 @@ impl ::vtproto::text::TextMessage for EnumDescriptorProto {
                 "reserved_name" => 4,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1148,7 +1184,7 @@ impl ::vtproto::text::TextMessage for enum_descriptor_proto::EnumReservedRange {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["start", "end"];
+        const __FIELD_NAMES: [&str; 2] = ["start", "end"];
         #[allow(unused_variables)]
         fn read(m: &mut enum_descriptor_proto::EnumReservedRange, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1179,8 +1215,11 @@ impl ::vtproto::text::TextMessage for enum_descriptor_proto::EnumReservedRange {
                 "end" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1208,7 +1247,7 @@ impl ::vtproto::text::TextMessage for EnumValueDescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 3] = ["name", "number", "options"];
+        const __FIELD_NAMES: [&str; 3] = ["name", "number", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumValueDescriptorProto, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1247,8 +1286,11 @@ impl ::vtproto::text::TextMessage for EnumValueDescriptorProto {
                 "options" => 2,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1277,7 +1319,7 @@ impl ::vtproto::text::TextMessage for ServiceDescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 3] = ["name", "method", "options"];
+        const __FIELD_NAMES: [&str; 3] = ["name", "method", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut ServiceDescriptorProto, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1320,8 +1362,11 @@ impl ::vtproto::text::TextMessage for ServiceDescriptorProto {
                 }
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1361,7 +1406,7 @@ impl ::vtproto::text::TextMessage for MethodDescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 6] = ["name", "input_type", "output_type", "options", "client_streaming", "server_streaming"];
+        const __FIELD_NAMES: [&str; 6] = ["name", "input_type", "output_type", "options", "client_streaming", "server_streaming"];
         #[allow(unused_variables)]
         fn read(m: &mut MethodDescriptorProto, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1424,8 +1469,11 @@ impl ::vtproto::text::TextMessage for MethodDescriptorProto {
                 "server_streaming" => 5,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1522,7 +1570,7 @@ impl ::vtproto::text::TextMessage for FileOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 20] = ["java_package", "java_outer_classname", "java_multiple_files", "java_generate_equals_and_hash", "java_string_check_utf8", "optimize_for", "go_package", "cc_generic_services", "java_generic_services", "py_generic_services", "deprecated", "cc_enable_arenas", "objc_class_prefix", "csharp_namespace", "swift_prefix", "php_class_prefix", "php_namespace", "php_metadata_namespace", "ruby_package", "uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 20] = ["java_package", "java_outer_classname", "java_multiple_files", "java_generate_equals_and_hash", "java_string_check_utf8", "optimize_for", "go_package", "cc_generic_services", "java_generic_services", "py_generic_services", "deprecated", "cc_enable_arenas", "objc_class_prefix", "csharp_namespace", "swift_prefix", "php_class_prefix", "php_namespace", "php_metadata_namespace", "ruby_package", "uninterpreted_option"];
         #[allow(unused_variables)]
         fn read(m: &mut FileOptions, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1701,8 +1749,11 @@ impl ::vtproto::text::TextMessage for FileOptions {
                 }
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1738,7 +1789,7 @@ impl ::vtproto::text::TextMessage for MessageOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 5] = ["message_set_wire_format", "no_standard_descriptor_accessor", "deprecated", "map_entry", "uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 5] = ["message_set_wire_format", "no_standard_descriptor_accessor", "deprecated", "map_entry", "uninterpreted_option"];
         #[allow(unused_variables)]
         fn read(m: &mut MessageOptions, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1792,8 +1843,11 @@ impl ::vtproto::text::TextMessage for MessageOptions {
                 "uninterpreted_option" => 4,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1838,7 +1892,7 @@ impl ::vtproto::text::TextMessage for FieldOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 7] = ["ctype", "packed", "jstype", "lazy", "deprecated", "weak", "uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 7] = ["ctype", "packed", "jstype", "lazy", "deprecated", "weak", "uninterpreted_option"];
         #[allow(unused_variables)]
         fn read(m: &mut FieldOptions, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1908,8 +1962,11 @@ impl ::vtproto::text::TextMessage for FieldOptions {
                 "uninterpreted_option" => 6,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1929,7 +1986,7 @@ impl ::vtproto::text::TextMessage for OneofOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 1] = ["uninterpreted_option"];
         #[allow(unused_variables)]
         fn read(m: &mut OneofOptions, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -1951,8 +2008,11 @@ impl ::vtproto::text::TextMessage for OneofOptions {
                 "uninterpreted_option" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -1980,7 +2040,7 @@ impl ::vtproto::text::TextMessage for EnumOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 3] = ["allow_alias", "deprecated", "uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 3] = ["allow_alias", "deprecated", "uninterpreted_option"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumOptions, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2018,8 +2078,11 @@ impl ::vtproto::text::TextMessage for EnumOptions {
                 "uninterpreted_option" => 2,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2043,7 +2106,7 @@ impl ::vtproto::text::TextMessage for EnumValueOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["deprecated", "uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 2] = ["deprecated", "uninterpreted_option"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumValueOptions, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2073,8 +2136,11 @@ impl ::vtproto::text::TextMessage for EnumValueOptions {
                 "uninterpreted_option" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2098,7 +2164,7 @@ impl ::vtproto::text::TextMessage for ServiceOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["deprecated", "uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 2] = ["deprecated", "uninterpreted_option"];
         #[allow(unused_variables)]
         fn read(m: &mut ServiceOptions, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2128,8 +2194,11 @@ impl ::vtproto::text::TextMessage for ServiceOptions {
                 "uninterpreted_option" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2157,7 +2226,7 @@ impl ::vtproto::text::TextMessage for MethodOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 3] = ["deprecated", "idempotency_level", "uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 3] = ["deprecated", "idempotency_level", "uninterpreted_option"];
         #[allow(unused_variables)]
         fn read(m: &mut MethodOptions, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2195,8 +2264,11 @@ impl ::vtproto::text::TextMessage for MethodOptions {
                 "uninterpreted_option" => 2,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2240,7 +2312,7 @@ impl ::vtproto::text::TextMessage for UninterpretedOption {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 7] = ["name", "identifier_value", "positive_int_value", "negative_int_value", "double_value", "string_value", "aggregate_value"];
+        const __FIELD_NAMES: [&str; 7] = ["name", "identifier_value", "positive_int_value", "negative_int_value", "double_value", "string_value", "aggregate_value"];
         #[allow(unused_variables)]
         fn read(m: &mut UninterpretedOption, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2310,8 +2382,11 @@ impl ::vtproto::text::TextMessage for UninterpretedOption {
                 "aggregate_value" => 6,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2330,7 +2405,7 @@ impl ::vtproto::text::TextMessage for uninterpreted_option::NamePart {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["name_part", "is_extension"];
+        const __FIELD_NAMES: [&str; 2] = ["name_part", "is_extension"];
         #[allow(unused_variables)]
         fn read(m: &mut uninterpreted_option::NamePart, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2361,8 +2436,11 @@ impl ::vtproto::text::TextMessage for uninterpreted_option::NamePart {
                 "is_extension" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2382,7 +2460,7 @@ impl ::vtproto::text::TextMessage for SourceCodeInfo {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["location"];
+        const __FIELD_NAMES: [&str; 1] = ["location"];
         #[allow(unused_variables)]
         fn read(m: &mut SourceCodeInfo, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2404,8 +2482,11 @@ impl ::vtproto::text::TextMessage for SourceCodeInfo {
                 "location" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2440,7 +2521,7 @@ impl ::vtproto::text::TextMessage for source_code_info::Location {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 5] = ["path", "span", "leading_comments", "trailing_comments", "leading_detached_comments"];
+        const __FIELD_NAMES: [&str; 5] = ["path", "span", "leading_comments", "trailing_comments", "leading_detached_comments"];
         #[allow(unused_variables)]
         fn read(m: &mut source_code_info::Location, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2492,8 +2573,11 @@ impl ::vtproto::text::TextMessage for source_code_info::Location {
                 "leading_detached_comments" => 4,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2513,7 +2597,7 @@ impl ::vtproto::text::TextMessage for GeneratedCodeInfo {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["annotation"];
+        const __FIELD_NAMES: [&str; 1] = ["annotation"];
         #[allow(unused_variables)]
         fn read(m: &mut GeneratedCodeInfo, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2535,8 +2619,11 @@ impl ::vtproto::text::TextMessage for GeneratedCodeInfo {
                 "annotation" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2567,7 +2654,7 @@ impl ::vtproto::text::TextMessage for generated_code_info::Annotation {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 4] = ["path", "source_file", "begin", "end"];
+        const __FIELD_NAMES: [&str; 4] = ["path", "source_file", "begin", "end"];
         #[allow(unused_variables)]
         fn read(m: &mut generated_code_info::Annotation, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2613,8 +2700,11 @@ impl ::vtproto::text::TextMessage for generated_code_info::Annotation {
                 "end" => 3,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2637,7 +2727,7 @@ impl ::vtproto::text::TextMessage for Duration {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["seconds", "nanos"];
+        const __FIELD_NAMES: [&str; 2] = ["seconds", "nanos"];
         #[allow(unused_variables)]
         fn read(m: &mut Duration, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2668,8 +2758,11 @@ impl ::vtproto::text::TextMessage for Duration {
                 "nanos" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2688,7 +2781,7 @@ impl ::vtproto::text::TextMessage for FieldMask {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["paths"];
+        const __FIELD_NAMES: [&str; 1] = ["paths"];
         #[allow(unused_variables)]
         fn read(m: &mut FieldMask, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2710,8 +2803,11 @@ impl ::vtproto::text::TextMessage for FieldMask {
                 "paths" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2730,7 +2826,7 @@ impl ::vtproto::text::TextMessage for SourceContext {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["file_name"];
+        const __FIELD_NAMES: [&str; 1] = ["file_name"];
         #[allow(unused_variables)]
         fn read(m: &mut SourceContext, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2753,8 +2849,11 @@ impl ::vtproto::text::TextMessage for SourceContext {
                 "file_name" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2783,7 +2882,7 @@ impl ::vtproto::text::TextMessage for Struct {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["fields"];
+        const __FIELD_NAMES: [&str; 1] = ["fields"];
         #[allow(unused_variables)]
         fn read(m: &mut Struct, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2829,8 +2928,11 @@ impl ::vtproto::text::TextMessage for Struct {
                 "fields" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2875,7 +2977,7 @@ impl ::vtproto::text::TextMessage for Value {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 7] = ["null_value", "number_value", "string_value", "bool_value", "struct_value", "list_value", ""];
+        const __FIELD_NAMES: [&str; 7] = ["null_value", "number_value", "string_value", "bool_value", "struct_value", "list_value", ""];
         #[allow(unused_variables)]
         fn read(m: &mut Value, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2938,8 +3040,11 @@ impl ::vtproto::text::TextMessage for Value {
                 "list_value" => 5,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -2959,7 +3064,7 @@ impl ::vtproto::text::TextMessage for ListValue {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 1] = ["values"];
+        const __FIELD_NAMES: [&str; 1] = ["values"];
         #[allow(unused_variables)]
         fn read(m: &mut ListValue, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -2981,8 +3086,11 @@ impl ::vtproto::text::TextMessage for ListValue {
                 "values" => 0,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -3005,7 +3113,7 @@ impl ::vtproto::text::TextMessage for Timestamp {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["seconds", "nanos"];
+        const __FIELD_NAMES: [&str; 2] = ["seconds", "nanos"];
         #[allow(unused_variables)]
         fn read(m: &mut Timestamp, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -3036,8 +3144,11 @@ impl ::vtproto::text::TextMessage for Timestamp {
                 "nanos" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -3079,7 +3190,7 @@ impl ::vtproto::text::TextMessage for Type {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 6] = ["name", "fields", "oneofs", "options", "source_context", "syntax"];
+        const __FIELD_NAMES: [&str; 6] = ["name", "fields", "oneofs", "options", "source_context", "syntax"];
         #[allow(unused_variables)]
         fn read(m: &mut Type, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -3139,8 +3250,11 @@ impl ::vtproto::text::TextMessage for Type {
                 "syntax" => 5,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -3196,7 +3310,7 @@ impl ::vtproto::text::TextMessage for Field {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 10] = ["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value"];
+        const __FIELD_NAMES: [&str; 10] = ["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value"];
         #[allow(unused_variables)]
         fn read(m: &mut Field, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -3290,8 +3404,11 @@ impl ::vtproto::text::TextMessage for Field {
                 "default_value" => 9,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -3329,7 +3446,7 @@ impl ::vtproto::text::TextMessage for Enum {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 5] = ["name", "enumvalue", "options", "source_context", "syntax"];
+        const __FIELD_NAMES: [&str; 5] = ["name", "enumvalue", "options", "source_context", "syntax"];
         #[allow(unused_variables)]
         fn read(m: &mut Enum, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -3382,8 +3499,11 @@ impl ::vtproto::text::TextMessage for Enum {
                 "syntax" => 4,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -3411,7 +3531,7 @@ impl ::vtproto::text::TextMessage for EnumValue {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 3] = ["name", "number", "options"];
+        const __FIELD_NAMES: [&str; 3] = ["name", "number", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumValue, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -3449,8 +3569,11 @@ impl ::vtproto::text::TextMessage for EnumValue {
                 "options" => 2,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
@@ -3474,7 +3597,7 @@ impl ::vtproto::text::TextMessage for Option {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        const NAMES: [&str; 2] = ["name", "value"];
+        const __FIELD_NAMES: [&str; 2] = ["name", "value"];
         #[allow(unused_variables)]
         fn read(m: &mut Option, r: &mut ::vtproto::text::TextReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::text::TextError> {
             #[allow(unused_imports)]
@@ -3505,8 +3628,11 @@ impl ::vtproto::text::TextMessage for Option {
                 "value" => 1,
                 _ => return ::core::result::Result::Err(r.unknown_field(&name)),
             };
-            if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, NAMES[field]),);
+            let result = match field {
+                _ => read(self, r, field, &mut seen),
+            };
+            if let ::core::result::Result::Err(e) = result {
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field]),);
             }
             r.end_field();
         }
