@@ -238,3 +238,33 @@ fn extensions_by_full_name() {
         [-1, 2, 9]
     );
 }
+
+#[test]
+fn unknown_fields_skip_when_asked() {
+    let newer = r#"
+        candidates {
+          id: "a"
+          added_later: [1, 2]
+          meta_data { key: "k" value: "v" also_new: { x: -0x10 } }
+          [some.ext] { y: "z" }
+        }
+        top_level_new: 1.5;
+    "#;
+    assert!(matches!(
+        text::from_str::<CandidatesResponse>(newer)
+            .unwrap_err()
+            .kind(),
+        TextErrorKind::UnknownField { .. }
+    ));
+    let options = DecodeOptions {
+        ignore_unknown_fields: true,
+        ..Default::default()
+    };
+    let read: CandidatesResponse = text::from_str_with(newer, &options).unwrap();
+    assert_eq!(read.candidates.len(), 1);
+    assert_eq!(read.candidates[0].id, "a");
+    assert_eq!(read.candidates[0].meta_data["k"], "v");
+    // Still text: a malformed unknown value is an error.
+    assert!(text::from_str_with::<CandidatesResponse>("x: [1,", &options).is_err());
+    assert!(text::from_str_with::<CandidatesResponse>("x: 1;;", &options).is_err());
+}

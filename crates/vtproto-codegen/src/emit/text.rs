@@ -432,7 +432,10 @@ fn read_map(f: &Field, map: &MapField, names: &Names<'_>) -> TokenStream {
                         }
                         #value
                     }
-                    other => return ::core::result::Result::Err(r.unknown_field(other)),
+                    other => {
+                        r.skip_unknown_field(other)?;
+                        continue;
+                    }
                 }
                 r.end_field();
             }
@@ -603,11 +606,10 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
                 &mut self,
                 r: &mut ::vtproto::text::TextReader<'_, '_>,
             ) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-                #[allow(clippy::never_loop)]
                 while let ::core::option::Option::Some(name) = r.next_field()? {
                     match &*name {
                         #reserved
-                        _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                        _ => r.skip_unknown_field(&name)?,
                     }
                 }
                 ::core::result::Result::Ok(())
@@ -645,7 +647,10 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
                 let field: usize = match &*name {
                     #(#lookup)*
                     #reserved
-                    _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                    _ => {
+                        r.skip_unknown_field(&name)?;
+                        continue;
+                    }
                 };
                 let result = match field {
                     #(#repeated_arms)*

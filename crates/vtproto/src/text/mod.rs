@@ -70,6 +70,10 @@ pub struct EncodeOptions<'r> {
 pub struct DecodeOptions<'r> {
     /// How deep messages may nest.
     pub recursion_limit: u32,
+    /// Skip the values of names that are no field of the message (nor a declared extension),
+    /// instead of failing (C++'s `AllowUnknownField`, protobuf-go's `DiscardUnknown`): text
+    /// written for a newer schema reads with an older one.
+    pub ignore_unknown_fields: bool,
     /// Message types an expanded `Any` can hold, beside the well-known types.
     pub registry: Option<&'r TypeRegistry>,
 }
@@ -78,6 +82,7 @@ impl Default for DecodeOptions<'_> {
     fn default() -> Self {
         DecodeOptions {
             recursion_limit: DEFAULT_RECURSION_LIMIT,
+            ignore_unknown_fields: false,
             registry: None,
         }
     }

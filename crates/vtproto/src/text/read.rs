@@ -111,6 +111,19 @@ impl<'a, 'o> TextReader<'a, 'o> {
         self.error(TextErrorKind::UnknownField { name: name.into() })
     }
 
+    /// A name that is no field of the message: its value skipped when the options ignore
+    /// unknown fields ([`DecodeOptions::ignore_unknown_fields`]), else the error.
+    #[cold]
+    pub fn skip_unknown_field(&mut self, name: &str) -> Result<(), TextError> {
+        if self.options.ignore_unknown_fields {
+            self.skip_field()?;
+            self.end_field();
+            Ok(())
+        } else {
+            Err(self.unknown_field(name))
+        }
+    }
+
     #[inline]
     fn peek(&self) -> Option<u8> {
         self.s.get(self.pos).copied()
@@ -747,6 +760,7 @@ mod tests {
     fn reader(s: &str) -> TextReader<'_, 'static> {
         static OPTIONS: DecodeOptions<'static> = DecodeOptions {
             recursion_limit: 100,
+            ignore_unknown_fields: false,
             registry: None,
         };
         TextReader::new(s, &OPTIONS)

@@ -151,7 +151,10 @@ fn read_any(
                 *value = (t.read)(r)?;
                 *type_url = url.to_string();
             }
-            other => return Err(r.unknown_field(other)),
+            other => {
+                r.skip_unknown_field(other)?;
+                continue;
+            }
         }
         r.end_field();
     }
@@ -204,7 +207,8 @@ mod primitives {
                     let mut seen = false;
                     while let Some(name) = r.next_field()? {
                         if &*name != "value" {
-                            return Err(r.unknown_field(&name));
+                            r.skip_unknown_field(&name)?;
+                            continue;
                         }
                         if core::mem::replace(&mut seen, true) {
                             return Err(r.duplicate());
@@ -236,10 +240,10 @@ mod primitives {
         }
 
         fn merge_text(&mut self, r: &mut TextReader<'_, '_>) -> Result<(), TextError> {
-            match r.next_field()? {
-                Some(name) => Err(r.unknown_field(&name)),
-                None => Ok(()),
+            while let Some(name) = r.next_field()? {
+                r.skip_unknown_field(&name)?;
             }
+            Ok(())
         }
     }
 }

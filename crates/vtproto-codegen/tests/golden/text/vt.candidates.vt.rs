@@ -61,7 +61,10 @@ impl ::vtproto::text::TextMessage for Candidate {
                                     r.colon()?;
                                     v = r.string()?;
                                 }
-                                other => return ::core::result::Result::Err(r.unknown_field(other)),
+                                other => {
+                                    r.skip_unknown_field(other)?;
+                                    continue;
+                                }
                             }
                             r.end_field();
                         }
@@ -77,7 +80,10 @@ impl ::vtproto::text::TextMessage for Candidate {
             let field: usize = match &*name {
                 "id" => 0,
                 "meta_data" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -123,7 +129,10 @@ impl ::vtproto::text::TextMessage for CandidatesResponse {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "candidates" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),

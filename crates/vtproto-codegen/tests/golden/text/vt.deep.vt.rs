@@ -58,7 +58,10 @@ impl ::vtproto::text::TextMessage for Node {
                 "child" => 0,
                 "value" => 1,
                 "label" => 2,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),

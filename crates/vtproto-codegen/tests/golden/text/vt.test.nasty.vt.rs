@@ -130,7 +130,10 @@ impl ::vtproto::text::TextMessage for Type {
                 "async" => 6,
                 "match" => 7,
                 "gen" => 8,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -176,7 +179,10 @@ impl ::vtproto::text::TextMessage for Self_ {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "value" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -235,7 +241,10 @@ impl ::vtproto::text::TextMessage for Thing {
             let field: usize = match &*name {
                 "thing" => 0,
                 "child" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -326,7 +335,10 @@ impl ::vtproto::text::TextMessage for Holder {
                 "number" => 1,
                 "kind_enum" => 2,
                 "kind_name" => 3,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -372,7 +384,10 @@ impl ::vtproto::text::TextMessage for holder::Choice {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "x" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -465,7 +480,10 @@ impl ::vtproto::text::TextMessage for UsesEnum {
                 "camelCaseField" => 2,
                 "SCREAMING_FIELD" => 3,
                 "field_with_123_digits" => 4,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -511,7 +529,10 @@ impl ::vtproto::text::TextMessage for Core {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "std" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -558,7 +579,10 @@ impl ::vtproto::text::TextMessage for Option {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "some" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -605,7 +629,10 @@ impl ::vtproto::text::TextMessage for Result {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "ok" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -687,7 +714,10 @@ impl ::vtproto::text::TextMessage for Methods {
                 "encode_reverse" => 1,
                 "merge_field" => 2,
                 "field_name" => 3,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -783,7 +813,10 @@ impl ::vtproto::text::TextMessage for HasMethods {
                                     r.message_colon();
                                     ::vtproto::text::__private::merge_message(r, &mut v)?;
                                 }
-                                other => return ::core::result::Result::Err(r.unknown_field(other)),
+                                other => {
+                                    r.skip_unknown_field(other)?;
+                                    continue;
+                                }
                             }
                             r.end_field();
                         }
@@ -808,7 +841,10 @@ impl ::vtproto::text::TextMessage for HasMethods {
                 "many" => 1,
                 "by_name" => 2,
                 "picked" => 3,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),

@@ -119,7 +119,10 @@ impl ::vtproto::text::TextMessage for Api {
                 "mixins" => 5,
                 "syntax" => 6,
                 "edition" => 7,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -251,7 +254,10 @@ impl ::vtproto::text::TextMessage for Method {
                 "options" => 5,
                 "syntax" => 6,
                 "edition" => 7,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -310,7 +316,10 @@ impl ::vtproto::text::TextMessage for Mixin {
             let field: usize = match &*name {
                 "name" => 0,
                 "root" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -369,7 +378,10 @@ impl ::vtproto::text::TextMessage for Duration {
             let field: usize = match &*name {
                 "seconds" => 0,
                 "nanos" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -391,10 +403,9 @@ impl ::vtproto::text::TextMessage for Empty {
         ::core::result::Result::Ok(())
     }
     fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-        #[allow(clippy::never_loop)]
         while let ::core::option::Option::Some(name) = r.next_field()? {
             match &*name {
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => r.skip_unknown_field(&name)?,
             }
         }
         ::core::result::Result::Ok(())
@@ -433,7 +444,10 @@ impl ::vtproto::text::TextMessage for FieldMask {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "paths" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -480,7 +494,10 @@ impl ::vtproto::text::TextMessage for SourceContext {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "file_name" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -540,7 +557,10 @@ impl ::vtproto::text::TextMessage for Struct {
                                     r.message_colon();
                                     ::vtproto::text::__private::merge_message(r, &mut v)?;
                                 }
-                                other => return ::core::result::Result::Err(r.unknown_field(other)),
+                                other => {
+                                    r.skip_unknown_field(other)?;
+                                    continue;
+                                }
                             }
                             r.end_field();
                         }
@@ -555,7 +575,10 @@ impl ::vtproto::text::TextMessage for Struct {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "fields" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -668,7 +691,10 @@ impl ::vtproto::text::TextMessage for Value {
                 "bool_value" => 3,
                 "struct_value" => 4,
                 "list_value" => 5,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -715,7 +741,10 @@ impl ::vtproto::text::TextMessage for ListValue {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "values" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -774,7 +803,10 @@ impl ::vtproto::text::TextMessage for Timestamp {
             let field: usize = match &*name {
                 "seconds" => 0,
                 "nanos" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -893,7 +925,10 @@ impl ::vtproto::text::TextMessage for Type {
                 "source_context" => 4,
                 "syntax" => 5,
                 "edition" => 6,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1048,7 +1083,10 @@ impl ::vtproto::text::TextMessage for Field {
                 "options" => 7,
                 "json_name" => 8,
                 "default_value" => 9,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1156,7 +1194,10 @@ impl ::vtproto::text::TextMessage for Enum {
                 "source_context" => 3,
                 "syntax" => 4,
                 "edition" => 5,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1227,7 +1268,10 @@ impl ::vtproto::text::TextMessage for EnumValue {
                 "name" => 0,
                 "number" => 1,
                 "options" => 2,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1287,7 +1331,10 @@ impl ::vtproto::text::TextMessage for Option {
             let field: usize = match &*name {
                 "name" => 0,
                 "value" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1334,7 +1381,10 @@ impl ::vtproto::text::TextMessage for DoubleValue {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "value" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1381,7 +1431,10 @@ impl ::vtproto::text::TextMessage for FloatValue {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "value" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1428,7 +1481,10 @@ impl ::vtproto::text::TextMessage for Int64Value {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "value" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1475,7 +1531,10 @@ impl ::vtproto::text::TextMessage for UInt64Value {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "value" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1522,7 +1581,10 @@ impl ::vtproto::text::TextMessage for Int32Value {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "value" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1569,7 +1631,10 @@ impl ::vtproto::text::TextMessage for UInt32Value {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "value" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1616,7 +1681,10 @@ impl ::vtproto::text::TextMessage for BoolValue {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "value" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1663,7 +1731,10 @@ impl ::vtproto::text::TextMessage for StringValue {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "value" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1710,7 +1781,10 @@ impl ::vtproto::text::TextMessage for BytesValue {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "value" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),

@@ -69,7 +69,10 @@ impl ::vtproto::text::TextMessage for Version {
                 "minor" => 1,
                 "patch" => 2,
                 "suffix" => 3,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -151,7 +154,10 @@ impl ::vtproto::text::TextMessage for CodeGeneratorRequest {
                 "parameter" => 1,
                 "proto_file" => 2,
                 "compiler_version" => 3,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -221,7 +227,10 @@ impl ::vtproto::text::TextMessage for CodeGeneratorResponse {
                 "error" => 0,
                 "supported_features" => 1,
                 "file" => 2,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -304,7 +313,10 @@ impl ::vtproto::text::TextMessage for code_generator_response::File {
                 "insertion_point" => 1,
                 "content" => 2,
                 "generated_code_info" => 3,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),

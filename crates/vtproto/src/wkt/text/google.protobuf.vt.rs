@@ -106,7 +106,10 @@ impl ::vtproto::text::TextMessage for Api {
                 "source_context" => 4,
                 "mixins" => 5,
                 "syntax" => 6,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -225,7 +228,10 @@ impl ::vtproto::text::TextMessage for Method {
                 "response_streaming" => 4,
                 "options" => 5,
                 "syntax" => 6,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -283,7 +289,10 @@ impl ::vtproto::text::TextMessage for Mixin {
             let field: usize = match &*name {
                 "name" => 0,
                 "root" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -329,7 +338,10 @@ impl ::vtproto::text::TextMessage for FileDescriptorSet {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "file" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -506,7 +518,10 @@ impl ::vtproto::text::TextMessage for FileDescriptorProto {
                 "options" => 9,
                 "source_code_info" => 10,
                 "syntax" => 11,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -660,7 +675,10 @@ impl ::vtproto::text::TextMessage for DescriptorProto {
                 "options" => 7,
                 "reserved_range" => 8,
                 "reserved_name" => 9,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -731,7 +749,10 @@ impl ::vtproto::text::TextMessage for descriptor_proto::ExtensionRange {
                 "start" => 0,
                 "end" => 1,
                 "options" => 2,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -789,7 +810,10 @@ impl ::vtproto::text::TextMessage for descriptor_proto::ReservedRange {
             let field: usize = match &*name {
                 "start" => 0,
                 "end" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -835,7 +859,10 @@ impl ::vtproto::text::TextMessage for ExtensionRangeOptions {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "uninterpreted_option" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1002,7 +1029,10 @@ impl ::vtproto::text::TextMessage for FieldDescriptorProto {
                 "json_name" => 8,
                 "options" => 9,
                 "proto3_optional" => 10,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1061,7 +1091,10 @@ impl ::vtproto::text::TextMessage for OneofDescriptorProto {
             let field: usize = match &*name {
                 "name" => 0,
                 "options" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1155,7 +1188,10 @@ impl ::vtproto::text::TextMessage for EnumDescriptorProto {
                 "options" => 2,
                 "reserved_range" => 3,
                 "reserved_name" => 4,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1213,7 +1249,10 @@ impl ::vtproto::text::TextMessage for enum_descriptor_proto::EnumReservedRange {
             let field: usize = match &*name {
                 "start" => 0,
                 "end" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1284,7 +1323,10 @@ impl ::vtproto::text::TextMessage for EnumValueDescriptorProto {
                 "name" => 0,
                 "number" => 1,
                 "options" => 2,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1360,7 +1402,10 @@ impl ::vtproto::text::TextMessage for ServiceDescriptorProto {
                     r.end_field();
                     continue;
                 }
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1467,7 +1512,10 @@ impl ::vtproto::text::TextMessage for MethodDescriptorProto {
                 "options" => 3,
                 "client_streaming" => 4,
                 "server_streaming" => 5,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1747,7 +1795,10 @@ impl ::vtproto::text::TextMessage for FileOptions {
                     r.end_field();
                     continue;
                 }
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1841,7 +1892,10 @@ impl ::vtproto::text::TextMessage for MessageOptions {
                 "deprecated" => 2,
                 "map_entry" => 3,
                 "uninterpreted_option" => 4,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -1960,7 +2014,10 @@ impl ::vtproto::text::TextMessage for FieldOptions {
                 "deprecated" => 4,
                 "weak" => 5,
                 "uninterpreted_option" => 6,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2006,7 +2063,10 @@ impl ::vtproto::text::TextMessage for OneofOptions {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "uninterpreted_option" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2076,7 +2136,10 @@ impl ::vtproto::text::TextMessage for EnumOptions {
                 "allow_alias" => 0,
                 "deprecated" => 1,
                 "uninterpreted_option" => 2,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2134,7 +2197,10 @@ impl ::vtproto::text::TextMessage for EnumValueOptions {
             let field: usize = match &*name {
                 "deprecated" => 0,
                 "uninterpreted_option" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2192,7 +2258,10 @@ impl ::vtproto::text::TextMessage for ServiceOptions {
             let field: usize = match &*name {
                 "deprecated" => 0,
                 "uninterpreted_option" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2262,7 +2331,10 @@ impl ::vtproto::text::TextMessage for MethodOptions {
                 "deprecated" => 0,
                 "idempotency_level" => 1,
                 "uninterpreted_option" => 2,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2380,7 +2452,10 @@ impl ::vtproto::text::TextMessage for UninterpretedOption {
                 "double_value" => 4,
                 "string_value" => 5,
                 "aggregate_value" => 6,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2434,7 +2509,10 @@ impl ::vtproto::text::TextMessage for uninterpreted_option::NamePart {
             let field: usize = match &*name {
                 "name_part" => 0,
                 "is_extension" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2480,7 +2558,10 @@ impl ::vtproto::text::TextMessage for SourceCodeInfo {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "location" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2571,7 +2652,10 @@ impl ::vtproto::text::TextMessage for source_code_info::Location {
                 "leading_comments" => 2,
                 "trailing_comments" => 3,
                 "leading_detached_comments" => 4,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2617,7 +2701,10 @@ impl ::vtproto::text::TextMessage for GeneratedCodeInfo {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "annotation" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2698,7 +2785,10 @@ impl ::vtproto::text::TextMessage for generated_code_info::Annotation {
                 "source_file" => 1,
                 "begin" => 2,
                 "end" => 3,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2756,7 +2846,10 @@ impl ::vtproto::text::TextMessage for Duration {
             let field: usize = match &*name {
                 "seconds" => 0,
                 "nanos" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2801,7 +2894,10 @@ impl ::vtproto::text::TextMessage for FieldMask {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "paths" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2847,7 +2943,10 @@ impl ::vtproto::text::TextMessage for SourceContext {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "file_name" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -2911,7 +3010,10 @@ impl ::vtproto::text::TextMessage for Struct {
                                     r.message_colon();
                                     ::vtproto::text::__private::merge_message(r, &mut v)?;
                                 }
-                                other => return ::core::result::Result::Err(r.unknown_field(other)),
+                                other => {
+                                    r.skip_unknown_field(other)?;
+                                    continue;
+                                }
                             }
                             r.end_field();
                         }
@@ -2926,7 +3028,10 @@ impl ::vtproto::text::TextMessage for Struct {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "fields" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -3038,7 +3143,10 @@ impl ::vtproto::text::TextMessage for Value {
                 "bool_value" => 3,
                 "struct_value" => 4,
                 "list_value" => 5,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -3084,7 +3192,10 @@ impl ::vtproto::text::TextMessage for ListValue {
         while let ::core::option::Option::Some(name) = r.next_field()? {
             let field: usize = match &*name {
                 "values" => 0,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -3142,7 +3253,10 @@ impl ::vtproto::text::TextMessage for Timestamp {
             let field: usize = match &*name {
                 "seconds" => 0,
                 "nanos" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -3248,7 +3362,10 @@ impl ::vtproto::text::TextMessage for Type {
                 "options" => 3,
                 "source_context" => 4,
                 "syntax" => 5,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -3402,7 +3519,10 @@ impl ::vtproto::text::TextMessage for Field {
                 "options" => 7,
                 "json_name" => 8,
                 "default_value" => 9,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -3497,7 +3617,10 @@ impl ::vtproto::text::TextMessage for Enum {
                 "options" => 2,
                 "source_context" => 3,
                 "syntax" => 4,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -3567,7 +3690,10 @@ impl ::vtproto::text::TextMessage for EnumValue {
                 "name" => 0,
                 "number" => 1,
                 "options" => 2,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
@@ -3626,7 +3752,10 @@ impl ::vtproto::text::TextMessage for Option {
             let field: usize = match &*name {
                 "name" => 0,
                 "value" => 1,
-                _ => return ::core::result::Result::Err(r.unknown_field(&name)),
+                _ => {
+                    r.skip_unknown_field(&name)?;
+                    continue;
+                }
             };
             let result = match field {
                 _ => read(self, r, field, &mut seen),
