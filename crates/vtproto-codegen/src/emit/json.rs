@@ -68,7 +68,7 @@ const SPECIAL_FORMS: &[&str] = &[
     "google.protobuf.BytesValue",
 ];
 
-const NULL_VALUE: &str = "google.protobuf.NullValue";
+pub(super) const NULL_VALUE: &str = "google.protobuf.NullValue";
 const VALUE: &str = "google.protobuf.Value";
 
 /// `"name":`, JSON-escaped, as a string literal.
@@ -170,7 +170,8 @@ pub(super) fn value_ref(value: &ValueType) -> TokenStream {
     }
 }
 
-fn nonzero(f: &Field, v: &TokenStream) -> TokenStream {
+/// The test that an implicit-presence field is set (the JSON and serde writers').
+pub(super) fn nonzero(f: &Field, v: &TokenStream) -> TokenStream {
     match f.value.scalar().expect("implicit presence is for scalars") {
         Scalar::Double | Scalar::Float if f.zero_by_bits => quote!(#v.to_bits() != 0),
         Scalar::Double | Scalar::Float => quote!(#v != 0.0),

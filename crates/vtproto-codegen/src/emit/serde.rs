@@ -14,7 +14,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::json::{enum_path, value_ref};
+use super::json::{enum_path, nonzero, value_ref, NULL_VALUE};
 use super::names::Names;
 use super::Feature;
 use crate::model::{Field, Label, Message, Oneof, Scalar, ValueType};
@@ -29,8 +29,6 @@ pub(super) const FEATURE: Feature = Feature {
         }
     },
 };
-
-const NULL_VALUE: &str = "google.protobuf.NullValue";
 
 /// The runtime's module, where the wrappers are.
 fn rt() -> TokenStream {
@@ -118,16 +116,6 @@ fn value(value: &ValueType, v: &TokenStream, by_ref: bool, names: &Names<'_>) ->
 /// Whether [`value_ref`] gives a reference (else a `Copy` value).
 fn is_ref(value: &ValueType) -> bool {
     !matches!(value.scalar(), Some(s) if !matches!(s, Scalar::String | Scalar::Bytes))
-}
-
-fn nonzero(f: &Field, v: &TokenStream) -> TokenStream {
-    match f.value.scalar().expect("implicit presence is for scalars") {
-        Scalar::Double | Scalar::Float if f.zero_by_bits => quote!(#v.to_bits() != 0),
-        Scalar::Double | Scalar::Float => quote!(#v != 0.0),
-        Scalar::Bool => quote!(#v),
-        Scalar::String | Scalar::Bytes => quote!(!#v.is_empty()),
-        _ => quote!(#v != 0),
-    }
 }
 
 fn field(f: &Field, names: &Names<'_>) -> TokenStream {

@@ -111,16 +111,17 @@ impl TypeRegistry {
         self.text.get(full_name)
     }
 
-    /// How many types it holds (for JSON, and for the text format).
+    /// How many types it holds (for JSON, the text format, or both).
     pub fn len(&self) -> usize {
         #[cfg(feature = "text")]
-        {
-            self.types.len().max(self.text.len())
-        }
+        let text_only = self
+            .text
+            .keys()
+            .filter(|name| !self.types.contains_key(*name))
+            .count();
         #[cfg(not(feature = "text"))]
-        {
-            self.types.len()
-        }
+        let text_only = 0;
+        self.types.len() + text_only
     }
 
     /// Whether it holds none.

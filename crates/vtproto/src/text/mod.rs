@@ -269,6 +269,17 @@ mod tests {
     }
 
     #[test]
+    fn the_registry_counts_each_type_once() {
+        let mut r = TypeRegistry::new();
+        r.add::<Timestamp>()
+            .add_text::<Timestamp>()
+            .add_text::<Duration>();
+        assert_eq!(r.len(), 2);
+        assert!(r.get("google.protobuf.Duration").is_none());
+        assert!(r.get_text("google.protobuf.Duration").is_some());
+    }
+
+    #[test]
     fn a_chain_of_anys_prints_within_the_limit() {
         // Each Any decodes its value anew: the writer bounds the chain.
         let mut any = Any::default();

@@ -183,7 +183,8 @@ impl<'o> TextWriter<'o> {
                 return false;
             };
             let number = key >> 3;
-            let number_text = itoa::Buffer::new().format(number).to_string();
+            let mut number_buf = itoa::Buffer::new();
+            let number_text = number_buf.format(number);
             let Some(wire_type) = WireType::of_key(key) else {
                 return false;
             };
@@ -193,7 +194,7 @@ impl<'o> TextWriter<'o> {
                         return false;
                     };
                     if !dry_run {
-                        self.field(&number_text);
+                        self.field(number_text);
                         self.u64(v);
                     }
                 }
@@ -202,8 +203,8 @@ impl<'o> TextWriter<'o> {
                         return false;
                     };
                     if !dry_run {
-                        self.field(&number_text);
-                        self.out.push_str(&format!("0x{v:08x}"));
+                        self.field(number_text);
+                        self.hex(u64::from(v), 8);
                     }
                 }
                 WireType::Fixed64 => {
@@ -211,8 +212,8 @@ impl<'o> TextWriter<'o> {
                         return false;
                     };
                     if !dry_run {
-                        self.field(&number_text);
-                        self.out.push_str(&format!("0x{v:016x}"));
+                        self.field(number_text);
+                        self.hex(v, 16);
                     }
                 }
                 WireType::LengthDelimited => {
@@ -223,18 +224,18 @@ impl<'o> TextWriter<'o> {
                         continue;
                     }
                     if !v.is_empty() && nesting > 0 && self.print_unknown(v, true, nesting - 1) {
-                        self.begin_message(&number_text);
+                        self.begin_message(number_text);
                         self.print_unknown(v, false, nesting - 1);
                         self.end_message();
                     } else {
-                        self.field(&number_text);
+                        self.field(number_text);
                         self.bytes(v);
                     }
                 }
                 WireType::StartGroup => {
                     groups.push(number);
                     if !dry_run {
-                        self.begin_message(&number_text);
+                        self.begin_message(number_text);
                     }
                 }
                 WireType::EndGroup => {
@@ -248,6 +249,15 @@ impl<'o> TextWriter<'o> {
             }
         }
         groups.is_empty()
+    }
+
+    /// `0x` and `v` in `digits` lowercase hex digits (an unknown fixed-width field).
+    fn hex(&mut self, v: u64, digits: u32) {
+        self.out.push_str("0x");
+        for i in (0..digits).rev() {
+            let d = ((v >> (4 * i)) & 15) as u32;
+            self.out.push(char::from_digit(d, 16).unwrap_or('0'));
+        }
     }
 
     /// Messages open.
