@@ -7,7 +7,7 @@
 //! keeps as unknown), keep what they read, and round-trip too. Each check panics when a
 //! property fails.
 //!
-//! Depends on the runtime, prost and bytes alone, so that crates generated at test time
+//! Depends on the runtime, prost, bytes and serde_json alone, so that crates generated at test time
 //! (`tests/tests/random_schemas.rs`) include it too.
 
 use std::fmt::Debug;
@@ -111,6 +111,40 @@ pub fn check_text<S: Message + vtproto::text::TextMessage + PartialEq + Debug>(d
     let pretty: S = text::from_str(&pretty)
         .unwrap_or_else(|e| panic!("our pretty text does not read back: {e}"));
     assert!(same(&back, &pretty), "pretty text reads back another value");
+}
+
+/// The serde impls on an accepted value (`features=..+json+serde`): through `serde_json`,
+/// `Serialize` writes JSON the direct path reads to the value the direct path's own JSON gives,
+/// and `Deserialize` reads the direct path's JSON to it; where the direct path finds no JSON
+/// form, serde fails too.
+pub fn check_serde<S>(data: &[u8])
+where
+    S: Message + vtproto::json::JsonMessage + PartialEq + Debug,
+    S: vtproto::json::serde_impls::serde::Serialize,
+    S: for<'de> vtproto::json::serde_impls::serde::Deserialize<'de>,
+{
+    use vtproto::json;
+    let Ok(s) = partial::<S>(data) else {
+        return;
+    };
+    let Ok(direct) = json::to_string(&s) else {
+        assert!(
+            serde_json::to_string(&s).is_err(),
+            "serde writes a value JSON has no form for"
+        );
+        return;
+    };
+    let via_serde = serde_json::to_string(&s).expect("serde writes what JSON writes");
+    let a: S = json::from_str(&direct).expect("JSON reads what it wrote");
+    let b: S = json::from_str(&via_serde)
+        .unwrap_or_else(|e| panic!("serde's JSON does not read: {e}\n{via_serde}"));
+    assert!(
+        same(&a, &b),
+        "serde writes another value:\n{direct}\n{via_serde}"
+    );
+    let c: S = serde_json::from_str(&direct)
+        .unwrap_or_else(|e| panic!("serde does not read our JSON: {e}\n{direct}"));
+    assert!(same(&a, &c), "serde reads another value from {direct}");
 }
 
 /// Decodes without the required-field check (merge alone).

@@ -296,13 +296,14 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
         }
         for mode in modes {
             let (suffix, mut features) = match mode {
-                Mode::Prost => ("prost", vec!["codec", "json", "text", "services"]),
+                Mode::Prost => ("prost", vec!["codec", "json", "serde", "text", "services"]),
                 Mode::Standalone => (
                     "standalone",
                     vec![
                         "structs",
                         "codec",
                         "json",
+                        "serde",
                         "text",
                         "services",
                         "descriptors",
@@ -386,9 +387,9 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                 let s = format!("{}_standalone", set.prefix);
                 let call = if prost {
                     let pm = format!("{}_prost", set.prefix);
-                    format!("properties::check::<{pm}::{path}, {pm}::{view}, {s}::{path}, {s}::{view}>(data); properties::check_json::<{pm}::{path}>(data); properties::check_json::<{s}::{path}>(data); properties::check_text::<{pm}::{path}>(data); properties::check_text::<{s}::{path}>(data)")
+                    format!("properties::check::<{pm}::{path}, {pm}::{view}, {s}::{path}, {s}::{view}>(data); properties::check_json::<{pm}::{path}>(data); properties::check_json::<{s}::{path}>(data); properties::check_text::<{pm}::{path}>(data); properties::check_text::<{s}::{path}>(data); properties::check_serde::<{pm}::{path}>(data); properties::check_serde::<{s}::{path}>(data)")
                 } else {
-                    format!("properties::check_standalone::<{s}::{path}, {s}::{view}>(data); properties::check_json::<{s}::{path}>(data); properties::check_text::<{s}::{path}>(data)")
+                    format!("properties::check_standalone::<{s}::{path}, {s}::{view}>(data); properties::check_json::<{s}::{path}>(data); properties::check_text::<{s}::{path}>(data); properties::check_serde::<{s}::{path}>(data)")
                 };
                 let _ = writeln!(
                     dispatch,
@@ -462,7 +463,8 @@ fn main() {{
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"vt-random-schemas\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nvtproto = {{ path = {:?}, features = [\"prost-types\", \"tonic\", \"json\", \"text\"] }}\n\
+             [dependencies]\nvtproto = {{ path = {:?}, features = [\"prost-types\", \"tonic\", \"json\", \"serde\", \"text\"] }}\n\
+             serde_json = {{ version = \"1\", features = [\"float_roundtrip\"] }}\n\
              prost = \"0.14\"\nprost-types = \"0.14\"\nbytes = \"1\"\n\
              tonic = {{ version = \"0.14\", default-features = false, features = [\"codegen\", \"transport\"] }}\n\n[workspace]\n\n\
              [profile.dev]\ndebug = false\nopt-level = 0\n\n[profile.dev.package.\"*\"]\nopt-level = 1\n",
