@@ -17,7 +17,8 @@
 #           release build of the set's imports (the closure without the
 #           google.cloud.aiplatform.v1 package itself, about a hundred messages), prost's
 #           structs alone and with our impls. About 4 minutes; needs valgrind.
-#           VT_SCALE_FEATURES=codec+json or codec+text (default codec) counts other generated
+#           VT_SCALE_FEATURES=codec+json, codec+json+serde or codec+text (default codec) counts
+#           other generated
 #           features.
 # --count-all the same count for the whole closure, aiplatform v1 included (1,324 messages;
 #           about half an hour).
@@ -96,7 +97,7 @@ path = "src/lib.rs"
 [dependencies]
 prost = "0.14"
 prost-types = "0.14"
-vtproto = { path = "$root/crates/vtproto", features = ["prost-types", "json", "text"] }
+vtproto = { path = "$root/crates/vtproto", features = ["prost-types", "json", "text", "serde"] }
 
 [workspace]
 TOML
