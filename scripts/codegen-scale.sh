@@ -18,8 +18,7 @@
 #           google.cloud.aiplatform.v1 package itself, about a hundred messages), prost's
 #           structs alone and with our impls. About 4 minutes; needs valgrind.
 #           VT_SCALE_FEATURES=codec+json, codec+json+serde or codec+text (default codec) counts
-#           other generated
-#           features.
+#           other generated features.
 # --count-all the same count for the whole closure, aiplatform v1 included (1,324 messages;
 #           about half an hour).
 # --measure also measure, on the same request, protoc-gen-rust-vt against protoc-gen-prost 0.5
