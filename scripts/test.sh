@@ -22,8 +22,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-# Each step says how long the run has taken so far, so that slow steps show in CI's log.
-step() { printf '\n== %s (%d s so far)\n' "$*" "$SECONDS"; }
+# Each step says how long the run has taken so far and how much disk is left, so that slow
+# steps and a filling disk show in CI's log.
+step() {
+    printf '\n== %s (%d s so far; target/ %s, %s free)\n' "$*" "$SECONDS" \
+        "$(du -sh target 2>/dev/null | cut -f1)" "$(df -h --output=avail . | tail -1 | tr -d ' ')"
+}
+# With VT_LEAN_TARGET=1 (CI's setting), a step's own build folders go when it is done.
+lean() { if [ "${VT_LEAN_TARGET:-}" = 1 ]; then rm -rf "$@"; fi; }
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -41,10 +47,12 @@ RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p vtproto -p vtproto-cod
 
 step "tests"
 VT_REQUIRE_CORPORA=1 cargo test --workspace 2>&1 | tee -a "$log"
+lean target/random-schemas target/codegen-compiles target/grpc-interop
 
 step "miri"
 if cargo +nightly miri --version >/dev/null 2>&1; then
     bash scripts/miri.sh 2>&1 | tee -a "$log"
+    lean target/miri
 else
     echo "skipped: no nightly toolchain with Miri here (scripts/miri.sh installs one with rustup)"
 fi
@@ -57,6 +65,7 @@ bash scripts/buf-check.sh
 
 step "codegen at scale"
 bash scripts/codegen-scale.sh
+lean target/scale
 
 step "no_std"
 if rustup target add thumbv7em-none-eabihf >/dev/null 2>&1; then
