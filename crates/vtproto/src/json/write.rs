@@ -114,11 +114,13 @@ impl<'o> JsonWriter<'o> {
             self.out.push(',');
         }
         self.newline();
-        self.out.push_str(if self.options.use_proto_names {
-            proto
+        // Two copies, not one of a chosen literal: each has a length known where this is
+        // inlined, so neither is a call to `memcpy`.
+        if self.options.use_proto_names {
+            self.out.push_str(proto);
         } else {
-            json
-        });
+            self.out.push_str(json);
+        }
         if self.options.indent != 0 {
             self.out.push(' ');
         }
@@ -126,6 +128,7 @@ impl<'o> JsonWriter<'o> {
     }
 
     /// A key known at run time (a map key, a `Struct` field), escaped.
+    #[inline]
     pub fn key_str(&mut self, key: &str) {
         if self.comma {
             self.out.push(',');
@@ -217,13 +220,30 @@ impl<'o> JsonWriter<'o> {
     }
 
     /// A string, quoted and escaped.
+    #[inline]
     pub fn str(&mut self, v: &str) {
-        // One reservation for the common case, a string with nothing to escape.
-        self.out.reserve(v.len() + 2);
-        self.out.push('"');
-        escape_into(v, self.out);
-        self.out.push('"');
+        let plain = first_special(v.as_bytes());
+        if plain == v.len() {
+            // The common case, nothing to escape: one reservation, three copies.
+            self.out.reserve(v.len() + 2);
+            self.out.push('"');
+            self.out.push_str(v);
+            self.out.push('"');
+        } else {
+            self.str_escaped(v, plain);
+        }
         self.comma = true;
+    }
+
+    /// [`str`](Self::str) of a string with a byte to escape at `plain`.
+    #[cold]
+    #[inline(never)]
+    fn str_escaped(&mut self, v: &str, plain: usize) {
+        self.out.reserve(v.len() + 8);
+        self.out.push('"');
+        self.out.push_str(&v[..plain]);
+        escape_into(&v[plain..], self.out);
+        self.out.push('"');
     }
 
     /// Bytes, as standard base64 with padding.
@@ -284,48 +304,93 @@ fn non_finite(nan: bool, positive: bool) -> &'static str {
 }
 
 /// The index of the first byte of `bytes` that a JSON string cannot hold as it is (`"`, `\`,
-/// a control character), or `bytes.len()`. Eight bytes at a time: most strings have none, and
-/// this scan was 56% of writing the candidates workload byte by byte.
+/// a control character), or `bytes.len()`. Whole words at a time, without a loop over single
+/// bytes: most strings have none and are short (ids, keys), and a byte loop's exit, at a
+/// different length each time, was the most mispredicted branch of writing them.
+#[inline]
 pub(crate) fn first_special(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let n = bytes.len();
+    if n < 8 {
+        return first_special_short(bytes);
+    }
     let mut i = 0;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        // Bytes below 0x20, and bytes equal to '"' or '\\' (zero after the xor): a set high
-        // bit marks a candidate (exact for the first one, which is all the scan needs).
-        let control = w.wrapping_sub(ONES * 0x20) & !w;
-        let quote =
-            (w ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES) & !(w ^ (ONES * u64::from(b'"')));
-        let backslash =
-            (w ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES) & !(w ^ (ONES * u64::from(b'\\')));
-        if (control | quote | backslash) & HIGHS != 0 {
-            break;
+    while i + 8 <= n {
+        let mask = special_mask(word(bytes, i));
+        if mask != 0 {
+            return i + (mask.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    // The tail (and short strings, most keys and ids): one table load per byte.
-    while let Some(&b) = bytes.get(i) {
-        if SPECIAL[usize::from(b)] {
-            break;
-        }
-        i += 1;
+    if i == n {
+        return n;
     }
-    i
+    // The last 8 bytes, of which the first `i - (n - 8)` were checked already.
+    let mask = special_mask(word(bytes, n - 8)) >> (8 * (i - (n - 8)));
+    if mask != 0 {
+        i + (mask.trailing_zeros() / 8) as usize
+    } else {
+        n
+    }
 }
 
-/// The bytes a JSON string cannot hold as they are: `"`, `\` and control characters.
-static SPECIAL: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
+/// [`first_special`] of fewer than 8 bytes: two overlapping 4-byte loads, or the first,
+/// middle and last byte (which are all the bytes when there are at most 3).
+#[inline]
+fn first_special_short(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    if n >= 4 {
+        let low = u32::from_le_bytes(bytes[..4].try_into().unwrap_or_default());
+        let high = u32::from_le_bytes(bytes[n - 4..].try_into().unwrap_or_default());
+        let mask = special_mask(u64::from(low) | u64::from(high) << 32);
+        return match (mask.trailing_zeros() / 8) as usize {
+            8 => n,
+            j if j < 4 => j,
+            j => n + j - 8,
+        };
     }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
+    let Some(&first) = bytes.first() else {
+        return 0;
+    };
+    // Positions 0, n / 2 and n - 1 cover 0..n for n <= 3, in order; the other bytes are
+    // plain ('a').
+    let w = u64::from_le_bytes([
+        first,
+        bytes[n / 2],
+        bytes[n - 1],
+        b'a',
+        b'a',
+        b'a',
+        b'a',
+        b'a',
+    ]);
+    match special_mask(w).trailing_zeros() / 8 {
+        0 => 0,
+        1 => n / 2,
+        2 => n - 1,
+        _ => n,
+    }
+}
+
+/// 8 bytes of `bytes` from `at` (in bounds), little-endian: byte `at` is the lowest.
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default())
+}
+
+/// The high bit of each byte of `w` that is `"`, `\` or below 0x20, set at least for the
+/// lowest such byte and for none below it (a borrow only runs upward from a byte that
+/// matches), so `trailing_zeros() / 8` is the first one's index.
+#[inline(always)]
+fn special_mask(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    let quote = quote.wrapping_sub(ONES) & !quote;
+    let backslash = backslash.wrapping_sub(ONES) & !backslash;
+    (control | quote | backslash) & HIGHS
+}
 
 /// `v` escaped for a JSON string: `"`, `\` and control characters; runs of plain characters
 /// are copied at once.
@@ -408,6 +473,28 @@ mod tests {
                         bytes[at] = special;
                     }
                     assert_eq!(first_special(&bytes), at, "{len} {at} {special}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_scan_agrees_with_a_byte_loop_on_every_byte_value() {
+        let naive = |b: &[u8]| {
+            b.iter()
+                .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+                .unwrap_or(b.len())
+        };
+        // Every byte value at every position of every length up to 24, over plain text and
+        // over text of bytes next to the specials (so that borrows cross bytes).
+        for len in 1..25 {
+            for at in 0..len {
+                for v in 0..=255u8 {
+                    for fill in [b'a', 0x21, 0x23, 0x5d, 0x80, 0xa0, 0xff] {
+                        let mut bytes = vec![fill; len];
+                        bytes[at] = v;
+                        assert_eq!(first_special(&bytes), naive(&bytes), "{bytes:?}");
+                    }
                 }
             }
         }

@@ -1,0 +1,99 @@
+//! Interleaved ratios of rust-vt's ProtoJSON time to pbjson's (prost + pbjson + serde_json),
+//! robust to a noisy host (see `ratio.rs`: the two sides alternate in batches of about 2 ms,
+//! and each row prints the median ratio with its quartiles).
+//!
+//! ```sh
+//! cargo run --release -p vt-benches --example json_ratio              # every row
+//! cargo run --release -p vt-benches --example json_ratio -- candidates  # rows containing it
+//! ```
+//!
+//! Rows ending in `_fresh64` go through 64 different messages in turn, so the branch predictor
+//! cannot learn one message's sequence of string lengths and keys.
+
+use std::hint::black_box;
+
+use vt_benches::interleave::{cycle, labelled_row};
+use vt_benches::{pb, pj, Rng};
+
+const LABELS: (&str, &str) = ("pbjson", "rust-vt/pbjson");
+
+/// Encode and decode rows for the messages of `msgs` (pbjson's copies decoded from prost's
+/// bytes, so the data is the same).
+fn rows<P, J>(filter: &str, name: &str, msgs: &[P])
+where
+    P: vtproto::json::JsonMessage + prost::Message + Default + PartialEq + std::fmt::Debug,
+    J: prost::Message + Default + serde::Serialize + serde::de::DeserializeOwned,
+{
+    let theirs: Vec<J> = msgs
+        .iter()
+        .map(|m| J::decode(&prost::Message::encode_to_vec(m)[..]).unwrap())
+        .collect();
+    let texts: Vec<String> = msgs
+        .iter()
+        .map(|m| vtproto::json::to_string(m).unwrap())
+        .collect();
+    for (m, text) in msgs.iter().zip(&texts) {
+        // pbjson reads our text to the same value (compared through prost's bytes).
+        let read: J = serde_json::from_str(text).unwrap();
+        assert!(<P as prost::Message>::decode(&read.encode_to_vec()[..]).unwrap() == *m);
+        assert!(vtproto::json::from_str::<P>(text).unwrap() == *m);
+    }
+    let (mut p, mut v) = (cycle(&theirs), cycle(msgs));
+    labelled_row(
+        filter,
+        &format!("{name}_encode"),
+        LABELS,
+        || drop(black_box(serde_json::to_string(black_box(p())).unwrap())),
+        || drop(black_box(vtproto::json::to_string(black_box(v())).unwrap())),
+    );
+    let (mut p, mut v) = (cycle(&texts), cycle(&texts));
+    labelled_row(
+        filter,
+        &format!("{name}_decode"),
+        LABELS,
+        || {
+            drop(black_box(
+                serde_json::from_str::<J>(black_box(p())).unwrap(),
+            ))
+        },
+        || {
+            drop(black_box(
+                vtproto::json::from_str::<P>(black_box(v())).unwrap(),
+            ))
+        },
+    );
+}
+
+fn main() {
+    let filter = std::env::args().nth(1).unwrap_or_default();
+    let f = filter.as_str();
+    use pb::vt::{candidates::CandidatesResponse, event::EventBatch};
+    use pj::vt::{candidates as pjc, deep as pjd, event as pje};
+    for n in [100, 2000] {
+        let one = [vt_benches::candidates(n)];
+        rows::<_, pjc::CandidatesResponse>(f, &format!("A_candidates_{n}"), &one);
+    }
+    let all = vt_benches::candidates(64 * 100).candidates;
+    let msgs: Vec<_> = all
+        .chunks(100)
+        .map(|c| CandidatesResponse {
+            candidates: c.to_vec(),
+        })
+        .collect();
+    rows::<_, pjc::CandidatesResponse>(f, "A_candidates_100_fresh64", &msgs);
+    let mut rng = Rng::new(7);
+    rows::<_, pje::Event>(f, "B_event_1", &[vt_benches::event(&mut rng)]);
+    let events: Vec<_> = (0..64).map(|_| vt_benches::event(&mut rng)).collect();
+    rows::<_, pje::Event>(f, "B_event_1_fresh64", &events);
+    rows::<_, pje::EventBatch>(f, "B_event_1000", &[vt_benches::event_batch(1000)]);
+    let batches: Vec<EventBatch> = vt_benches::event_batch(64 * 50)
+        .events
+        .chunks(50)
+        .map(|c| EventBatch { events: c.to_vec() })
+        .collect();
+    rows::<_, pje::EventBatch>(f, "B_event_50_fresh64", &batches);
+    rows::<_, pjd::Node>(f, "C_node20", &[vt_benches::node20()]);
+    for depth in [1, 32, 100] {
+        rows::<_, pjd::Node>(f, &format!("C_deep_{depth}"), &[vt_benches::deep(depth)]);
+    }
+}
