@@ -450,6 +450,10 @@ impl<'a, 'o> JsonReader<'a, 'o> {
 
     fn integer(&mut self, expected: &'static str) -> Result<(bool, u64), JsonError> {
         let at = self.peek_pos();
+        if let Some((negative, magnitude, end)) = plain_integer(self.input, at) {
+            self.pos = end;
+            return Ok((negative, magnitude));
+        }
         let n = self.number(expected)?;
         exact_integer(&n.text).ok_or_else(|| {
             let kind = if is_integral_form(&n.text) {
@@ -778,6 +782,38 @@ fn number_end(s: &[u8], start: usize) -> Option<usize> {
     Some(i)
 }
 
+/// The common integer, read in one pass: `-?(0|[1-9][0-9]{0,18})` at `at`, plain or quoted,
+/// followed by what can end it (a closing quote; no fraction or exponent): sign, magnitude and
+/// the end. `None` leaves the rest (other forms, errors) to the general path.
+#[inline]
+fn plain_integer(s: &[u8], at: usize) -> Option<(bool, u64, usize)> {
+    let mut i = at;
+    let quoted = s.get(i) == Some(&b'"');
+    i += usize::from(quoted);
+    let negative = s.get(i) == Some(&b'-');
+    i += usize::from(negative);
+    let start = i;
+    let mut value = 0u64;
+    while let Some(&b) = s.get(i) {
+        if !b.is_ascii_digit() {
+            break;
+        }
+        // 19 digits stay below u64::MAX; longer runs are refused below.
+        value = value.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
+        i += 1;
+    }
+    let digits = i - start;
+    if digits == 0 || digits > 19 || (digits > 1 && s[start] == b'0') {
+        return None;
+    }
+    match s.get(i) {
+        Some(b'"') if quoted => Some((negative, value, i + 1)),
+        _ if quoted => None,
+        Some(b'.' | b'e' | b'E') => None,
+        _ => Some((negative, value, i)),
+    }
+}
+
 /// A JSON number (grammar already checked) as an exact integer, sign and magnitude: `1e2` and
 /// `100.0` are 100; `1.5`, `1e-1` and anything past `u64` are `None`.
 fn exact_integer(text: &str) -> Option<(bool, u64)> {
@@ -897,6 +933,51 @@ mod tests {
         ] {
             assert_eq!(exact_integer(text), want, "{text}");
         }
+    }
+
+    #[test]
+    fn the_plain_integer_path_agrees_with_the_general_one() {
+        // Every string up to 6 characters over the bytes numbers are made of, and 19- and
+        // 20-digit runs: whatever the one-pass path reads, the grammar check and the exact
+        // conversion read alike.
+        let alphabet = b"019-.e\"x";
+        let mut inputs: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..6 {
+            let longer: Vec<Vec<u8>> = inputs
+                .iter()
+                .filter(|s| s.len() == inputs.last().map_or(0, Vec::len))
+                .flat_map(|s| alphabet.iter().map(move |&c| [&s[..], &[c]].concat()))
+                .collect();
+            inputs.extend(longer);
+        }
+        for digits in ["9999999999999999999", "18446744073709551615", "12345678901234567890"] {
+            inputs.push(digits.as_bytes().to_vec());
+            inputs.push(format!("\"{digits}\"").into_bytes());
+            inputs.push(format!("-{digits}").into_bytes());
+        }
+        let mut read = 0;
+        for s in &inputs {
+            let Some((negative, value, end)) = plain_integer(s, 0) else {
+                continue;
+            };
+            read += 1;
+            let text = if s[0] == b'"' {
+                assert_eq!(s[end - 1], b'"', "{s:?}");
+                &s[1..end - 1]
+            } else {
+                &s[..end]
+            };
+            assert_eq!(number_end(text, 0), Some(text.len()), "{s:?}");
+            let text = core::str::from_utf8(text).unwrap();
+            assert_eq!(exact_integer(text), Some((negative, value)), "{s:?}");
+        }
+        assert!(read > 100, "{read}");
+        assert_eq!(plain_integer(b"01", 0), None);
+        assert_eq!(plain_integer(b"\"1", 0), None);
+        assert_eq!(plain_integer(b"1.5", 0), None);
+        assert_eq!(plain_integer(b"-", 0), None);
+        assert_eq!(plain_integer(b"12345678901234567890", 0), None);
+        assert_eq!(plain_integer(b"7,", 0), Some((false, 7, 1)));
     }
 
     #[test]

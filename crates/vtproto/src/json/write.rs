@@ -307,7 +307,7 @@ fn non_finite(nan: bool, positive: bool) -> &'static str {
 /// a control character), or `bytes.len()`. Whole words at a time, without a loop over single
 /// bytes: most strings have none and are short (ids, keys), and a byte loop's exit, at a
 /// different length each time, was the most mispredicted branch of writing them.
-#[inline]
+#[inline(always)]
 pub(crate) fn first_special(bytes: &[u8]) -> usize {
     let n = bytes.len();
     if n < 8 {
