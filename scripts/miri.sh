@@ -14,4 +14,6 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
     rustup toolchain install nightly --profile minimal --component miri,rust-src
 fi
 cargo +nightly miri test -p vtproto --lib
+# JSON's writer copies strings and numbers inline too (its unit tests, every length).
+cargo +nightly miri test -p vtproto --lib --features json json::write
 cargo +nightly miri test -p vt-tests --test miri_sample

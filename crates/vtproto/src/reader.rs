@@ -97,7 +97,7 @@ fn utf8(bytes: &[u8]) -> Result<&str, DecodeError> {
 /// `s` as a new `String` of exactly its length, copied inline when short (see the writer's
 /// `copy_bytes`) rather than through a `memcpy` call.
 #[inline(always)]
-fn owned(s: &str) -> String {
+pub(crate) fn owned(s: &str) -> String {
     let n = s.len();
     let mut v = Vec::<u8>::with_capacity(n);
     // SAFETY: the new allocation has room for `n` bytes and cannot overlap `s`; `copy_bytes`

@@ -295,7 +295,10 @@ impl<'a, 'o> JsonReader<'a, 'o> {
 
     /// A string value, owned.
     pub fn string_owned(&mut self) -> Result<String, JsonError> {
-        self.string().map(Cow::into_owned)
+        Ok(match self.string()? {
+            Cow::Borrowed(s) => crate::reader::owned(s),
+            Cow::Owned(s) => s,
+        })
     }
 
     /// The string at `pos` (its opening quote), unescaped.
@@ -950,7 +953,11 @@ mod tests {
                 .collect();
             inputs.extend(longer);
         }
-        for digits in ["9999999999999999999", "18446744073709551615", "12345678901234567890"] {
+        for digits in [
+            "9999999999999999999",
+            "18446744073709551615",
+            "12345678901234567890",
+        ] {
             inputs.push(digits.as_bytes().to_vec());
             inputs.push(format!("\"{digits}\"").into_bytes());
             inputs.push(format!("-{digits}").into_bytes());

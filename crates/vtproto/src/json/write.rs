@@ -7,6 +7,7 @@ use base64::Engine as _;
 
 use super::EncodeOptions;
 use crate::prelude::*;
+use crate::writer::copy_bytes;
 
 /// Writes JSON for generated code; see the [module docs](crate::json).
 pub struct JsonWriter<'o> {
@@ -172,20 +173,20 @@ impl<'o> JsonWriter<'o> {
 
     /// A 32-bit integer, as a JSON number.
     pub fn i32(&mut self, v: i32) {
-        self.out.push_str(itoa::Buffer::new().format(v));
+        append(self.out, itoa::Buffer::new().format(v));
         self.comma = true;
     }
 
     /// An unsigned 32-bit integer, as a JSON number.
     pub fn u32(&mut self, v: u32) {
-        self.out.push_str(itoa::Buffer::new().format(v));
+        append(self.out, itoa::Buffer::new().format(v));
         self.comma = true;
     }
 
     /// A 64-bit integer, as a string (JSON numbers lose precision past 2^53).
     pub fn i64(&mut self, v: i64) {
         self.out.push('"');
-        self.out.push_str(itoa::Buffer::new().format(v));
+        append(self.out, itoa::Buffer::new().format(v));
         self.out.push('"');
         self.comma = true;
     }
@@ -193,7 +194,7 @@ impl<'o> JsonWriter<'o> {
     /// An unsigned 64-bit integer, as a string.
     pub fn u64(&mut self, v: u64) {
         self.out.push('"');
-        self.out.push_str(itoa::Buffer::new().format(v));
+        append(self.out, itoa::Buffer::new().format(v));
         self.out.push('"');
         self.comma = true;
     }
@@ -202,7 +203,7 @@ impl<'o> JsonWriter<'o> {
     /// `"-Infinity"`.
     pub fn f64(&mut self, v: f64) {
         if v.is_finite() {
-            self.out.push_str(zmij::Buffer::new().format_finite(v));
+            append(self.out, zmij::Buffer::new().format_finite(v));
         } else {
             self.out.push_str(non_finite(v.is_nan(), v > 0.0));
         }
@@ -212,7 +213,7 @@ impl<'o> JsonWriter<'o> {
     /// A `float`: the shortest decimal that reads back to it as a `float`.
     pub fn f32(&mut self, v: f32) {
         if v.is_finite() {
-            self.out.push_str(zmij::Buffer::new().format_finite(v));
+            append(self.out, zmij::Buffer::new().format_finite(v));
         } else {
             self.out.push_str(non_finite(v.is_nan(), v > 0.0));
         }
@@ -224,11 +225,8 @@ impl<'o> JsonWriter<'o> {
     pub fn str(&mut self, v: &str) {
         let plain = first_special(v.as_bytes());
         if plain == v.len() {
-            // The common case, nothing to escape: one reservation, three copies.
-            self.out.reserve(v.len() + 2);
-            self.out.push('"');
-            self.out.push_str(v);
-            self.out.push('"');
+            // The common case, nothing to escape.
+            quoted(self.out, v);
         } else {
             self.str_escaped(v, plain);
         }
@@ -259,9 +257,8 @@ impl<'o> JsonWriter<'o> {
     pub fn enum_value(&mut self, number: i32, name: Option<&'static str>) {
         match name {
             Some(name) if !self.options.enums_as_ints => {
-                self.out.push('"');
-                self.out.push_str(name);
-                self.out.push('"');
+                // Names are identifiers: nothing to escape.
+                quoted(self.out, name);
                 self.comma = true;
             }
             _ => self.i32(number),
@@ -292,6 +289,41 @@ impl<'o> JsonWriter<'o> {
     /// Marks that a value was written through [`out`](Self::out).
     pub(crate) fn wrote_value(&mut self) {
         self.comma = true;
+    }
+}
+
+/// Appends `s` to `out`, copied inline when short (the binary writer's `copy_bytes`) instead
+/// of through a `memcpy` call, which costs more than the copy for the short strings and
+/// numbers JSON is made of.
+#[inline(always)]
+fn append(out: &mut String, s: &str) {
+    out.reserve(s.len());
+    // SAFETY: `reserve` leaves room for `s.len()` bytes past the length, which `copy_bytes`
+    // writes, all of them, from `s` (not within `out`'s buffer: `out` is borrowed mutably);
+    // the bytes are a whole `str` appended to a `String`, so the result stays UTF-8.
+    unsafe {
+        let v = out.as_mut_vec();
+        let len = v.len();
+        copy_bytes(s.as_bytes(), v.as_mut_ptr().add(len));
+        v.set_len(len + s.len());
+    }
+}
+
+/// Appends `s` between quotes (nothing in it to escape), as [`append`] does.
+#[inline(always)]
+fn quoted(out: &mut String, s: &str) {
+    let n = s.len();
+    out.reserve(n + 2);
+    // SAFETY: as in `append`, with room for `n + 2` bytes: the two quotes and the `n` bytes
+    // of `s` between them, all written; ASCII quotes around a whole `str` keep it UTF-8.
+    unsafe {
+        let v = out.as_mut_vec();
+        let len = v.len();
+        let p = v.as_mut_ptr().add(len);
+        *p = b'"';
+        copy_bytes(s.as_bytes(), p.add(1));
+        *p.add(n + 1) = b'"';
+        v.set_len(len + n + 2);
     }
 }
 
@@ -436,7 +468,7 @@ macro_rules! int_keys {
     ($($t:ty),*) => {$(
         impl MapKey for $t {
             fn write(self, out: &mut String) {
-                out.push_str(itoa::Buffer::new().format(self));
+                append(out, itoa::Buffer::new().format(self));
             }
         }
     )*};
@@ -479,6 +511,24 @@ mod tests {
     }
 
     #[test]
+    fn appends_copy_every_length_exactly() {
+        // The inline copies (run under Miri by scripts/miri.sh): every length up to 80, each
+        // after text already there, into a buffer that has room and into one that must grow.
+        let text: String = "aé\u{1F600}b".chars().cycle().take(80).collect();
+        for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let s = &text[..end];
+            for room in [0, 200] {
+                let mut out = String::with_capacity(room);
+                out.push('x');
+                append(&mut out, s);
+                quoted(&mut out, s);
+                assert_eq!(out, format!("x{s}\"{s}\""));
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "a million scans: minutes under Miri")]
     fn the_scan_agrees_with_a_byte_loop_on_every_byte_value() {
         let naive = |b: &[u8]| {
             b.iter()
