@@ -19,6 +19,8 @@ pub struct JsonWriter<'o> {
     depth: usize,
     /// The type URL the next object starts with (an `Any`'s message, written as its fields).
     any_type_url: Option<String>,
+    /// No indentation and JSON names: keys take [`key`](Self::key)'s inlined path.
+    compact_json_names: bool,
 }
 
 impl<'o> JsonWriter<'o> {
@@ -30,6 +32,7 @@ impl<'o> JsonWriter<'o> {
             comma: false,
             depth: 0,
             any_type_url: None,
+            compact_json_names: options.indent == 0 && !options.use_proto_names,
         }
     }
 
@@ -109,19 +112,43 @@ impl<'o> JsonWriter<'o> {
 
     /// A field's key: `json` and `proto` are `"name":` literals, the JSON name and the proto
     /// name, quoted at generation time.
-    #[inline]
+    #[inline(always)]
     pub fn key(&mut self, json: &'static str, proto: &'static str) {
+        if !self.compact_json_names {
+            return self.key_with_options(json, proto);
+        }
+        // Compact output with JSON names, the default: a few instructions where this is
+        // inlined (the literal's length is known there), no call.
+        let n = json.len();
+        self.out.reserve(n + 1);
+        let comma = usize::from(self.comma);
+        // SAFETY: `reserve` leaves room for `n + 1` bytes past the length: a comma at the
+        // first of them, then the key's `n` bytes from there (no comma due: over it) or after
+        // it; `comma + n` bytes are kept, all written: the comma when due, then a whole `str`,
+        // so the `String` stays UTF-8.
+        unsafe {
+            let v = self.out.as_mut_vec();
+            let len = v.len();
+            let p = v.as_mut_ptr().add(len);
+            *p = b',';
+            copy_bytes(json.as_bytes(), p.add(comma));
+            v.set_len(len + comma + n);
+        }
+        self.comma = false;
+    }
+
+    /// [`key`](Self::key) with indentation or proto names.
+    #[inline(never)]
+    fn key_with_options(&mut self, json: &'static str, proto: &'static str) {
         if self.comma {
             self.out.push(',');
         }
         self.newline();
-        // Two copies, not one of a chosen literal: each has a length known where this is
-        // inlined, so neither is a call to `memcpy`.
-        if self.options.use_proto_names {
-            self.out.push_str(proto);
+        self.out.push_str(if self.options.use_proto_names {
+            proto
         } else {
-            self.out.push_str(json);
-        }
+            json
+        });
         if self.options.indent != 0 {
             self.out.push(' ');
         }
@@ -131,6 +158,30 @@ impl<'o> JsonWriter<'o> {
     /// A key known at run time (a map key, a `Struct` field), escaped.
     #[inline]
     pub fn key_str(&mut self, key: &str) {
+        let n = key.len();
+        if self.options.indent == 0 && first_special(key.as_bytes()) == n {
+            // Compact output, nothing to escape (most keys): one reservation, no call.
+            self.out.reserve(n + 4);
+            let comma = usize::from(self.comma);
+            // SAFETY: `reserve` leaves room for `n + 4` bytes past the length; a comma goes
+            // at the first, then from there (no comma due: over it) or after it the quoted
+            // key and a colon, `n + 3` bytes; `comma + n + 3` bytes are kept, all written:
+            // ASCII and a whole `str`, so the `String` stays UTF-8.
+            unsafe {
+                let v = self.out.as_mut_vec();
+                let len = v.len();
+                let p = v.as_mut_ptr().add(len);
+                *p = b',';
+                let q = p.add(comma);
+                *q = b'"';
+                copy_bytes(key.as_bytes(), q.add(1));
+                *q.add(n + 1) = b'"';
+                *q.add(n + 2) = b':';
+                v.set_len(len + comma + n + 3);
+            }
+            self.comma = false;
+            return;
+        }
         if self.comma {
             self.out.push(',');
         }
@@ -185,17 +236,13 @@ impl<'o> JsonWriter<'o> {
 
     /// A 64-bit integer, as a string (JSON numbers lose precision past 2^53).
     pub fn i64(&mut self, v: i64) {
-        self.out.push('"');
-        append(self.out, itoa::Buffer::new().format(v));
-        self.out.push('"');
+        quoted(self.out, itoa::Buffer::new().format(v));
         self.comma = true;
     }
 
     /// An unsigned 64-bit integer, as a string.
     pub fn u64(&mut self, v: u64) {
-        self.out.push('"');
-        append(self.out, itoa::Buffer::new().format(v));
-        self.out.push('"');
+        quoted(self.out, itoa::Buffer::new().format(v));
         self.comma = true;
     }
 
