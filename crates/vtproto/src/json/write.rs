@@ -112,7 +112,7 @@ impl<'o> JsonWriter<'o> {
 
     /// A field's key: `json` and `proto` are `"name":` literals, the JSON name and the proto
     /// name, quoted at generation time.
-    #[inline(always)]
+    #[inline]
     pub fn key(&mut self, json: &'static str, proto: &'static str) {
         if !self.compact_json_names {
             return self.key_with_options(json, proto);
@@ -156,7 +156,6 @@ impl<'o> JsonWriter<'o> {
     }
 
     /// A key known at run time (a map key, a `Struct` field), escaped.
-    #[inline]
     pub fn key_str(&mut self, key: &str) {
         let n = key.len();
         if self.options.indent == 0 && first_special(key.as_bytes()) == n {
@@ -268,7 +267,6 @@ impl<'o> JsonWriter<'o> {
     }
 
     /// A string, quoted and escaped.
-    #[inline]
     pub fn str(&mut self, v: &str) {
         let plain = first_special(v.as_bytes());
         if plain == v.len() {
