@@ -159,25 +159,12 @@ impl<'o> JsonWriter<'o> {
     pub fn key_str(&mut self, key: &str) {
         let n = key.len();
         if self.options.indent == 0 && first_special(key.as_bytes()) == n {
-            // Compact output, nothing to escape (most keys): one reservation, no call.
-            self.out.reserve(n + 4);
-            let comma = usize::from(self.comma);
-            // SAFETY: `reserve` leaves room for `n + 4` bytes past the length; a comma goes
-            // at the first, then from there (no comma due: over it) or after it the quoted
-            // key and a colon, `n + 3` bytes; `comma + n + 3` bytes are kept, all written:
-            // ASCII and a whole `str`, so the `String` stays UTF-8.
-            unsafe {
-                let v = self.out.as_mut_vec();
-                let len = v.len();
-                let p = v.as_mut_ptr().add(len);
-                *p = b',';
-                let q = p.add(comma);
-                *q = b'"';
-                copy_bytes(key.as_bytes(), q.add(1));
-                *q.add(n + 1) = b'"';
-                *q.add(n + 2) = b':';
-                v.set_len(len + comma + n + 3);
+            // Compact output, nothing to escape (most keys): no call.
+            if self.comma {
+                self.out.push(',');
             }
+            quoted(self.out, key);
+            self.out.push(':');
             self.comma = false;
             return;
         }
