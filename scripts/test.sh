@@ -25,8 +25,10 @@ cd "$root"
 # Each step says how long the run has taken so far and how much disk is left, so that slow
 # steps and a filling disk show in CI's log.
 step() {
-    printf '\n== %s (%d s so far; target/ %s, %s free)\n' "$*" "$SECONDS" \
-        "$(du -sh target 2>/dev/null | cut -f1)" "$(df -h --output=avail . | tail -1 | tr -d ' ')"
+    local size
+    size=$(du -sh target 2>/dev/null | cut -f1)
+    printf '\n== %s (%d s so far; target/ %s, %s free)\n' "$*" "$SECONDS" "${size:-0}" \
+        "$(df -h --output=avail . | tail -1 | tr -d ' ')"
 }
 # With VT_LEAN_TARGET=1 (CI's setting), a step's own build folders go when it is done.
 lean() { if [ "${VT_LEAN_TARGET:-}" = 1 ]; then rm -rf "$@"; fi; }
