@@ -26,7 +26,7 @@ cd "$root"
 # steps and a filling disk show in CI's log.
 step() {
     local size
-    size=$(du -sh target 2>/dev/null | cut -f1)
+    size=$(du -sh target 2>/dev/null | cut -f1) || size=0
     printf '\n== %s (%d s so far; target/ %s, %s free)\n' "$*" "$SECONDS" "${size:-0}" \
         "$(df -h --output=avail . | tail -1 | tr -d ' ')"
 }
