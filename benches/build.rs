@@ -13,6 +13,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "../proto/deep.proto",
     ];
     let includes = ["../proto"];
+    // The JSON benchmark's public workloads: the OpenTelemetry trace export request and Google's
+    // benchmark messages with their datasets (protos as published, in `proto/`).
+    let json_protos = [
+        "../proto/candidates.proto",
+        "../proto/event.proto",
+        "../proto/deep.proto",
+        "proto/opentelemetry/proto/collector/trace/v1/trace_service.proto",
+        "proto/benchmarks/benchmarks.proto",
+        "proto/benchmarks/benchmark_message1_proto2.proto",
+        "proto/benchmarks/benchmark_message1_proto3.proto",
+        "proto/benchmarks/benchmark_message2.proto",
+    ];
+    let json_includes = ["../proto", "proto"];
+    println!("cargo:rerun-if-changed=proto");
     let protoc = protoc_bin_vendored::protoc_bin_path()?;
     println!("cargo:rustc-env=VT_BENCH_PROTOC={}", protoc.display());
     println!(
@@ -26,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .views(["."])
         .prost_config()
         .include_file("_prost.rs");
-    vt.compile_protos(&protos, &includes)?;
+    vt.compile_protos(&json_protos, &json_includes)?;
     let standalone = out.join("standalone");
     std::fs::create_dir_all(&standalone)?;
     vtproto_build::Config::new()
@@ -38,16 +52,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let fds_path = out.join("bench.fds");
     let status = std::process::Command::new(&protoc)
-        .args(["-I", "../proto", "--include_imports", "-o"])
+        .args([
+            "-I",
+            "../proto",
+            "-I",
+            "proto",
+            "-I",
+            "proto/google",
+            "--include_imports",
+            "-o",
+        ])
         .arg(&fds_path)
-        .args(protos)
+        .args(json_protos)
         .status()?;
     assert!(status.success(), "protoc failed");
     let buffa_dir = out.join("buffa");
     std::fs::create_dir_all(&buffa_dir)?;
     buffa_build::Config::new()
-        .files(&["candidates.proto", "event.proto", "deep.proto"])
-        .includes(&includes)
+        .files(&[
+            "candidates.proto",
+            "event.proto",
+            "deep.proto",
+            "opentelemetry/proto/common/v1/common.proto",
+            "opentelemetry/proto/resource/v1/resource.proto",
+            "opentelemetry/proto/trace/v1/trace.proto",
+            "opentelemetry/proto/collector/trace/v1/trace_service.proto",
+            "benchmarks/benchmarks.proto",
+            "benchmarks/benchmark_message1_proto2.proto",
+            "benchmarks/benchmark_message1_proto3.proto",
+            "benchmarks/benchmark_message2.proto",
+        ])
+        .includes(&json_includes)
         .descriptor_set(&fds_path)
         .generate_views(true)
         .generate_json(true)
@@ -64,11 +99,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     prost
         .out_dir(&pbjson_dir)
         .file_descriptor_set_path(&pbjson_fds)
-        .compile_protos(&protos, &includes)?;
+        .compile_protos(&json_protos, &json_includes)?;
     pbjson_build::Builder::new()
         .out_dir(&pbjson_dir)
         .register_descriptors(&std::fs::read(&pbjson_fds)?)?
-        .build(&[".vt"])?;
+        .build(&[".vt", ".benchmarks", ".opentelemetry"])?;
 
     protobuf_codegen::Codegen::new()
         .pure()

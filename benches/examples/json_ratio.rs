@@ -96,4 +96,28 @@ fn main() {
     for depth in [1, 32, 100] {
         rows::<_, pjd::Node>(f, &format!("C_deep_{depth}"), &[vt_benches::deep(depth)]);
     }
+    use pj::opentelemetry::proto::collector::trace::v1 as pjo;
+    for (resources, spans) in [(1, 10), (5, 100)] {
+        let request = [vt_benches::otel_request(resources, spans, 11)];
+        let name = format!("D_otel_{resources}x{spans}");
+        rows::<_, pjo::ExportTraceServiceRequest>(f, &name, &request);
+    }
+    let requests: Vec<_> = (0..64).map(|seed| vt_benches::otel_request(1, 10, seed)).collect();
+    rows::<_, pjo::ExportTraceServiceRequest>(f, "D_otel_1x10_fresh64", &requests);
+    use pj::benchmarks::{proto2 as pj2, proto3 as pj3};
+    rows::<pb::benchmarks::proto2::GoogleMessage1, pj2::GoogleMessage1>(
+        f,
+        "E_google_message1_proto2",
+        &vt_benches::google_messages("google_message1_proto2"),
+    );
+    rows::<pb::benchmarks::proto3::GoogleMessage1, pj3::GoogleMessage1>(
+        f,
+        "E_google_message1_proto3",
+        &vt_benches::google_messages("google_message1_proto3"),
+    );
+    rows::<pb::benchmarks::proto2::GoogleMessage2, pj2::GoogleMessage2>(
+        f,
+        "E_google_message2",
+        &vt_benches::google_messages("google_message2"),
+    );
 }

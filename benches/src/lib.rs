@@ -31,6 +31,78 @@ pub mod pj {
             include!(concat!(env!("OUT_DIR"), "/pbjson/vt.deep.serde.rs"));
         }
     }
+    pub mod benchmarks {
+        include!(concat!(env!("OUT_DIR"), "/pbjson/benchmarks.rs"));
+        include!(concat!(env!("OUT_DIR"), "/pbjson/benchmarks.serde.rs"));
+        pub mod proto2 {
+            include!(concat!(env!("OUT_DIR"), "/pbjson/benchmarks.proto2.rs"));
+            include!(concat!(
+                env!("OUT_DIR"),
+                "/pbjson/benchmarks.proto2.serde.rs"
+            ));
+        }
+        pub mod proto3 {
+            include!(concat!(env!("OUT_DIR"), "/pbjson/benchmarks.proto3.rs"));
+            include!(concat!(
+                env!("OUT_DIR"),
+                "/pbjson/benchmarks.proto3.serde.rs"
+            ));
+        }
+    }
+    pub mod opentelemetry {
+        pub mod proto {
+            pub mod common {
+                pub mod v1 {
+                    include!(concat!(
+                        env!("OUT_DIR"),
+                        "/pbjson/opentelemetry.proto.common.v1.rs"
+                    ));
+                    include!(concat!(
+                        env!("OUT_DIR"),
+                        "/pbjson/opentelemetry.proto.common.v1.serde.rs"
+                    ));
+                }
+            }
+            pub mod resource {
+                pub mod v1 {
+                    include!(concat!(
+                        env!("OUT_DIR"),
+                        "/pbjson/opentelemetry.proto.resource.v1.rs"
+                    ));
+                    include!(concat!(
+                        env!("OUT_DIR"),
+                        "/pbjson/opentelemetry.proto.resource.v1.serde.rs"
+                    ));
+                }
+            }
+            pub mod trace {
+                pub mod v1 {
+                    include!(concat!(
+                        env!("OUT_DIR"),
+                        "/pbjson/opentelemetry.proto.trace.v1.rs"
+                    ));
+                    include!(concat!(
+                        env!("OUT_DIR"),
+                        "/pbjson/opentelemetry.proto.trace.v1.serde.rs"
+                    ));
+                }
+            }
+            pub mod collector {
+                pub mod trace {
+                    pub mod v1 {
+                        include!(concat!(
+                            env!("OUT_DIR"),
+                            "/pbjson/opentelemetry.proto.collector.trace.v1.rs"
+                        ));
+                        include!(concat!(
+                            env!("OUT_DIR"),
+                            "/pbjson/opentelemetry.proto.collector.trace.v1.serde.rs"
+                        ));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// buffa's owned and view types.
@@ -222,6 +294,246 @@ pub fn node20() -> pb::vt::deep::Node {
         value: 1_234_567,
         label: "data".into(),
     }
+}
+
+/// Google's benchmark datasets (`benchmarks.BenchmarkDataset`, as published with protobuf's
+/// benchmarks): the payloads of `google_message1_proto2`, `google_message1_proto3` or
+/// `google_message2`, each an encoded message of the dataset's type.
+pub fn google_dataset(name: &str) -> Vec<Vec<u8>> {
+    let bytes: &[u8] = match name {
+        "google_message1_proto2" => {
+            include_bytes!("../proto/benchmarks/dataset.google_message1_proto2.pb")
+        }
+        "google_message1_proto3" => {
+            include_bytes!("../proto/benchmarks/dataset.google_message1_proto3.pb")
+        }
+        "google_message2" => include_bytes!("../proto/benchmarks/dataset.google_message2.pb"),
+        _ => panic!("no dataset {name}"),
+    };
+    let set: pb::benchmarks::BenchmarkDataset = prost::Message::decode(bytes).unwrap();
+    set.payload
+}
+
+/// [`google_dataset`]'s payloads decoded as `M`, the dataset's message type.
+pub fn google_messages<M: prost::Message + Default>(name: &str) -> Vec<M> {
+    google_dataset(name)
+        .iter()
+        .map(|payload| M::decode(&payload[..]).unwrap())
+        .collect()
+}
+
+/// The OpenTelemetry trace export request a collector receives: `resources` resources (services),
+/// two instrumentation scopes each, `spans` spans per scope. Spans vary as real ones do: root and
+/// child spans, 4-12 attributes of every common value kind (strings, ints, bools, doubles, an
+/// array now and then), events with attributes on some, a link on a few, status codes.
+pub fn otel_request(
+    resources: usize,
+    spans: usize,
+    seed: u64,
+) -> pb::opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest {
+    use pb::opentelemetry::proto::common::v1::{
+        any_value::Value, AnyValue, ArrayValue, InstrumentationScope, KeyValue,
+    };
+    use pb::opentelemetry::proto::resource::v1::Resource;
+    use pb::opentelemetry::proto::trace::v1::{
+        span, status, ResourceSpans, ScopeSpans, Span, Status,
+    };
+    let mut rng = Rng::new(seed);
+    let kv = |key: &str, value: Value| KeyValue {
+        key: key.into(),
+        value: Some(AnyValue { value: Some(value) }),
+        ..Default::default()
+    };
+    let id = |rng: &mut Rng, n: usize| -> Vec<u8> { (0..n).map(|_| rng.next() as u8).collect() };
+    let routes = [
+        "/api/v1/users/{id}",
+        "/api/v1/orders",
+        "/checkout",
+        "/health",
+        "/api/v2/search",
+    ];
+    let methods = ["GET", "POST", "PUT", "DELETE"];
+    let services = [
+        "frontend",
+        "checkout",
+        "payments",
+        "inventory",
+        "search-api",
+        "recommendations",
+    ];
+    let resource_spans = (0..resources)
+        .map(|r| {
+            let service = services[r % services.len()];
+            let resource = Resource {
+                attributes: vec![
+                    kv("service.name", Value::StringValue(service.into())),
+                    kv(
+                        "service.version",
+                        Value::StringValue(format!("1.{}.{}", rng.next() % 30, rng.next() % 10)),
+                    ),
+                    kv(
+                        "host.name",
+                        Value::StringValue(format!(
+                            "ip-10-0-{}-{}.ec2.internal",
+                            rng.next() % 256,
+                            rng.next() % 256
+                        )),
+                    ),
+                    kv(
+                        "k8s.pod.name",
+                        Value::StringValue(format!(
+                            "{service}-{:010x}-{:05x}",
+                            rng.next() % (1 << 40),
+                            rng.next() % (1 << 20)
+                        )),
+                    ),
+                    kv("process.pid", Value::IntValue((rng.next() % 65_536) as i64)),
+                    kv(
+                        "telemetry.sdk.language",
+                        Value::StringValue(
+                            ["rust", "go", "java", "python"][(rng.next() % 4) as usize].into(),
+                        ),
+                    ),
+                ],
+                ..Default::default()
+            };
+            let scope_spans = ["opentelemetry-http", "sqlx"]
+                .iter()
+                .map(|scope| {
+                    let trace_id = id(&mut rng, 16);
+                    let mut parent = Vec::new();
+                    let spans = (0..spans)
+                        .map(|s| {
+                            let start = 1_700_000_000_000_000_000 + rng.next() % 1_000_000_000_000;
+                            let route = routes[(rng.next() % routes.len() as u64) as usize];
+                            let method = methods[(rng.next() % methods.len() as u64) as usize];
+                            let code =
+                                [200, 200, 200, 201, 204, 404, 500][(rng.next() % 7) as usize];
+                            let mut attributes = vec![
+                                kv("http.request.method", Value::StringValue(method.into())),
+                                kv("http.route", Value::StringValue(route.into())),
+                                kv("http.response.status_code", Value::IntValue(code)),
+                                kv(
+                                    "server.address",
+                                    Value::StringValue(format!("{service}.svc.cluster.local")),
+                                ),
+                            ];
+                            for extra in 0..rng.next() % 9 {
+                                attributes.push(match extra % 4 {
+                                    0 => kv(
+                                        "url.full",
+                                        Value::StringValue(format!(
+                                            "https://example.com{route}?page={}&q=item-{:x}",
+                                            rng.next() % 100,
+                                            rng.next()
+                                        )),
+                                    ),
+                                    1 => kv(
+                                        "network.peer.port",
+                                        Value::IntValue((rng.next() % 65_536) as i64),
+                                    ),
+                                    2 => kv(
+                                        "sampling.ratio",
+                                        Value::DoubleValue((rng.next() % 1000) as f64 / 997.0),
+                                    ),
+                                    _ => kv("cache.hit", Value::BoolValue(rng.next() % 2 == 0)),
+                                });
+                            }
+                            if rng.next() % 8 == 0 {
+                                attributes.push(kv(
+                                    "db.tags",
+                                    Value::ArrayValue(ArrayValue {
+                                        values: (0..1 + rng.next() % 4)
+                                            .map(|i| AnyValue {
+                                                value: Some(Value::StringValue(format!("tag-{i}"))),
+                                            })
+                                            .collect(),
+                                    }),
+                                ));
+                            }
+                            let events = (0..rng.next() % 3)
+                                .map(|e| span::Event {
+                                    time_unix_nano: start + e * 1_000_000,
+                                    name: ["retry", "cache.miss", "exception"][(e % 3) as usize]
+                                        .into(),
+                                    attributes: vec![
+                                        kv("attempt", Value::IntValue(e as i64 + 1)),
+                                        kv(
+                                            "message",
+                                            Value::StringValue(
+                                                "upstream timed out \"after\" 250ms\n".into(),
+                                            ),
+                                        ),
+                                    ],
+                                    ..Default::default()
+                                })
+                                .collect();
+                            let links = if rng.next() % 10 == 0 {
+                                vec![span::Link {
+                                    trace_id: id(&mut rng, 16),
+                                    span_id: id(&mut rng, 8),
+                                    flags: 1,
+                                    ..Default::default()
+                                }]
+                            } else {
+                                Vec::new()
+                            };
+                            let span_id = id(&mut rng, 8);
+                            let span = Span {
+                                trace_id: trace_id.clone(),
+                                span_id: span_id.clone(),
+                                parent_span_id: parent.clone(),
+                                flags: 0x101,
+                                name: format!("{method} {route}"),
+                                kind: if s == 0 {
+                                    span::SpanKind::Server
+                                } else {
+                                    span::SpanKind::Client
+                                } as i32,
+                                start_time_unix_nano: start,
+                                end_time_unix_nano: start + rng.next() % 2_000_000_000,
+                                attributes,
+                                events,
+                                links,
+                                status: Some(Status {
+                                    code: if code >= 500 {
+                                        status::StatusCode::Error
+                                    } else {
+                                        status::StatusCode::Ok
+                                    } as i32,
+                                    message: if code >= 500 {
+                                        "internal error".into()
+                                    } else {
+                                        String::new()
+                                    },
+                                }),
+                                ..Default::default()
+                            };
+                            if s % 4 == 0 {
+                                parent = span_id;
+                            }
+                            span
+                        })
+                        .collect();
+                    ScopeSpans {
+                        scope: Some(InstrumentationScope {
+                            name: (*scope).into(),
+                            version: "0.27.1".into(),
+                            ..Default::default()
+                        }),
+                        spans,
+                        schema_url: "https://opentelemetry.io/schemas/1.24.0".into(),
+                    }
+                })
+                .collect();
+            ResourceSpans {
+                resource: Some(resource),
+                scope_spans,
+                schema_url: "https://opentelemetry.io/schemas/1.24.0".into(),
+            }
+        })
+        .collect();
+    pb::opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest { resource_spans }
 }
 
 #[cfg(test)]
