@@ -10,7 +10,9 @@
 //!   JSON, not the binary input);
 //! - then our JSON with one edit (a value replaced by a JSON value of another kind, a key
 //!   renamed or doubled, a character dropped): what Python refuses we refuse, and what both
-//!   read gives the same value.
+//!   read gives the same value;
+//! - our serde impls (`features=..+json+serde`, through `serde_json`) read each of these
+//!   texts as the direct path does: the same value, or both refuse.
 //!
 //! Needs `VT_PYTHON` (see `python_oracle.rs`); without it the test passes, unless
 //! `VT_REQUIRE_PYTHON=1`.
@@ -54,7 +56,24 @@ fn same<T: PartialEq + Debug>(a: &T, b: &T) -> bool {
     }
 }
 
-fn check<S: Message + JsonMessage + PartialEq + Debug>(
+/// Our serde impls (`features=..+json+serde`, through `serde_json`) read `text` as the direct
+/// path does (without a registry: serde has no per-call options): the same value, or both
+/// refuse.
+fn serde_agrees<S>(name: &str, text: &str)
+where
+    S: Message + JsonMessage + PartialEq + Debug + for<'de> serde::Deserialize<'de>,
+{
+    let direct = json::from_str::<S>(text);
+    let via_serde = serde_json::from_str::<S>(text);
+    match (direct, via_serde) {
+        (Ok(a), Ok(b)) => assert!(same(&a, &b), "{name}: serde reads another value: {text}"),
+        (Err(_), Err(_)) => {}
+        (Ok(_), Err(e)) => panic!("{name}: serde refuses ({e}) what JSON reads: {text}"),
+        (Err(e), Ok(_)) => panic!("{name}: serde reads what JSON refuses ({e}): {text}"),
+    }
+}
+
+fn check<S: Message + JsonMessage + PartialEq + Debug + for<'de> serde::Deserialize<'de>>(
     cx: &mut Context<'_>,
     name: &str,
     bytes: &[u8],
@@ -98,6 +117,8 @@ fn check<S: Message + JsonMessage + PartialEq + Debug>(
             }
             (Ok(ours), Ok(theirs)) => (ours, theirs),
         };
+        serde_agrees::<S>(name, &ours);
+        serde_agrees::<S>(name, &theirs);
         let value = read(&ours)
             .unwrap_or_else(|e| panic!("{}: we do not read our JSON ({e}): {ours}", context()));
         let from_theirs = read(&theirs)
@@ -120,6 +141,7 @@ fn check<S: Message + JsonMessage + PartialEq + Debug>(
         outcome.compared += 1;
         // One edit of our JSON: refused alike, read alike.
         let edited = edit(&ours, &mut cx.rng);
+        serde_agrees::<S>(name, &edited);
         let ours_read = read(&edited);
         let theirs_read = cx.oracle.read_json(name, &edited, 0);
         match (ours_read, theirs_read) {

@@ -464,7 +464,7 @@ fn read_enum(value: &ValueType, names: &Names<'_>) -> Option<TokenStream> {
 }
 
 /// Whether JSON `null` is a value of this type rather than "not set".
-fn null_is_value(value: &ValueType) -> bool {
+pub(super) fn null_is_value(value: &ValueType) -> bool {
     match value {
         ValueType::Enum(e) => e.ty.full_name == NULL_VALUE,
         ValueType::Message(t) => t.full_name == VALUE,

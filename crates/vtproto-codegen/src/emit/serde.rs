@@ -8,16 +8,26 @@
 //! directly or through one of the runtime's wrappers (`vtproto::json::serde_impls`: 64-bit
 //! integers as strings, floats' `NaN` and `Infinity`, base64, enum names, lists and maps). The
 //! well-known types' special forms, `Any`, and messages with declared extensions go through the
-//! generated JSON instead (`serde_impls::serialize`), as does all of `Deserialize`
-//! (`serde_impls::deserialize`: serde data written as JSON text, then read by `merge_json`).
+//! generated JSON instead (`serde_impls::serialize`).
+//!
+//! `Deserialize` is generated field by field too: one `Visitor::visit_map` per message, a
+//! `match` from key (JSON or proto name) to field, duplicates refused, each value read with
+//! one of the runtime's seeds (`serde_impls::de`: 64-bit integers from strings or numbers,
+//! base64, enum names, lists, string-keyed maps). A field of another form (a well-known type,
+//! a closed enum in our structs, a map with non-string keys, a required message) is read by
+//! the generated JSON (`de::fallback`: its value as JSON text, merged by `merge_json`); the
+//! well-known types themselves and messages with declared extensions are read whole that way
+//! (`serde_impls::deserialize`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::json::{enum_path, nonzero, value_ref, NULL_VALUE};
+use proc_macro2::Literal;
+
+use super::json::{enum_path, foreign_enums, nonzero, null_is_value, value_ref, NULL_VALUE};
 use super::names::Names;
 use super::Feature;
-use crate::model::{Field, Label, Message, Oneof, Scalar, ValueType};
+use crate::model::{BytesRepr, Field, Label, Message, Oneof, Scalar, ValueType};
 
 /// The feature's registration.
 pub(super) const FEATURE: Feature = Feature {
@@ -55,6 +65,7 @@ fn message_impls(m: &Message, names: &Names<'_>) -> TokenStream {
     };
     let deprecated = m.all_fields().any(|(_, f)| f.deprecated);
     let allow = deprecated.then(|| quote!(#[allow(deprecated)]));
+    let deserialize = deserialize_impl(m, names, through_json);
     quote! {
         #allow
         impl #rt::serde::Serialize for #path {
@@ -67,14 +78,280 @@ fn message_impls(m: &Message, names: &Names<'_>) -> TokenStream {
             }
         }
 
+        #deserialize
+    }
+}
+
+/// The `Deserialize` impl: generated field by field, or through the JSON (`through_json`).
+fn deserialize_impl(m: &Message, names: &Names<'_>, through_json: bool) -> TokenStream {
+    let path = m.rust_path.tokens();
+    let rt = rt();
+    let deprecated = m.all_fields().any(|(_, f)| f.deprecated);
+    let allow = deprecated.then(|| quote!(#[allow(deprecated)]));
+    if through_json {
+        return quote! {
+            impl<'de> #rt::serde::Deserialize<'de> for #path {
+                fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error>
+                where
+                    __D: #rt::serde::Deserializer<'de>,
+                {
+                    #rt::deserialize(deserializer)
+                }
+            }
+        };
+    }
+    let all: Vec<(Option<&Oneof>, &Field)> = m.all_fields().collect();
+    let oneof_bit =
+        |o: &Oneof| all.len() + m.oneofs.iter().position(|x| x.name == o.name).unwrap_or(0);
+    let words = Literal::usize_unsuffixed((all.len() + m.oneofs.len()).div_ceil(64).max(1));
+    let mut lookup = Vec::new();
+    let mut arms = Vec::new();
+    for (i, (oneof, f)) in all.iter().enumerate() {
+        let index = Literal::usize_unsuffixed(i);
+        let (json, proto) = (&f.json_name, &f.name);
+        if json == proto {
+            lookup.push(quote!(#json => #index,));
+        } else {
+            lookup.push(quote!(#json | #proto => #index,));
+        }
+        let body = match oneof {
+            Some(o) => read_oneof_member(o, f, oneof_bit(o), names),
+            None => read_field(f, names),
+        };
+        arms.push(quote!(#index => { #body }));
+    }
+    let expecting = format!("a JSON object for {}", m.full_name);
+    let body = if all.is_empty() {
+        quote! {
+            if let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                return ::core::result::Result::Err(__de::unknown_field(__NAME, key.as_str()));
+            }
+        }
+    } else {
+        quote! {
+            let mut seen = [0u64; #words];
+            while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                let key = key.as_str();
+                let field: usize = match key {
+                    #(#lookup)*
+                    _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                };
+                if !::vtproto::json::__private::first(&mut seen, field) {
+                    return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                }
+                match field {
+                    #(#arms)*
+                    _ => {}
+                }
+            }
+        }
+    };
+    quote! {
+        #allow
         impl<'de> #rt::serde::Deserialize<'de> for #path {
             fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error>
             where
                 __D: #rt::serde::Deserializer<'de>,
             {
-                #rt::deserialize(deserializer)
+                struct __Visitor;
+                #allow
+                impl<'de> #rt::serde::de::Visitor<'de> for __Visitor {
+                    type Value = #path;
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(#expecting)
+                    }
+                    #[allow(unused_mut, unused_variables)]
+                    fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<#path, __A::Error>
+                    where
+                        __A: #rt::serde::de::MapAccess<'de>,
+                    {
+                        use #rt::de as __de;
+                        const __NAME: &str = <#path as ::vtproto::Message>::NAME;
+                        let mut m: #path = ::core::default::Default::default();
+                        #body
+                        ::core::result::Result::Ok(m)
+                    }
+                }
+                deserializer.deserialize_map(__Visitor)
             }
         }
+    }
+}
+
+/// How a value a seed gives is stored in the field.
+#[derive(Clone, Copy, PartialEq)]
+enum Store {
+    /// As it is.
+    Same,
+    /// As `bytes::Bytes` (the field's `bytes` representation).
+    Bytes,
+    /// In a `Box` (a recursive message field).
+    Boxed,
+}
+
+impl Store {
+    fn apply(self, v: TokenStream) -> TokenStream {
+        match self {
+            Store::Same => v,
+            Store::Bytes => quote!(::vtproto::bytes::Bytes::from(#v)),
+            Store::Boxed => quote!(::std::boxed::Box::new(#v)),
+        }
+    }
+}
+
+/// The seed reading one value of `value` (in `serde_impls::de`) and how its value is stored
+/// (`bytes` and `boxed`: the field's representation); `None` for a form the generated JSON
+/// reads instead.
+fn seed(
+    value: &ValueType,
+    bytes: BytesRepr,
+    boxed: bool,
+    names: &Names<'_>,
+) -> Option<(TokenStream, Store)> {
+    let seed = match value {
+        ValueType::Scalar(s) => match s {
+            Scalar::Double => quote!(__de::F64),
+            Scalar::Float => quote!(__de::F32),
+            Scalar::Int32 | Scalar::Sint32 | Scalar::Sfixed32 => quote!(__de::I32),
+            Scalar::Uint32 | Scalar::Fixed32 => quote!(__de::U32),
+            Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64 => quote!(__de::I64),
+            Scalar::Uint64 | Scalar::Fixed64 => quote!(__de::U64),
+            Scalar::Bool => quote!(__de::Bool),
+            Scalar::String => quote!(__de::Str),
+            Scalar::Bytes => {
+                let store = match bytes {
+                    BytesRepr::Vec => Store::Same,
+                    BytesRepr::Bytes => Store::Bytes,
+                };
+                return Some((quote!(__de::Bytes), store));
+            }
+            Scalar::Enum => return None,
+        },
+        ValueType::Enum(e) => {
+            let closed_here = e.closed && names.options.mode == crate::Mode::Standalone;
+            if e.ty.full_name == NULL_VALUE || closed_here {
+                return None;
+            }
+            let path = enum_path(&e.ty, names);
+            if names.options.is_extern(&format!(".{}", e.ty.full_name))
+                || foreign_enums(&e.ty.package, names.options)
+            {
+                quote!(__de::Enum(|name| #path::from_str_name(name).map(|e| e as i32)))
+            } else {
+                quote!(__de::Enum(#path::from_json_name))
+            }
+        }
+        ValueType::Message(t) | ValueType::Group(t) => {
+            if t.full_name.starts_with("google.protobuf.")
+                || names.options.is_extern(&format!(".{}", t.full_name))
+            {
+                return None;
+            }
+            let store = if boxed { Store::Boxed } else { Store::Same };
+            return Some((quote!(__de::Msg::new()), store));
+        }
+    };
+    Some((seed, Store::Same))
+}
+
+/// The generated JSON's reading of the field at `key` (see `de::fallback`).
+fn fallback() -> TokenStream {
+    quote!(__de::fallback(&mut map, &mut m, key)?;)
+}
+
+fn read_field(f: &Field, names: &Names<'_>) -> TokenStream {
+    let ident = &f.ident;
+    let typed = match &f.label {
+        Label::Implicit | Label::Optional | Label::Required => {
+            let is_message = matches!(f.value, ValueType::Message(_) | ValueType::Group(_));
+            match seed(&f.value, f.bytes, f.boxed, names) {
+                // A required message is a plain `T` in our structs, an `Option<T>` in prost's.
+                Some(_) if is_message && !matches!(f.label, Label::Optional) => None,
+                Some((seed, store)) => {
+                    let v = store.apply(quote!(v));
+                    let set = match f.label {
+                        Label::Optional => quote!(m.#ident = ::core::option::Option::Some(#v);),
+                        _ => quote!(m.#ident = #v;),
+                    };
+                    Some(quote! {
+                        if let ::core::option::Option::Some(v) =
+                            map.next_value_seed(__de::Nullable(#seed))?
+                        {
+                            #set
+                        }
+                    })
+                }
+                None => None,
+            }
+        }
+        Label::Repeated { .. } => seed(&f.value, f.bytes, false, names).map(|(seed, store)| {
+            let v = match store {
+                Store::Same => quote!(v),
+                _ => {
+                    let each = store.apply(quote!(v));
+                    quote!(v.into_iter().map(|v| #each).collect())
+                }
+            };
+            quote! {
+                if let ::core::option::Option::Some(v) =
+                    map.next_value_seed(__de::Nullable(__de::List(#seed)))?
+                {
+                    m.#ident = #v;
+                }
+            }
+        }),
+        Label::Map(map) => match map.key {
+            Scalar::String => seed(&map.value, map.value_bytes, false, names).map(|(seed, store)| {
+                let v = store.apply(quote!(v));
+                quote! {
+                    if let ::core::option::Option::Some(entries) =
+                        map.next_value_seed(__de::Nullable(__de::StrMap(#seed)))?
+                    {
+                        for (k, v) in entries {
+                            if m.#ident.insert(k, #v).is_some() {
+                                return ::core::result::Result::Err(__de::duplicate_key(__NAME, key));
+                            }
+                        }
+                    }
+                }
+            }),
+            _ => None,
+        },
+    };
+    typed.unwrap_or_else(fallback)
+}
+
+/// A oneof member: `null` leaves it unset and does not count as the oneof's value.
+fn read_oneof_member(o: &Oneof, f: &Field, bit: usize, names: &Names<'_>) -> TokenStream {
+    let ident = &o.ident;
+    let path = o.enum_path.tokens();
+    let variant = &f.ident;
+    let bit = Literal::usize_unsuffixed(bit);
+    let once = quote! {
+        if !::vtproto::json::__private::first(&mut seen, #bit) {
+            return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+        }
+    };
+    match seed(&f.value, f.bytes, f.boxed, names) {
+        Some((seed, store)) => {
+            let v = store.apply(quote!(v));
+            quote! {
+                if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(#seed))? {
+                    #once
+                    m.#ident = ::core::option::Option::Some(#path::#variant(#v));
+                }
+            }
+        }
+        // `null` is a value of `Value` and `NullValue` (forms read this way), of no other type.
+        None if null_is_value(&f.value) => quote! {
+            __de::fallback(&mut map, &mut m, key)?;
+            #once
+        },
+        None => quote! {
+            if !__de::fallback(&mut map, &mut m, key)? {
+                #once
+            }
+        },
     }
 }
 

@@ -18,7 +18,51 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Candidate {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Candidate {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = Candidate;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.candidates.Candidate")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<Candidate, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <Candidate as ::vtproto::Message>::NAME;
+                let mut m: Candidate = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "id" => 0,
+                        "metaData" | "meta_data" => 1,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                                m.id = v;
+                            }
+                        }
+                        1 => {
+                            if let ::core::option::Option::Some(entries) = map.next_value_seed(__de::Nullable(__de::StrMap(__de::Str)))? {
+                                for (k, v) in entries {
+                                    if m.meta_data.insert(k, v).is_some() {
+                                        return ::core::result::Result::Err(__de::duplicate_key(__NAME, key));
+                                    }
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for CandidatesResponse {
@@ -36,6 +80,40 @@ impl ::vtproto::json::serde_impls::serde::Serialize for CandidatesResponse {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for CandidatesResponse {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = CandidatesResponse;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.candidates.CandidatesResponse")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<CandidatesResponse, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <CandidatesResponse as ::vtproto::Message>::NAME;
+                let mut m: CandidatesResponse = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "candidates" => 0,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::List(__de::Msg::new())))? {
+                                m.candidates = v;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }

@@ -21,6 +21,52 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Node {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Node {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = Node;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.deep.Node")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<Node, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <Node as ::vtproto::Message>::NAME;
+                let mut m: Node = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "child" => 0,
+                        "value" => 1,
+                        "label" => 2,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Msg::new()))? {
+                                m.child = ::core::option::Option::Some(::std::boxed::Box::new(v));
+                            }
+                        }
+                        1 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I64))? {
+                                m.value = v;
+                            }
+                        }
+                        2 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                                m.label = v;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }

@@ -39,7 +39,89 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Type {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Type {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = Type;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.type")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<Type, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <Type as ::vtproto::Message>::NAME;
+                let mut m: Type = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "type" => 0,
+                        "fn" => 1,
+                        "self" => 2,
+                        "me" => 3,
+                        "crate" => 4,
+                        "super" => 5,
+                        "async" => 6,
+                        "match" => 7,
+                        "gen" => 8,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.r#type = v;
+                            }
+                        }
+                        1 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                                m.r#fn = v;
+                            }
+                        }
+                        2 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Bool))? {
+                                m.self_ = v;
+                            }
+                        }
+                        3 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Msg::new()))? {
+                                m.me = ::core::option::Option::Some(v);
+                            }
+                        }
+                        4 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                                m.crate_ = v;
+                            }
+                        }
+                        5 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                                m.super_ = v;
+                            }
+                        }
+                        6 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.r#async = v;
+                            }
+                        }
+                        7 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.r#match = v;
+                            }
+                        }
+                        8 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.r#gen = v;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Self_ {
@@ -57,7 +139,41 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Self_ {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Self_ {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = Self_;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.Self")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<Self_, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <Self_ as ::vtproto::Message>::NAME;
+                let mut m: Self_ = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "value" => 0,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.value = v;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Thing {
@@ -78,7 +194,47 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Thing {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Thing {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = Thing;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.Thing")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<Thing, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <Thing as ::vtproto::Message>::NAME;
+                let mut m: Thing = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "thing" => 0,
+                        "child" => 1,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.thing = v;
+                            }
+                        }
+                        1 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Msg::new()))? {
+                                m.child = ::core::option::Option::Some(::std::boxed::Box::new(v));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Holder {
@@ -105,7 +261,71 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Holder {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Holder {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = Holder;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.Holder")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<Holder, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <Holder as ::vtproto::Message>::NAME;
+                let mut m: Holder = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "choiceMsg" | "choice_msg" => 0,
+                        "number" => 1,
+                        "kindEnum" | "kind_enum" => 2,
+                        "kindName" | "kind_name" => 3,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Msg::new()))? {
+                                if !::vtproto::json::__private::first(&mut seen, 4) {
+                                    return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                                }
+                                m.choice = ::core::option::Option::Some(holder::ChoiceOneOf::ChoiceMsg(v));
+                            }
+                        }
+                        1 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                if !::vtproto::json::__private::first(&mut seen, 4) {
+                                    return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                                }
+                                m.choice = ::core::option::Option::Some(holder::ChoiceOneOf::Number(v));
+                            }
+                        }
+                        2 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Enum(holder::Kind::from_json_name)))? {
+                                if !::vtproto::json::__private::first(&mut seen, 5) {
+                                    return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                                }
+                                m.kind = ::core::option::Option::Some(holder::KindOneOf::KindEnum(v));
+                            }
+                        }
+                        3 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                                if !::vtproto::json::__private::first(&mut seen, 5) {
+                                    return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                                }
+                                m.kind = ::core::option::Option::Some(holder::KindOneOf::KindName(v));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for holder::Choice {
@@ -123,7 +343,41 @@ impl ::vtproto::json::serde_impls::serde::Serialize for holder::Choice {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for holder::Choice {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = holder::Choice;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.Holder.Choice")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<holder::Choice, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <holder::Choice as ::vtproto::Message>::NAME;
+                let mut m: holder::Choice = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "x" => 0,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.x = v;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for UsesEnum {
@@ -153,7 +407,65 @@ impl ::vtproto::json::serde_impls::serde::Serialize for UsesEnum {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for UsesEnum {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = UsesEnum;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.UsesEnum")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<UsesEnum, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <UsesEnum as ::vtproto::Message>::NAME;
+                let mut m: UsesEnum = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "value" => 0,
+                        "values" => 1,
+                        "camelCaseField" => 2,
+                        "SCREAMINGFIELD" | "SCREAMING_FIELD" => 3,
+                        "fieldWith123Digits" | "field_with_123_digits" => 4,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Enum(PrefixedEnum::from_json_name)))? {
+                                m.value = v;
+                            }
+                        }
+                        1 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::List(__de::Enum(PrefixedEnum::from_json_name))))? {
+                                m.values = v;
+                            }
+                        }
+                        2 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                                m.camel_case_field = v;
+                            }
+                        }
+                        3 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.screaming_field = v;
+                            }
+                        }
+                        4 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.field_with_123_digits = v;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Core {
@@ -171,7 +483,41 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Core {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Core {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = Core;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.core")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<Core, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <Core as ::vtproto::Message>::NAME;
+                let mut m: Core = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "std" => 0,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.std = v;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Option {
@@ -189,7 +535,41 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Option {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Option {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = Option;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.Option")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<Option, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <Option as ::vtproto::Message>::NAME;
+                let mut m: Option = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "some" => 0,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Msg::new()))? {
+                                m.some = ::core::option::Option::Some(v);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Result {
@@ -207,7 +587,41 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Result {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Result {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = Result;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.Result")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<Result, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <Result as ::vtproto::Message>::NAME;
+                let mut m: Result = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "ok" => 0,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Msg::new()))? {
+                                m.ok = ::core::option::Option::Some(v);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for Methods {
@@ -234,7 +648,59 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Methods {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Methods {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = Methods;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.Methods")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<Methods, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <Methods as ::vtproto::Message>::NAME;
+                let mut m: Methods = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "size" => 0,
+                        "encodeReverse" | "encode_reverse" => 1,
+                        "mergeField" | "merge_field" => 2,
+                        "fieldName" | "field_name" => 3,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.size = ::core::option::Option::Some(v);
+                            }
+                        }
+                        1 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.encode_reverse = ::core::option::Option::Some(v);
+                            }
+                        }
+                        2 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.merge_field = ::core::option::Option::Some(v);
+                            }
+                        }
+                        3 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                                m.field_name = ::core::option::Option::Some(v);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }
 impl ::vtproto::json::serde_impls::serde::Serialize for HasMethods {
@@ -263,6 +729,65 @@ impl ::vtproto::json::serde_impls::serde::Serialize for HasMethods {
 impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for HasMethods {
     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> where __D: ::vtproto::json::serde_impls::serde::Deserializer<'de>,
     {
-        ::vtproto::json::serde_impls::deserialize(deserializer)
+        struct __Visitor;
+        impl<'de> ::vtproto::json::serde_impls::serde::de::Visitor<'de> for __Visitor {
+            type Value = HasMethods;
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("a JSON object for vt.test.nasty.HasMethods")
+            }
+            #[allow(unused_mut, unused_variables)]
+            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<HasMethods, __A::Error> where __A: ::vtproto::json::serde_impls::serde::de::MapAccess<'de>,
+            {
+                use ::vtproto::json::serde_impls::de as __de;
+                const __NAME: &str = <HasMethods as ::vtproto::Message>::NAME;
+                let mut m: HasMethods = ::core::default::Default::default();
+                let mut seen = [0u64; 1];
+                while let ::core::option::Option::Some(key) = map.next_key::<__de::Key<'de>>()? {
+                    let key = key.as_str();
+                    let field: usize = match key {
+                        "one" => 0,
+                        "many" => 1,
+                        "byName" | "by_name" => 2,
+                        "picked" => 3,
+                        _ => return ::core::result::Result::Err(__de::unknown_field(__NAME, key)),
+                    };
+                    if !::vtproto::json::__private::first(&mut seen, field) {
+                        return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                    }
+                    match field {
+                        0 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Msg::new()))? {
+                                m.one = ::core::option::Option::Some(v);
+                            }
+                        }
+                        1 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::List(__de::Msg::new())))? {
+                                m.many = v;
+                            }
+                        }
+                        2 => {
+                            if let ::core::option::Option::Some(entries) = map.next_value_seed(__de::Nullable(__de::StrMap(__de::Msg::new())))? {
+                                for (k, v) in entries {
+                                    if m.by_name.insert(k, v).is_some() {
+                                        return ::core::result::Result::Err(__de::duplicate_key(__NAME, key));
+                                    }
+                                }
+                            }
+                        }
+                        3 => {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Msg::new()))? {
+                                if !::vtproto::json::__private::first(&mut seen, 4) {
+                                    return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
+                                }
+                                m.pick = ::core::option::Option::Some(has_methods::Pick::Picked(v));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ::core::result::Result::Ok(m)
+            }
+        }
+        deserializer.deserialize_map(__Visitor)
     }
 }

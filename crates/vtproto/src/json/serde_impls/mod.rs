@@ -15,6 +15,8 @@
 
 pub use serde;
 
+pub mod de;
+
 use serde::de::Error as _;
 use serde::ser::Error as _;
 
