@@ -7,8 +7,9 @@
 //! cargo run --release -p vt-benches --example json_ratio -- candidates  # rows containing it
 //! ```
 //!
-//! Rows ending in `_fresh64` go through 64 different messages in turn, so the branch predictor
-//! cannot learn one message's sequence of string lengths and keys.
+//! Rows with `_serde_` time our serde impls (`features=..+json+serde`) through `serde_json`
+//! instead of the direct path. Rows with `_fresh64` go through 64 different messages in turn,
+//! so the branch predictor cannot learn one message's sequence of string lengths and keys.
 
 use std::hint::black_box;
 
@@ -21,7 +22,13 @@ const LABELS: (&str, &str) = ("pbjson", "rust-vt/pbjson");
 /// bytes, so the data is the same).
 fn rows<P, J>(filter: &str, name: &str, msgs: &[P])
 where
-    P: vtproto::json::JsonMessage + prost::Message + Default + PartialEq + std::fmt::Debug,
+    P: vtproto::json::JsonMessage
+        + prost::Message
+        + Default
+        + PartialEq
+        + std::fmt::Debug
+        + serde::Serialize
+        + serde::de::DeserializeOwned,
     J: prost::Message + Default + serde::Serialize + serde::de::DeserializeOwned,
 {
     let theirs: Vec<J> = msgs
@@ -37,6 +44,7 @@ where
         let read: J = serde_json::from_str(text).unwrap();
         assert!(<P as prost::Message>::decode(&read.encode_to_vec()[..]).unwrap() == *m);
         assert!(vtproto::json::from_str::<P>(text).unwrap() == *m);
+        assert!(serde_json::from_str::<P>(text).unwrap() == *m);
     }
     let (mut p, mut v) = (cycle(&theirs), cycle(msgs));
     labelled_row(
@@ -59,6 +67,31 @@ where
         || {
             drop(black_box(
                 vtproto::json::from_str::<P>(black_box(v())).unwrap(),
+            ))
+        },
+    );
+    // Our serde impls (`features=..+json+serde`) through serde_json, as pbjson's are called.
+    let (mut p, mut v) = (cycle(&theirs), cycle(msgs));
+    labelled_row(
+        filter,
+        &format!("{name}_serde_encode"),
+        LABELS,
+        || drop(black_box(serde_json::to_string(black_box(p())).unwrap())),
+        || drop(black_box(serde_json::to_string(black_box(v())).unwrap())),
+    );
+    let (mut p, mut v) = (cycle(&texts), cycle(&texts));
+    labelled_row(
+        filter,
+        &format!("{name}_serde_decode"),
+        LABELS,
+        || {
+            drop(black_box(
+                serde_json::from_str::<J>(black_box(p())).unwrap(),
+            ))
+        },
+        || {
+            drop(black_box(
+                serde_json::from_str::<P>(black_box(v())).unwrap(),
             ))
         },
     );
@@ -102,7 +135,9 @@ fn main() {
         let name = format!("D_otel_{resources}x{spans}");
         rows::<_, pjo::ExportTraceServiceRequest>(f, &name, &request);
     }
-    let requests: Vec<_> = (0..64).map(|seed| vt_benches::otel_request(1, 10, seed)).collect();
+    let requests: Vec<_> = (0..64)
+        .map(|seed| vt_benches::otel_request(1, 10, seed))
+        .collect();
     rows::<_, pjo::ExportTraceServiceRequest>(f, "D_otel_1x10_fresh64", &requests);
     use pj::benchmarks::{proto2 as pj2, proto3 as pj3};
     rows::<pb::benchmarks::proto2::GoogleMessage1, pj2::GoogleMessage1>(

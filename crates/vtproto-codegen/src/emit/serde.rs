@@ -301,20 +301,18 @@ fn read_field(f: &Field, names: &Names<'_>) -> TokenStream {
             }
         }),
         Label::Map(map) => match map.key {
-            Scalar::String => seed(&map.value, map.value_bytes, false, names).map(|(seed, store)| {
-                let v = store.apply(quote!(v));
-                quote! {
-                    if let ::core::option::Option::Some(entries) =
-                        map.next_value_seed(__de::Nullable(__de::StrMap(#seed)))?
-                    {
-                        for (k, v) in entries {
-                            if m.#ident.insert(k, #v).is_some() {
-                                return ::core::result::Result::Err(__de::duplicate_key(__NAME, key));
-                            }
-                        }
+            Scalar::String => {
+                seed(&map.value, map.value_bytes, false, names).map(|(seed, store)| {
+                    let v = store.apply(quote!(v));
+                    quote! {
+                        map.next_value_seed(__de::Nullable(__de::StrMap {
+                            map: &mut m.#ident,
+                            seed: #seed,
+                            store: |v| #v,
+                        }))?;
                     }
-                }
-            }),
+                })
+            }
             _ => None,
         },
     };

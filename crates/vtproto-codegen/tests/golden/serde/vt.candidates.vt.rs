@@ -48,13 +48,11 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Candidate {
                             }
                         }
                         1 => {
-                            if let ::core::option::Option::Some(entries) = map.next_value_seed(__de::Nullable(__de::StrMap(__de::Str)))? {
-                                for (k, v) in entries {
-                                    if m.meta_data.insert(k, v).is_some() {
-                                        return ::core::result::Result::Err(__de::duplicate_key(__NAME, key));
-                                    }
-                                }
-                            }
+                            map.next_value_seed(__de::Nullable(__de::StrMap {
+                                map: &mut m.meta_data,
+                                seed: __de::Str,
+                                store: |v| v,
+                            }))?;
                         }
                         _ => {}
                     }

@@ -766,13 +766,11 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for HasMethods {
                             }
                         }
                         2 => {
-                            if let ::core::option::Option::Some(entries) = map.next_value_seed(__de::Nullable(__de::StrMap(__de::Msg::new())))? {
-                                for (k, v) in entries {
-                                    if m.by_name.insert(k, v).is_some() {
-                                        return ::core::result::Result::Err(__de::duplicate_key(__NAME, key));
-                                    }
-                                }
-                            }
+                            map.next_value_seed(__de::Nullable(__de::StrMap {
+                                map: &mut m.by_name,
+                                seed: __de::Msg::new(),
+                                store: |v| v,
+                            }))?;
                         }
                         3 => {
                             if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Msg::new()))? {

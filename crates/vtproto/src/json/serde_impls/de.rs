@@ -86,13 +86,6 @@ pub fn duplicate_field<E: de::Error>(message: &str, key: &str) -> E {
     E::custom(format_args!("field {key:?} of {message} given twice"))
 }
 
-/// An error for a map key given twice.
-pub fn duplicate_key<E: de::Error>(message: &str, key: &str) -> E {
-    E::custom(format_args!(
-        "a key of map field {key:?} of {message} given twice"
-    ))
-}
-
 /// Defines a seed for an integer type: numbers in range directly, plain decimal strings
 /// directly, other forms through the direct reader.
 macro_rules! integer_seed {
@@ -414,29 +407,79 @@ impl<'de, S: DeserializeSeed<'de> + Copy> Visitor<'de> for List<S> {
     }
 }
 
-/// A map field with string keys: its entries in input order, values through `S` (the caller
-/// inserts them and refuses a key given twice).
-#[derive(Clone, Copy)]
-pub struct StrMap<S>(pub S);
+/// A map with string keys a [`StrMap`] reads into (`HashMap` and `BTreeMap`).
+pub trait StringKeyed<V> {
+    /// Inserts an entry; `false` (and the map unchanged) when the key is there already.
+    fn insert_new(&mut self, key: String, value: V) -> bool;
+}
 
-impl<'de, S: DeserializeSeed<'de> + Copy> DeserializeSeed<'de> for StrMap<S> {
-    type Value = Vec<(String, S::Value)>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+impl<V, H: core::hash::BuildHasher> StringKeyed<V> for std::collections::HashMap<String, V, H> {
+    #[inline]
+    fn insert_new(&mut self, key: String, value: V) -> bool {
+        match self.entry(key) {
+            std::collections::hash_map::Entry::Occupied(_) => false,
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(value);
+                true
+            }
+        }
+    }
+}
+
+impl<V> StringKeyed<V> for alloc::collections::BTreeMap<String, V> {
+    #[inline]
+    fn insert_new(&mut self, key: String, value: V) -> bool {
+        match self.entry(key) {
+            alloc::collections::btree_map::Entry::Occupied(_) => false,
+            alloc::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(value);
+                true
+            }
+        }
+    }
+}
+
+/// A map field with string keys, read into `map`: values through `seed`, stored as `store`
+/// makes them; a key given twice is an error.
+pub struct StrMap<'m, C, S, F> {
+    /// The field's map.
+    pub map: &'m mut C,
+    /// Reads a value.
+    pub seed: S,
+    /// Makes the stored value of a value read (`bytes::Bytes` from a `Vec<u8>`, ...).
+    pub store: F,
+}
+
+impl<'de, C, S, F, V> DeserializeSeed<'de> for StrMap<'_, C, S, F>
+where
+    C: StringKeyed<V>,
+    S: DeserializeSeed<'de> + Copy,
+    F: Fn(S::Value) -> V,
+{
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de, S: DeserializeSeed<'de> + Copy> Visitor<'de> for StrMap<S> {
-    type Value = Vec<(String, S::Value)>;
+impl<'de, C, S, F, V> Visitor<'de> for StrMap<'_, C, S, F>
+where
+    C: StringKeyed<V>,
+    S: DeserializeSeed<'de> + Copy,
+    F: Fn(S::Value) -> V,
+{
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::new();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(k) = map.next_key_seed(Str)? {
-            out.push((k, map.next_value_seed(self.0)?));
+            let v = (self.store)(map.next_value_seed(self.seed)?);
+            if !self.map.insert_new(k, v) {
+                return Err(de::Error::custom("a map key given twice"));
+            }
         }
-        Ok(out)
+        Ok(())
     }
 }
 
