@@ -5,7 +5,7 @@
 //! (a number's exponent, a string holding a float) are written back as JSON text and read by
 //! the direct path's reader, so that both paths accept and refuse the same values. A field of
 //! a form not listed here (a oneof member, a well-known type, a closed enum) goes through
-//! [`Fallback`]: its value as JSON text, merged by the message's generated `merge_json`.
+//! [`fallback`]: its value as JSON text, merged by the message's generated `merge_json`.
 
 use core::fmt;
 use core::marker::PhantomData;
