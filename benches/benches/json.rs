@@ -117,6 +117,27 @@ fn workloads(c: &mut Criterion) {
     );
     json_groups::<_, pjd::Node, bfd::Node>(c, "C_node20", &vt_benches::node20());
     json_groups::<_, pjd::Node, bfd::Node>(c, "C_deep_32", &vt_benches::deep(32));
+    use bf::opentelemetry::proto::collector::trace::v1 as bfo;
+    use pj::opentelemetry::proto::collector::trace::v1 as pjo;
+    for (resources, spans) in [(1, 10), (5, 100)] {
+        json_groups::<_, pjo::ExportTraceServiceRequest, bfo::ExportTraceServiceRequest>(
+            c,
+            &format!("D_otel_{resources}x{spans}"),
+            &vt_benches::otel_request(resources, spans, 11),
+        );
+    }
+    use bf::benchmarks::{proto2 as bf2, proto3 as bf3};
+    use pj::benchmarks::{proto2 as pj2, proto3 as pj3};
+    use vt_benches::pb::benchmarks::{proto2 as pb2, proto3 as pb3};
+    // Each dataset holds one message.
+    let m1p2 =
+        vt_benches::google_messages::<pb2::GoogleMessage1>("google_message1_proto2").remove(0);
+    json_groups::<_, pj2::GoogleMessage1, bf2::GoogleMessage1>(c, "E_message1_proto2", &m1p2);
+    let m1p3 =
+        vt_benches::google_messages::<pb3::GoogleMessage1>("google_message1_proto3").remove(0);
+    json_groups::<_, pj3::GoogleMessage1, bf3::GoogleMessage1>(c, "E_message1_proto3", &m1p3);
+    let m2 = vt_benches::google_messages::<pb2::GoogleMessage2>("google_message2").remove(0);
+    json_groups::<_, pj2::GoogleMessage2, bf2::GoogleMessage2>(c, "E_message2", &m2);
 }
 
 fn config() -> Criterion {
