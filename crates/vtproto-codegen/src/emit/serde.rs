@@ -254,6 +254,16 @@ fn seed(
     Some((seed, Store::Same))
 }
 
+/// `seed` giving `None` for `null`: a scalar's in one call of the deserializer, a message's
+/// through `Option`.
+fn or_null(seed: TokenStream, message: bool) -> TokenStream {
+    if message {
+        quote!(__de::Nullable(#seed))
+    } else {
+        quote!(__de::ScalarOrNull(#seed))
+    }
+}
+
 /// The generated JSON's reading of the field at `key` (see `de::fallback`).
 fn fallback() -> TokenStream {
     quote!(__de::fallback(&mut map, &mut m, key)?;)
@@ -269,14 +279,13 @@ fn read_field(f: &Field, names: &Names<'_>) -> TokenStream {
                 Some(_) if is_message && !matches!(f.label, Label::Optional) => None,
                 Some((seed, store)) => {
                     let v = store.apply(quote!(v));
+                    let seed = or_null(seed, is_message);
                     let set = match f.label {
                         Label::Optional => quote!(m.#ident = ::core::option::Option::Some(#v);),
                         _ => quote!(m.#ident = #v;),
                     };
                     Some(quote! {
-                        if let ::core::option::Option::Some(v) =
-                            map.next_value_seed(__de::Nullable(#seed))?
-                        {
+                        if let ::core::option::Option::Some(v) = map.next_value_seed(#seed)? {
                             #set
                         }
                     })
@@ -333,8 +342,10 @@ fn read_oneof_member(o: &Oneof, f: &Field, bit: usize, names: &Names<'_>) -> Tok
     match seed(&f.value, f.bytes, f.boxed, names) {
         Some((seed, store)) => {
             let v = store.apply(quote!(v));
+            let message = matches!(f.value, ValueType::Message(_) | ValueType::Group(_));
+            let seed = or_null(seed, message);
             quote! {
-                if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(#seed))? {
+                if let ::core::option::Option::Some(v) = map.next_value_seed(#seed)? {
                     #once
                     m.#ident = ::core::option::Option::Some(#path::#variant(#v));
                 }

@@ -43,7 +43,7 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Candidate {
                     }
                     match field {
                         0 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::Str))? {
                                 m.id = v;
                             }
                         }

@@ -52,12 +52,12 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Node {
                             }
                         }
                         1 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I64))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I64))? {
                                 m.value = v;
                             }
                         }
                         2 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::Str))? {
                                 m.label = v;
                             }
                         }

@@ -71,17 +71,17 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Type {
                     }
                     match field {
                         0 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.r#type = v;
                             }
                         }
                         1 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::Str))? {
                                 m.r#fn = v;
                             }
                         }
                         2 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Bool))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::Bool))? {
                                 m.self_ = v;
                             }
                         }
@@ -91,27 +91,27 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Type {
                             }
                         }
                         4 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::Str))? {
                                 m.crate_ = v;
                             }
                         }
                         5 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::Str))? {
                                 m.super_ = v;
                             }
                         }
                         6 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.r#async = v;
                             }
                         }
                         7 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.r#match = v;
                             }
                         }
                         8 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.r#gen = v;
                             }
                         }
@@ -163,7 +163,7 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Self_ {
                     }
                     match field {
                         0 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.value = v;
                             }
                         }
@@ -219,7 +219,7 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Thing {
                     }
                     match field {
                         0 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.thing = v;
                             }
                         }
@@ -296,7 +296,7 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Holder {
                             }
                         }
                         1 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 if !::vtproto::json::__private::first(&mut seen, 4) {
                                     return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
                                 }
@@ -304,7 +304,7 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Holder {
                             }
                         }
                         2 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Enum(holder::Kind::from_json_name)))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::Enum(holder::Kind::from_json_name)))? {
                                 if !::vtproto::json::__private::first(&mut seen, 5) {
                                     return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
                                 }
@@ -312,7 +312,7 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Holder {
                             }
                         }
                         3 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::Str))? {
                                 if !::vtproto::json::__private::first(&mut seen, 5) {
                                     return ::core::result::Result::Err(__de::duplicate_field(__NAME, key));
                                 }
@@ -367,7 +367,7 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for holder::Choi
                     }
                     match field {
                         0 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.x = v;
                             }
                         }
@@ -435,7 +435,7 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for UsesEnum {
                     }
                     match field {
                         0 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Enum(PrefixedEnum::from_json_name)))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::Enum(PrefixedEnum::from_json_name)))? {
                                 m.value = v;
                             }
                         }
@@ -445,17 +445,17 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for UsesEnum {
                             }
                         }
                         2 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::Str))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::Str))? {
                                 m.camel_case_field = v;
                             }
                         }
                         3 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.screaming_field = v;
                             }
                         }
                         4 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.field_with_123_digits = v;
                             }
                         }
@@ -507,7 +507,7 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Core {
                     }
                     match field {
                         0 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.std = v;
                             }
                         }
@@ -675,22 +675,22 @@ impl<'de> ::vtproto::json::serde_impls::serde::Deserialize<'de> for Methods {
                     }
                     match field {
                         0 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.size = ::core::option::Option::Some(v);
                             }
                         }
                         1 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.encode_reverse = ::core::option::Option::Some(v);
                             }
                         }
                         2 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.merge_field = ::core::option::Option::Some(v);
                             }
                         }
                         3 => {
-                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::Nullable(__de::I32))? {
+                            if let ::core::option::Option::Some(v) = map.next_value_seed(__de::ScalarOrNull(__de::I32))? {
                                 m.field_name = ::core::option::Option::Some(v);
                             }
                         }

@@ -1,6 +1,6 @@
 //! What generated `Deserialize` impls read field values with: a `DeserializeSeed` per ProtoJSON
 //! form ([`I64`] takes a number or a decimal string, [`Bytes`] base64, [`Enum`] a name or a
-//! number, ...), and [`Nullable`], [`List`] and [`StrMap`] around them. Each takes what serde
+//! number, ...), and [`ScalarOrNull`], [`Nullable`], [`List`] and [`StrMap`] around them. Each takes what serde
 //! hands it in the common forms directly; the rare forms serde's data model cannot tell apart
 //! (a number's exponent, a string holding a float) are written back as JSON text and read by
 //! the direct path's reader, so that both paths accept and refuse the same values. A field of
@@ -378,6 +378,52 @@ impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for Nullable<S> {
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         self.0.deserialize(d).map(Some)
+    }
+}
+
+/// A scalar's seed (one of the above but [`Msg`]) or `null` (`None`), in one call of the
+/// deserializer (`deserialize_any`) where [`Nullable`] takes two.
+#[derive(Clone, Copy)]
+pub struct ScalarOrNull<V>(pub V);
+
+impl<'de, V: Visitor<'de> + Copy> DeserializeSeed<'de> for ScalarOrNull<V> {
+    type Value = Option<V::Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, V: Visitor<'de> + Copy> Visitor<'de> for ScalarOrNull<V> {
+    type Value = Option<V::Value>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self.0).map(Some)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        self.0.visit_bool(v).map(Some)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        self.0.visit_i64(v).map(Some)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        self.0.visit_u64(v).map(Some)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        self.0.visit_f64(v).map(Some)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.0.visit_str(v).map(Some)
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        self.0.visit_string(v).map(Some)
     }
 }
 
