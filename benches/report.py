@@ -3,7 +3,9 @@
 
 Reads target/criterion/<group>/<peer>/new/estimates.json (mean) and
 target/criterion/allocations.tsv; prints markdown: per group, prost's time and every peer's
-time as a ratio to prost's (lower is faster), then allocations per operation.
+time as a ratio to prost's (lower is faster), then allocations per operation. With `--json`,
+the ProtoJSON groups (`J_*`, `cargo bench -p vt-benches --bench json`): pbjson's time and every
+peer's as a ratio to it.
 """
 import json
 import pathlib
@@ -36,6 +38,21 @@ def order(group):
     except ValueError:
         return (w, 0)
 
+
+if sys.argv[1:] == ["--json"]:
+    peers = ["vtproto", "vtproto_reuse", "buffa", "vtproto_serde", "vtproto_binary"]
+    print("| group | pbjson (µs) | " + " | ".join(peers) + " |")
+    print("|---|---:|" + "---:|" * len(peers))
+    for g in sorted(p.name for p in root.iterdir() if p.name.startswith("J_")):
+        base = mean_ns(g, "pbjson")
+        if base is None:
+            continue
+        cells = []
+        for p in peers:
+            t = mean_ns(g, p)
+            cells.append("–" if t is None else f"{t / base:.2f}")
+        print(f"| {g[2:]} | {base / 1e3:.2f} | " + " | ".join(cells) + " |")
+    sys.exit(0)
 
 allocs = {}
 tsv = root / "allocations.tsv"

@@ -191,6 +191,7 @@ fn main() {
     let fds = prost_types::FileDescriptorSet::decode(&bytes[..]).unwrap();
     std::fs::create_dir_all(&args[1]).unwrap();
     prost_build::Config::new()
+        .compile_well_known_types()
         .extern_path(".google.protobuf", "::pbjson_types")
         .out_dir(&args[1])
         .include_file("mod.rs")

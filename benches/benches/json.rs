@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! cargo bench -p vt-benches --bench json
-//! python3 benches/report.py            # ratio tables for RESULTS.md
+//! python3 benches/report.py --json     # the ratio table of RESULTS.md
 //! ```
 //!
 //! Group names are `J_<workload>_<size>_<op>`; functions are the peers. Every peer writes and
