@@ -1,11 +1,20 @@
 //! What generated `Deserialize` impls read field values with: a `DeserializeSeed` per ProtoJSON
 //! form ([`I64`] takes a number or a decimal string, [`Bytes`] base64, [`Enum`] a name or a
-//! number, ...), and [`ScalarOrNull`], [`Nullable`], [`List`] and [`StrMap`] around them. Each takes what serde
-//! hands it in the common forms directly; the rare forms serde's data model cannot tell apart
-//! (a number's exponent, a string holding a float) are written back as JSON text and read by
-//! the direct path's reader, so that both paths accept and refuse the same values. A field of
-//! a form not listed here (a oneof member, a well-known type, a closed enum) goes through
-//! [`fallback`]: its value as JSON text, merged by the message's generated `merge_json`.
+//! number, ...), and [`ScalarOrNull`], [`Nullable`], [`List`] and [`StrMap`] around them. Each
+//! takes what serde hands it in the common forms directly; the forms serde's data model cannot
+//! tell apart (a number's exponent, a string holding a float) are written back as JSON text and
+//! read by the direct path's reader, so that both paths accept and refuse the same values. A
+//! field of a form not listed here (a well-known type, a closed enum of our structs, a map with
+//! non-string keys) goes through [`fallback`]: its value as JSON text, merged by the message's
+//! generated `merge_json`.
+//!
+//! What serde cannot give: a number with a fraction or an exponent reaches the impls as a
+//! double, so an integer field reads the double's value (`1.0000000000000001` reads as 1,
+//! `9007199254740993.0` as 9007199254740992, where the direct path refuses the first and reads
+//! the second exactly); serde_json's `arbitrary_precision` feature, if any crate of a build
+//! turns it on, hands numbers over in a form these impls do not read (numeric fields are then
+//! refused: use the direct entry points); and nesting is limited by the format (serde_json: 128
+//! levels), not by a [`DecodeOptions`] recursion limit.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -35,8 +44,12 @@ fn quoted(s: &str) -> String {
     out
 }
 
-/// `v` as a JSON number (shortest form).
+/// `v` as a JSON number (shortest form); `null`, which no number reader takes, for a value
+/// that is not finite (another format's `NaN`).
 fn number(v: f64) -> String {
+    if !v.is_finite() {
+        return "null".into();
+    }
     let mut out = String::new();
     JsonWriter::new(&mut out, &EncodeOptions::default()).f64(v);
     out
