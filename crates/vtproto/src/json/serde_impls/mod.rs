@@ -1,13 +1,13 @@
 //! serde's `Serialize` and `Deserialize` for messages (feature `serde`), with ProtoJSON's
-//! mapping, for the impls `features=..+json+serde` generates. `Serialize` is generated field
-//! by field and hands values to the serializer through this module's wrappers ([`Int64`],
-//! [`Float`], [`Base64`], [`EnumName`], [`each`], [`entries`], ...); the well-known types'
-//! special forms, `Any`, messages with declared extensions, and all of `Deserialize` go
-//! through the generated JSON: [`serialize`] writes the JSON text and hands it to the
-//! serializer as serde data, [`deserialize`] writes whatever serde data the deserializer has
-//! as JSON text and reads it with [`from_str`](super::from_str). So the mapping is the
-//! generated JSON's with any self-describing serde format (`serde_json`, `serde_json::Value`,
-//! others); see `benches/RESULTS.md` for the cost.
+//! mapping, for the impls `features=..+json+serde` generates. Both are generated field by
+//! field: `Serialize` hands values to the serializer through this module's wrappers
+//! ([`Int64`], [`Float`], [`Base64`], [`EnumName`], [`each`], [`entries`], ...), `Deserialize`
+//! reads them with the seeds of [`de`]. The well-known types' special forms, `Any` and
+//! messages with declared extensions go through the generated JSON: [`serialize`] writes the
+//! JSON text and hands it to the serializer as serde data, [`deserialize`] writes whatever serde
+//! data the deserializer has as JSON text and reads it with [`from_str`](super::from_str). So
+//! the mapping is the generated JSON's with `serde_json`, `serde_json::Value` and other formats
+//! that type their values as JSON does; see `benches/RESULTS.md` for the cost.
 //!
 //! Options are the defaults (serde has no per-call options): JSON names, no unpopulated
 //! fields, enums by name, and an `Any` of a type other than the well-known ones has no form
