@@ -26,7 +26,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/benchmarks/benchmark_message2.proto",
     ];
     let json_includes = ["../proto", "proto"];
-    println!("cargo:rerun-if-changed=proto");
     let protoc = protoc_bin_vendored::protoc_bin_path()?;
     println!("cargo:rustc-env=VT_BENCH_PROTOC={}", protoc.display());
     println!(

@@ -179,7 +179,7 @@ fn deserialize_impl(m: &Message, names: &Names<'_>, through_json: bool) -> Token
 }
 
 /// How a value a seed gives is stored in the field.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Store {
     /// As it is.
     Same,

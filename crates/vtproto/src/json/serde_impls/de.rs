@@ -120,10 +120,10 @@ macro_rules! integer_seed {
                 f.write_str("an integer")
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<$t, E> {
-                <$t>::try_from(v).map_err(|_| E::custom(JsonErrorText::OUT_OF_RANGE))
+                <$t>::try_from(v).map_err(|_| E::custom(OUT_OF_RANGE))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<$t, E> {
-                <$t>::try_from(v).map_err(|_| E::custom(JsonErrorText::OUT_OF_RANGE))
+                <$t>::try_from(v).map_err(|_| E::custom(OUT_OF_RANGE))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<$t, E> {
                 via_reader(&number(v), |r| r.$read())
@@ -141,11 +141,7 @@ macro_rules! integer_seed {
 }
 
 /// The error text of a number out of its field's range.
-struct JsonErrorText;
-
-impl JsonErrorText {
-    const OUT_OF_RANGE: &'static str = "a number out of its field's range";
-}
+const OUT_OF_RANGE: &str = "a number out of its field's range";
 
 /// `-?(0|[1-9][0-9]*)`: a form every integer reader reads as Rust's `parse` does.
 fn plain_decimal(v: &str) -> bool {
@@ -213,7 +209,7 @@ macro_rules! float_seed {
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<$t, E> {
                 let narrow = v as $t;
                 if !v.is_finite() || narrow.is_infinite() {
-                    return Err(E::custom(JsonErrorText::OUT_OF_RANGE));
+                    return Err(E::custom(OUT_OF_RANGE));
                 }
                 Ok(narrow)
             }
@@ -561,8 +557,8 @@ pub fn fallback<'de, A: MapAccess<'de>, M: JsonMessage>(
     Ok(value == "null")
 }
 
-/// Any value, as JSON text.
-struct JsonText;
+/// Any value, as JSON text (serde data written by `serde_json`).
+pub(super) struct JsonText;
 
 impl<'de> DeserializeSeed<'de> for JsonText {
     type Value = String;

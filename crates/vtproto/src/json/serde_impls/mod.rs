@@ -37,11 +37,8 @@ pub fn serialize<M: JsonMessage, S: serde::Serializer>(
 pub fn deserialize<'de, M: JsonMessage, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<M, D::Error> {
-    let mut text = Vec::new();
-    let mut ser = serde_json::Serializer::new(&mut text);
-    serde_transcode::transcode(deserializer, &mut ser)
-        .map_err(|e| D::Error::custom(format_args!("{e}")))?;
-    let text = String::from_utf8(text).map_err(D::Error::custom)?;
+    use serde::de::DeserializeSeed as _;
+    let text = de::JsonText.deserialize(deserializer)?;
     super::from_str(&text).map_err(D::Error::custom)
 }
 
