@@ -10,6 +10,8 @@
 //! Rows with `_serde_` time our serde impls (`features=..+json+serde`) through `serde_json`
 //! instead of the direct path. Rows with `_fresh64` go through 64 different messages in turn,
 //! so the branch predictor cannot learn one message's sequence of string lengths and keys.
+//! Rows with `_decode_floor` time `clone` of the message against pbjson's reading: the
+//! allocations any reader into prost's structs makes, without parsing.
 
 use std::hint::black_box;
 
@@ -25,6 +27,7 @@ where
     P: vtproto::json::JsonMessage
         + prost::Message
         + Default
+        + Clone
         + PartialEq
         + std::fmt::Debug
         + serde::Serialize
@@ -70,6 +73,21 @@ where
             ))
         },
     );
+    // What no reader can go below: `clone` makes the same allocations as reading the message
+    // (every string, box, vector and map table, copied, map keys not even hashed), against
+    // pbjson's reading. Where this reads above 0.6, so must every decoder into these structs.
+    let (mut p, mut v) = (cycle(&texts), cycle(msgs));
+    labelled_row(
+        filter,
+        &format!("{name}_decode_floor"),
+        ("pbjson", "clone/pbjson"),
+        || {
+            drop(black_box(
+                serde_json::from_str::<J>(black_box(p())).unwrap(),
+            ))
+        },
+        || drop(black_box(black_box(v()).clone())),
+    );
     // Our serde impls (`features=..+json+serde`) through serde_json, as pbjson's are called.
     let (mut p, mut v) = (cycle(&theirs), cycle(msgs));
     labelled_row(
@@ -105,6 +123,37 @@ fn main() {
     for n in [100, 2000] {
         let one = [vt_benches::candidates(n)];
         rows::<_, pjc::CandidatesResponse>(f, &format!("A_candidates_{n}"), &one);
+    }
+    // The candidates' floor with their maps built as any reader must build them: every key
+    // hashed into prost's `HashMap` (the table sized once, which a reader cannot know).
+    for n in [100, 2000] {
+        let msg = vt_benches::candidates(n);
+        let text = vtproto::json::to_string(&msg).unwrap();
+        labelled_row(
+            f,
+            &format!("A_candidates_{n}_decode_floor_insert"),
+            ("pbjson", "rebuild/pbjson"),
+            || {
+                drop(black_box(
+                    serde_json::from_str::<pjc::CandidatesResponse>(black_box(&text)).unwrap(),
+                ))
+            },
+            || {
+                let candidates = black_box(&msg)
+                    .candidates
+                    .iter()
+                    .map(|c| pb::vt::candidates::Candidate {
+                        id: c.id.clone(),
+                        meta_data: c
+                            .meta_data
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect(),
+                    })
+                    .collect();
+                drop(black_box(CandidatesResponse { candidates }))
+            },
+        );
     }
     let all = vt_benches::candidates(64 * 100).candidates;
     let msgs: Vec<_> = all
