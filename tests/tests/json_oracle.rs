@@ -345,3 +345,40 @@ fn our_json_and_pythons_read_alike() {
     );
     assert!(total.edits > 1000);
 }
+
+/// Keys in the order the fields are written are taken by a raw comparison
+/// (`JsonReader::next_key_is`), others (any order, whitespace, escapes, proto names) by the
+/// lookup: both read the same value, and a field twice is refused however each copy was read.
+#[test]
+fn keys_in_any_order_and_spelling_read_alike() {
+    use vt_tests::own_standalone::vt::deep::Node;
+    let want = Node {
+        child: Some(Box::new(Node {
+            value: 7,
+            label: "leaf".into(),
+            ..Node::default()
+        })),
+        value: 1_234_567,
+        label: "data".into(),
+        ..Node::default()
+    };
+    for text in [
+        r#"{"child":{"value":"7","label":"leaf"},"value":"1234567","label":"data"}"#,
+        r#"{"label":"data","value":"1234567","child":{"label":"leaf","value":7}}"#,
+        r#"{ "child" : { "value":"7", "label":"leaf" }, "value":1234567,"label":"data" }"#,
+        r#"{"child":{"val\u0075e":"7","label":"leaf"},"value":"1234567" ,"label":"data"}"#,
+        r#"{"child":{"value":"7","label":"leaf"},"label":"data","value":"1234567"}"#,
+    ] {
+        assert_eq!(json::from_str::<Node>(text).unwrap(), want, "{text}");
+    }
+    for text in [
+        r#"{"value":1,"value":2}"#,
+        r#"{"value":1, "value":2}"#,
+        r#"{"value":1,"label":"a","value":2}"#,
+        r#"{"label":"a","value":1,"label":"b"}"#,
+        r#"{"label":"a","child":{},"value":1,"label":"b"}"#,
+    ] {
+        let e = json::from_str::<Node>(text).unwrap_err();
+        assert_eq!(e.kind(), &JsonErrorKind::DuplicateField, "{text}");
+    }
+}

@@ -611,9 +611,42 @@ fn read_oneof_member(o: &Oneof, f: &Field, bit: usize, names: &Names<'_>) -> Tok
     }
 }
 
+/// For each field of `all` (the lookup claiming keys in `lookup_order`), the JSON name `JsonReader::next_key_is` may compare the input's
+/// next key with, or `""` for none: not when the name needs escaping or is `@type` (an `Any`'s
+/// key, skipped by `next_key`), nor when an earlier field claims the same key (proto2 allows
+/// two fields one JSON name; the lookup gives the key to the first).
+fn guess_names<'m>(all: &[(Option<&Oneof>, &'m Field)], lookup_order: &[usize]) -> Vec<&'m str> {
+    let mut claimed = std::collections::HashMap::new();
+    for &i in lookup_order {
+        let f = all[i].1;
+        claimed.entry(f.json_name.as_str()).or_insert(i);
+        claimed.entry(f.name.as_str()).or_insert(i);
+    }
+    all.iter()
+        .enumerate()
+        .map(|(i, (_, f))| {
+            let name = f.json_name.as_str();
+            let plain = !name.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
+            if plain && name != "@type" && claimed.get(name) == Some(&i) {
+                name
+            } else {
+                ""
+            }
+        })
+        .collect()
+}
+
 fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
     let path = m.rust_path.tokens();
-    let all: Vec<(Option<&Oneof>, &Field)> = m.all_fields().collect();
+    // In the order `write_fn` writes them (a oneof's members together), so that the field
+    // after field `i` in the input is most often field `i + 1`.
+    let all: Vec<(Option<&Oneof>, &Field)> = m
+        .members()
+        .flat_map(|member| match member {
+            crate::model::MemberRef::Field(f) => vec![(None, f)],
+            crate::model::MemberRef::Oneof(o) => o.fields.iter().map(|f| (Some(o), f)).collect(),
+        })
+        .collect();
     if all.is_empty() && m.extensions.is_empty() {
         return quote! {
             fn merge_json(
@@ -635,7 +668,16 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
     let mut lookup = Vec::new();
     let mut arms = Vec::new();
     let mut field_names = Vec::new();
-    for (i, (oneof, f)) in all.iter().enumerate() {
+    // The lookup keeps declaration order (plain fields, then oneof members): where two fields
+    // share a key, the first there takes it.
+    let index = |f: &Field| {
+        all.iter()
+            .position(|(_, g)| std::ptr::eq(*g, f))
+            .unwrap_or(0)
+    };
+    let lookup_order: Vec<usize> = m.all_fields().map(|(_, f)| index(f)).collect();
+    for &i in &lookup_order {
+        let f = all[i].1;
         let index = Literal::usize_unsuffixed(i);
         let json = &f.json_name;
         let proto = &f.name;
@@ -644,6 +686,11 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
         } else {
             lookup.push(quote!(#json | #proto => #index,));
         }
+    }
+    let guesses = guess_names(&all, &lookup_order);
+    for (i, (oneof, f)) in all.iter().enumerate() {
+        let index = Literal::usize_unsuffixed(i);
+        let proto = &f.name;
         let body = match oneof {
             Some(o) => read_oneof_member(o, f, oneof_bit(o), names),
             None => read_field(f, names),
@@ -668,6 +715,7 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
         field_names.push(x.full_name.as_str());
     }
     let count = Literal::usize_unsuffixed(field_names.len());
+    let fields = Literal::usize_unsuffixed(all.len());
     let read = {
         quote! {
             #[allow(unused_imports)]
@@ -688,6 +736,9 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
         ) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             // Not `NAMES`: an extension named `names` has a constant by that name in this scope.
             const __FIELD_NAMES: [&str; #count] = [#(#field_names),*];
+            // Each field's JSON name, when a raw comparison can take it for the key (see
+            // `JsonReader::next_key_is`): the guess for the key after the previous field's.
+            const __GUESSES: [&str; #fields] = [#(#guesses),*];
             #[allow(unused_variables)]
             fn read(
                 m: &mut #path,
@@ -700,19 +751,32 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
             }
             r.begin_object()?;
             let mut seen = [0u64; #words];
-            while let ::core::option::Option::Some(key) = r.next_key()? {
-                let field: usize = match &*key {
-                    #(#lookup)*
+            let mut next = 0usize;
+            loop {
+                let read_key;
+                let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                    ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                     _ => {
-                        r.unknown_field(&key)?;
-                        continue;
+                        let ::core::option::Option::Some(k) = r.next_key()? else {
+                            break;
+                        };
+                        read_key = k;
+                        let field: usize = match &*read_key {
+                            #(#lookup)*
+                            _ => {
+                                r.unknown_field(&read_key)?;
+                                continue;
+                            }
+                        };
+                        (field, &*read_key)
                     }
                 };
+                next = field + 1;
                 if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
                     return ::core::result::Result::Err(e.in_field(
                         <Self as ::vtproto::Message>::NAME,
                         __FIELD_NAMES[field],
-                        &key,
+                        key,
                     ));
                 }
             }

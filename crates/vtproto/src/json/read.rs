@@ -187,6 +187,29 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         }
     }
 
+    /// Whether the next key is `name`, written as is (`"name":`, right after the `,` or the
+    /// `{`, no whitespace): then it is consumed, with its comma, and its value comes next;
+    /// otherwise nothing is consumed and [`next_key`](Self::next_key) reads the key. Generated
+    /// readers guess the field after the last one read (fields mostly arrive in the order they
+    /// are written), so most keys cost one comparison instead of being scanned and looked up.
+    /// `name` must need no escape and not be `@type` (an empty `name` never matches).
+    #[inline]
+    pub fn next_key_is(&mut self, name: &str) -> bool {
+        let comma = usize::from(!self.first);
+        if name.is_empty() || (comma == 1 && self.input.get(self.pos) != Some(&b',')) {
+            return false;
+        }
+        let at = self.pos + comma;
+        match self.input.get(at..at + name.len() + 3) {
+            Some([b'"', key @ .., b'"', b':']) if key == name.as_bytes() => {
+                self.pos = at + name.len() + 3;
+                self.first = false;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// `[`.
     #[inline]
     pub fn begin_array(&mut self) -> Result<(), JsonError> {
@@ -1035,6 +1058,49 @@ mod tests {
         assert_eq!(r.next_key().unwrap().unwrap(), "é");
         let e = r.bool().unwrap_err();
         assert_eq!((e.line(), e.column()), (2, 8));
+    }
+
+    /// The guess takes a key only where `next_key` would read the same one, and leaves the
+    /// reader as it was otherwise.
+    #[test]
+    fn a_guessed_key_is_taken_only_as_written() {
+        let options = DecodeOptions::default();
+        let mut r = JsonReader::new(r#"{"ab":1,"abc":2, "ab":3,"a\u0062":4,"ab" :5}"#, &options);
+        r.begin_object().unwrap();
+        assert!(!r.next_key_is("a"), "a prefix of the key");
+        assert!(!r.next_key_is("abc"), "longer than the key");
+        assert!(!r.next_key_is(""), "the empty name never matches");
+        assert!(r.next_key_is("ab"));
+        assert_eq!(r.i32().unwrap(), 1);
+        assert!(!r.next_key_is("ab"));
+        assert!(r.next_key_is("abc"), "after the comma");
+        assert_eq!(r.i32().unwrap(), 2);
+        // Whitespace, an escape or a space before the colon: `next_key` reads them.
+        assert!(!r.next_key_is("ab"));
+        assert_eq!(r.next_key().unwrap().unwrap(), "ab");
+        assert_eq!(r.i32().unwrap(), 3);
+        assert!(!r.next_key_is("ab"));
+        assert_eq!(r.next_key().unwrap().unwrap(), "ab");
+        assert_eq!(r.i32().unwrap(), 4);
+        assert!(!r.next_key_is("ab"));
+        assert_eq!(r.next_key().unwrap().unwrap(), "ab");
+        assert_eq!(r.i32().unwrap(), 5);
+        assert!(!r.next_key_is("ab"), "at the closing brace");
+        assert!(r.next_key().unwrap().is_none());
+        r.finish().unwrap();
+        // No comma between two pairs: not a key.
+        let mut r = JsonReader::new(r#"{"a":1 "b":2}"#, &options);
+        r.begin_object().unwrap();
+        assert!(r.next_key_is("a"));
+        assert_eq!(r.i32().unwrap(), 1);
+        assert!(!r.next_key_is("b"));
+        assert!(r.next_key().is_err());
+        // Truncated input and an empty object.
+        for text in [r#"{"ab"#, r#"{"ab":"#, "{}"] {
+            let mut r = JsonReader::new(text, &options);
+            r.begin_object().unwrap();
+            assert_eq!(r.next_key_is("ab"), text.len() > 5, "{text}");
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@ impl ::vtproto::json::JsonMessage for Candidate {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["id", "meta_data"];
+        const __GUESSES: [&str; 2] = ["id", "metaData"];
         #[allow(unused_variables)]
         fn read(m: &mut Candidate, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -61,17 +62,30 @@ impl ::vtproto::json::JsonMessage for Candidate {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "id" => 0,
-                "metaData" | "meta_data" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "id" => 0,
+                        "metaData" | "meta_data" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -96,6 +110,7 @@ impl ::vtproto::json::JsonMessage for CandidatesResponse {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["candidates"];
+        const __GUESSES: [&str; 1] = ["candidates"];
         #[allow(unused_variables)]
         fn read(m: &mut CandidatesResponse, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -119,16 +134,29 @@ impl ::vtproto::json::JsonMessage for CandidatesResponse {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "candidates" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "candidates" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())

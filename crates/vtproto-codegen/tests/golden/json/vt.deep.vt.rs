@@ -22,6 +22,7 @@ impl ::vtproto::json::JsonMessage for Node {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 3] = ["child", "value", "label"];
+        const __GUESSES: [&str; 3] = ["child", "value", "label"];
         #[allow(unused_variables)]
         fn read(m: &mut Node, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -54,18 +55,31 @@ impl ::vtproto::json::JsonMessage for Node {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "child" => 0,
-                "value" => 1,
-                "label" => 2,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "child" => 0,
+                        "value" => 1,
+                        "label" => 2,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())

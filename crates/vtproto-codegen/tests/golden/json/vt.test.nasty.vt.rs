@@ -46,6 +46,7 @@ impl ::vtproto::json::JsonMessage for Type {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 9] = ["type", "fn", "self", "me", "crate", "super", "async", "match", "gen"];
+        const __GUESSES: [&str; 9] = ["type", "fn", "self", "me", "crate", "super", "async", "match", "gen"];
         #[allow(unused_variables)]
         fn read(m: &mut Type, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -114,24 +115,37 @@ impl ::vtproto::json::JsonMessage for Type {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "type" => 0,
-                "fn" => 1,
-                "self" => 2,
-                "me" => 3,
-                "crate" => 4,
-                "super" => 5,
-                "async" => 6,
-                "match" => 7,
-                "gen" => 8,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "type" => 0,
+                        "fn" => 1,
+                        "self" => 2,
+                        "me" => 3,
+                        "crate" => 4,
+                        "super" => 5,
+                        "async" => 6,
+                        "match" => 7,
+                        "gen" => 8,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -151,6 +165,7 @@ impl ::vtproto::json::JsonMessage for Self_ {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["value"];
+        const __GUESSES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
         fn read(m: &mut Self_, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -171,16 +186,29 @@ impl ::vtproto::json::JsonMessage for Self_ {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "value" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "value" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -204,6 +232,7 @@ impl ::vtproto::json::JsonMessage for Thing {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["thing", "child"];
+        const __GUESSES: [&str; 2] = ["thing", "child"];
         #[allow(unused_variables)]
         fn read(m: &mut Thing, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -230,17 +259,30 @@ impl ::vtproto::json::JsonMessage for Thing {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "thing" => 0,
-                "child" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "thing" => 0,
+                        "child" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -280,6 +322,7 @@ impl ::vtproto::json::JsonMessage for Holder {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 6] = ["choice_msg", "number", "kind_enum", "kind_name", "", ""];
+        const __GUESSES: [&str; 4] = ["choiceMsg", "number", "kindEnum", "kindName"];
         #[allow(unused_variables)]
         fn read(m: &mut Holder, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -333,19 +376,32 @@ impl ::vtproto::json::JsonMessage for Holder {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "choiceMsg" | "choice_msg" => 0,
-                "number" => 1,
-                "kindEnum" | "kind_enum" => 2,
-                "kindName" | "kind_name" => 3,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "choiceMsg" | "choice_msg" => 0,
+                        "number" => 1,
+                        "kindEnum" | "kind_enum" => 2,
+                        "kindName" | "kind_name" => 3,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -365,6 +421,7 @@ impl ::vtproto::json::JsonMessage for holder::Choice {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["x"];
+        const __GUESSES: [&str; 1] = ["x"];
         #[allow(unused_variables)]
         fn read(m: &mut holder::Choice, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -385,16 +442,29 @@ impl ::vtproto::json::JsonMessage for holder::Choice {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "x" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "x" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -435,6 +505,7 @@ impl ::vtproto::json::JsonMessage for UsesEnum {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 5] = ["value", "values", "camelCaseField", "SCREAMING_FIELD", "field_with_123_digits"];
+        const __GUESSES: [&str; 5] = ["value", "values", "camelCaseField", "SCREAMINGFIELD", "fieldWith123Digits"];
         #[allow(unused_variables)]
         fn read(m: &mut UsesEnum, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -488,20 +559,33 @@ impl ::vtproto::json::JsonMessage for UsesEnum {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "value" => 0,
-                "values" => 1,
-                "camelCaseField" => 2,
-                "SCREAMINGFIELD" | "SCREAMING_FIELD" => 3,
-                "fieldWith123Digits" | "field_with_123_digits" => 4,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "value" => 0,
+                        "values" => 1,
+                        "camelCaseField" => 2,
+                        "SCREAMINGFIELD" | "SCREAMING_FIELD" => 3,
+                        "fieldWith123Digits" | "field_with_123_digits" => 4,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -521,6 +605,7 @@ impl ::vtproto::json::JsonMessage for Core {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["std"];
+        const __GUESSES: [&str; 1] = ["std"];
         #[allow(unused_variables)]
         fn read(m: &mut Core, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -541,16 +626,29 @@ impl ::vtproto::json::JsonMessage for Core {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "std" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "std" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -570,6 +668,7 @@ impl ::vtproto::json::JsonMessage for Option {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["some"];
+        const __GUESSES: [&str; 1] = ["some"];
         #[allow(unused_variables)]
         fn read(m: &mut Option, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -590,16 +689,29 @@ impl ::vtproto::json::JsonMessage for Option {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "some" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "some" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -619,6 +731,7 @@ impl ::vtproto::json::JsonMessage for Result {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["ok"];
+        const __GUESSES: [&str; 1] = ["ok"];
         #[allow(unused_variables)]
         fn read(m: &mut Result, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -639,16 +752,29 @@ impl ::vtproto::json::JsonMessage for Result {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "ok" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "ok" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -680,6 +806,7 @@ impl ::vtproto::json::JsonMessage for Methods {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 4] = ["size", "encode_reverse", "merge_field", "field_name"];
+        const __GUESSES: [&str; 4] = ["size", "encodeReverse", "mergeField", "fieldName"];
         #[allow(unused_variables)]
         fn read(m: &mut Methods, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -718,19 +845,32 @@ impl ::vtproto::json::JsonMessage for Methods {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "size" => 0,
-                "encodeReverse" | "encode_reverse" => 1,
-                "mergeField" | "merge_field" => 2,
-                "fieldName" | "field_name" => 3,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "size" => 0,
+                        "encodeReverse" | "encode_reverse" => 1,
+                        "mergeField" | "merge_field" => 2,
+                        "fieldName" | "field_name" => 3,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -776,6 +916,7 @@ impl ::vtproto::json::JsonMessage for HasMethods {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 5] = ["one", "many", "by_name", "picked", ""];
+        const __GUESSES: [&str; 4] = ["one", "many", "byName", "picked"];
         #[allow(unused_variables)]
         fn read(m: &mut HasMethods, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -832,19 +973,32 @@ impl ::vtproto::json::JsonMessage for HasMethods {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "one" => 0,
-                "many" => 1,
-                "byName" | "by_name" => 2,
-                "picked" => 3,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "one" => 0,
+                        "many" => 1,
+                        "byName" | "by_name" => 2,
+                        "picked" => 3,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())

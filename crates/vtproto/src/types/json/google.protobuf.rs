@@ -57,6 +57,7 @@ impl ::vtproto::json::JsonMessage for Api {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 8] = ["name", "methods", "options", "version", "source_context", "mixins", "syntax", "edition"];
+        const __GUESSES: [&str; 8] = ["name", "methods", "options", "version", "sourceContext", "mixins", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Api, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -131,23 +132,36 @@ impl ::vtproto::json::JsonMessage for Api {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "methods" => 1,
-                "options" => 2,
-                "version" => 3,
-                "sourceContext" | "source_context" => 4,
-                "mixins" => 5,
-                "syntax" => 6,
-                "edition" => 7,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "methods" => 1,
+                        "options" => 2,
+                        "version" => 3,
+                        "sourceContext" | "source_context" => 4,
+                        "mixins" => 5,
+                        "syntax" => 6,
+                        "edition" => 7,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -201,6 +215,7 @@ impl ::vtproto::json::JsonMessage for Method {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 8] = ["name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax", "edition"];
+        const __GUESSES: [&str; 8] = ["name", "requestTypeUrl", "requestStreaming", "responseTypeUrl", "responseStreaming", "options", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Method, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -269,23 +284,36 @@ impl ::vtproto::json::JsonMessage for Method {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "requestTypeUrl" | "request_type_url" => 1,
-                "requestStreaming" | "request_streaming" => 2,
-                "responseTypeUrl" | "response_type_url" => 3,
-                "responseStreaming" | "response_streaming" => 4,
-                "options" => 5,
-                "syntax" => 6,
-                "edition" => 7,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "requestTypeUrl" | "request_type_url" => 1,
+                        "requestStreaming" | "request_streaming" => 2,
+                        "responseTypeUrl" | "response_type_url" => 3,
+                        "responseStreaming" | "response_streaming" => 4,
+                        "options" => 5,
+                        "syntax" => 6,
+                        "edition" => 7,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -309,6 +337,7 @@ impl ::vtproto::json::JsonMessage for Mixin {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["name", "root"];
+        const __GUESSES: [&str; 2] = ["name", "root"];
         #[allow(unused_variables)]
         fn read(m: &mut Mixin, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -335,17 +364,30 @@ impl ::vtproto::json::JsonMessage for Mixin {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "root" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "root" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -381,6 +423,7 @@ impl ::vtproto::json::JsonMessage for SourceContext {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["file_name"];
+        const __GUESSES: [&str; 1] = ["fileName"];
         #[allow(unused_variables)]
         fn read(m: &mut SourceContext, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -401,16 +444,29 @@ impl ::vtproto::json::JsonMessage for SourceContext {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "fileName" | "file_name" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "fileName" | "file_name" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -469,6 +525,7 @@ impl ::vtproto::json::JsonMessage for Type {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 7] = ["name", "fields", "oneofs", "options", "source_context", "syntax", "edition"];
+        const __GUESSES: [&str; 7] = ["name", "fields", "oneofs", "options", "sourceContext", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Type, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -537,22 +594,35 @@ impl ::vtproto::json::JsonMessage for Type {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "fields" => 1,
-                "oneofs" => 2,
-                "options" => 3,
-                "sourceContext" | "source_context" => 4,
-                "syntax" => 5,
-                "edition" => 6,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "fields" => 1,
+                        "oneofs" => 2,
+                        "options" => 3,
+                        "sourceContext" | "source_context" => 4,
+                        "syntax" => 5,
+                        "edition" => 6,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -613,6 +683,7 @@ impl ::vtproto::json::JsonMessage for Field {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 10] = ["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value"];
+        const __GUESSES: [&str; 10] = ["kind", "cardinality", "number", "name", "typeUrl", "oneofIndex", "packed", "options", "jsonName", "defaultValue"];
         #[allow(unused_variables)]
         fn read(m: &mut Field, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -696,25 +767,38 @@ impl ::vtproto::json::JsonMessage for Field {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "kind" => 0,
-                "cardinality" => 1,
-                "number" => 2,
-                "name" => 3,
-                "typeUrl" | "type_url" => 4,
-                "oneofIndex" | "oneof_index" => 5,
-                "packed" => 6,
-                "options" => 7,
-                "jsonName" | "json_name" => 8,
-                "defaultValue" | "default_value" => 9,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "kind" => 0,
+                        "cardinality" => 1,
+                        "number" => 2,
+                        "name" => 3,
+                        "typeUrl" | "type_url" => 4,
+                        "oneofIndex" | "oneof_index" => 5,
+                        "packed" => 6,
+                        "options" => 7,
+                        "jsonName" | "json_name" => 8,
+                        "defaultValue" | "default_value" => 9,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -764,6 +848,7 @@ impl ::vtproto::json::JsonMessage for Enum {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 6] = ["name", "enumvalue", "options", "source_context", "syntax", "edition"];
+        const __GUESSES: [&str; 6] = ["name", "enumvalue", "options", "sourceContext", "syntax", "edition"];
         #[allow(unused_variables)]
         fn read(m: &mut Enum, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -823,21 +908,34 @@ impl ::vtproto::json::JsonMessage for Enum {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "enumvalue" => 1,
-                "options" => 2,
-                "sourceContext" | "source_context" => 3,
-                "syntax" => 4,
-                "edition" => 5,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "enumvalue" => 1,
+                        "options" => 2,
+                        "sourceContext" | "source_context" => 3,
+                        "syntax" => 4,
+                        "edition" => 5,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -870,6 +968,7 @@ impl ::vtproto::json::JsonMessage for EnumValue {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 3] = ["name", "number", "options"];
+        const __GUESSES: [&str; 3] = ["name", "number", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumValue, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -905,18 +1004,31 @@ impl ::vtproto::json::JsonMessage for EnumValue {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "number" => 1,
-                "options" => 2,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "number" => 1,
+                        "options" => 2,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -940,6 +1052,7 @@ impl ::vtproto::json::JsonMessage for Option {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["name", "value"];
+        const __GUESSES: [&str; 2] = ["name", "value"];
         #[allow(unused_variables)]
         fn read(m: &mut Option, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -966,17 +1079,30 @@ impl ::vtproto::json::JsonMessage for Option {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "value" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "value" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())

@@ -26,6 +26,7 @@ impl ::vtproto::json::JsonMessage for Version {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 4] = ["major", "minor", "patch", "suffix"];
+        const __GUESSES: [&str; 4] = ["major", "minor", "patch", "suffix"];
         #[allow(unused_variables)]
         fn read(m: &mut Version, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -64,19 +65,32 @@ impl ::vtproto::json::JsonMessage for Version {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "major" => 0,
-                "minor" => 1,
-                "patch" => 2,
-                "suffix" => 3,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "major" => 0,
+                        "minor" => 1,
+                        "patch" => 2,
+                        "suffix" => 3,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -117,7 +131,8 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorRequest {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const __FIELD_NAMES: [&str; 4] = ["file_to_generate", "parameter", "proto_file", "compiler_version"];
+        const __FIELD_NAMES: [&str; 4] = ["file_to_generate", "parameter", "compiler_version", "proto_file"];
+        const __GUESSES: [&str; 4] = ["fileToGenerate", "parameter", "compilerVersion", "protoFile"];
         #[allow(unused_variables)]
         fn read(m: &mut CodeGeneratorRequest, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -145,16 +160,16 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorRequest {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    r.begin_array()?;
-                    while r.next_element()? {
-                        m.proto_file.push(::vtproto::json::__private::read_message(r)?);
-                    }
+                    m.compiler_version.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
                 }
                 3 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    m.compiler_version.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
+                    r.begin_array()?;
+                    while r.next_element()? {
+                        m.proto_file.push(::vtproto::json::__private::read_message(r)?);
+                    }
                 }
                 _ => {}
             }
@@ -162,19 +177,32 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorRequest {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "fileToGenerate" | "file_to_generate" => 0,
-                "parameter" => 1,
-                "protoFile" | "proto_file" => 2,
-                "compilerVersion" | "compiler_version" => 3,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "fileToGenerate" | "file_to_generate" => 0,
+                        "parameter" => 1,
+                        "protoFile" | "proto_file" => 3,
+                        "compilerVersion" | "compiler_version" => 2,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -207,6 +235,7 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorResponse {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 3] = ["error", "supported_features", "file"];
+        const __GUESSES: [&str; 3] = ["error", "supportedFeatures", "file"];
         #[allow(unused_variables)]
         fn read(m: &mut CodeGeneratorResponse, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -242,18 +271,31 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorResponse {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "error" => 0,
-                "supportedFeatures" | "supported_features" => 1,
-                "file" => 2,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "error" => 0,
+                        "supportedFeatures" | "supported_features" => 1,
+                        "file" => 2,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -285,6 +327,7 @@ impl ::vtproto::json::JsonMessage for code_generator_response::File {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 4] = ["name", "insertion_point", "content", "generated_code_info"];
+        const __GUESSES: [&str; 4] = ["name", "insertionPoint", "content", "generatedCodeInfo"];
         #[allow(unused_variables)]
         fn read(m: &mut code_generator_response::File, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -323,19 +366,32 @@ impl ::vtproto::json::JsonMessage for code_generator_response::File {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "insertionPoint" | "insertion_point" => 1,
-                "content" => 2,
-                "generatedCodeInfo" | "generated_code_info" => 3,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "insertionPoint" | "insertion_point" => 1,
+                        "content" => 2,
+                        "generatedCodeInfo" | "generated_code_info" => 3,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())

@@ -53,6 +53,7 @@ impl ::vtproto::json::JsonMessage for Api {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 7] = ["name", "methods", "options", "version", "source_context", "mixins", "syntax"];
+        const __GUESSES: [&str; 7] = ["name", "methods", "options", "version", "sourceContext", "mixins", "syntax"];
         #[allow(unused_variables)]
         fn read(m: &mut Api, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -121,22 +122,35 @@ impl ::vtproto::json::JsonMessage for Api {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "methods" => 1,
-                "options" => 2,
-                "version" => 3,
-                "sourceContext" | "source_context" => 4,
-                "mixins" => 5,
-                "syntax" => 6,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "methods" => 1,
+                        "options" => 2,
+                        "version" => 3,
+                        "sourceContext" | "source_context" => 4,
+                        "mixins" => 5,
+                        "syntax" => 6,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -186,6 +200,7 @@ impl ::vtproto::json::JsonMessage for Method {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 7] = ["name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax"];
+        const __GUESSES: [&str; 7] = ["name", "requestTypeUrl", "requestStreaming", "responseTypeUrl", "responseStreaming", "options", "syntax"];
         #[allow(unused_variables)]
         fn read(m: &mut Method, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -248,22 +263,35 @@ impl ::vtproto::json::JsonMessage for Method {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "requestTypeUrl" | "request_type_url" => 1,
-                "requestStreaming" | "request_streaming" => 2,
-                "responseTypeUrl" | "response_type_url" => 3,
-                "responseStreaming" | "response_streaming" => 4,
-                "options" => 5,
-                "syntax" => 6,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "requestTypeUrl" | "request_type_url" => 1,
+                        "requestStreaming" | "request_streaming" => 2,
+                        "responseTypeUrl" | "response_type_url" => 3,
+                        "responseStreaming" | "response_streaming" => 4,
+                        "options" => 5,
+                        "syntax" => 6,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -287,6 +315,7 @@ impl ::vtproto::json::JsonMessage for Mixin {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["name", "root"];
+        const __GUESSES: [&str; 2] = ["name", "root"];
         #[allow(unused_variables)]
         fn read(m: &mut Mixin, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -313,17 +342,30 @@ impl ::vtproto::json::JsonMessage for Mixin {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "root" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "root" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -348,6 +390,7 @@ impl ::vtproto::json::JsonMessage for FileDescriptorSet {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["file"];
+        const __GUESSES: [&str; 1] = ["file"];
         #[allow(unused_variables)]
         fn read(m: &mut FileDescriptorSet, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -371,16 +414,29 @@ impl ::vtproto::json::JsonMessage for FileDescriptorSet {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "file" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "file" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -478,7 +534,8 @@ impl ::vtproto::json::JsonMessage for FileDescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const __FIELD_NAMES: [&str; 12] = ["name", "package", "dependency", "public_dependency", "weak_dependency", "message_type", "enum_type", "service", "extension", "options", "source_code_info", "syntax"];
+        const __FIELD_NAMES: [&str; 12] = ["name", "package", "dependency", "message_type", "enum_type", "service", "extension", "options", "source_code_info", "public_dependency", "weak_dependency", "syntax"];
+        const __GUESSES: [&str; 12] = ["name", "package", "dependency", "messageType", "enumType", "service", "extension", "options", "sourceCodeInfo", "publicDependency", "weakDependency", "syntax"];
         #[allow(unused_variables)]
         fn read(m: &mut FileDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -514,7 +571,7 @@ impl ::vtproto::json::JsonMessage for FileDescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
-                        m.public_dependency.push(r.i32()?);
+                        m.message_type.push(::vtproto::json::__private::read_message(r)?);
                     }
                 }
                 4 => {
@@ -523,7 +580,7 @@ impl ::vtproto::json::JsonMessage for FileDescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
-                        m.weak_dependency.push(r.i32()?);
+                        m.enum_type.push(::vtproto::json::__private::read_message(r)?);
                     }
                 }
                 5 => {
@@ -532,7 +589,7 @@ impl ::vtproto::json::JsonMessage for FileDescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
-                        m.message_type.push(::vtproto::json::__private::read_message(r)?);
+                        m.service.push(::vtproto::json::__private::read_message(r)?);
                     }
                 }
                 6 => {
@@ -541,38 +598,38 @@ impl ::vtproto::json::JsonMessage for FileDescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
-                        m.enum_type.push(::vtproto::json::__private::read_message(r)?);
+                        m.extension.push(::vtproto::json::__private::read_message(r)?);
                     }
                 }
                 7 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    r.begin_array()?;
-                    while r.next_element()? {
-                        m.service.push(::vtproto::json::__private::read_message(r)?);
-                    }
+                    m.options.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
                 }
                 8 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    r.begin_array()?;
-                    while r.next_element()? {
-                        m.extension.push(::vtproto::json::__private::read_message(r)?);
-                    }
+                    m.source_code_info.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
                 }
                 9 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    m.options.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
+                    r.begin_array()?;
+                    while r.next_element()? {
+                        m.public_dependency.push(r.i32()?);
+                    }
                 }
                 10 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    m.source_code_info.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
+                    r.begin_array()?;
+                    while r.next_element()? {
+                        m.weak_dependency.push(r.i32()?);
+                    }
                 }
                 11 => {
                     if r.null() {
@@ -586,27 +643,40 @@ impl ::vtproto::json::JsonMessage for FileDescriptorProto {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "package" => 1,
-                "dependency" => 2,
-                "publicDependency" | "public_dependency" => 3,
-                "weakDependency" | "weak_dependency" => 4,
-                "messageType" | "message_type" => 5,
-                "enumType" | "enum_type" => 6,
-                "service" => 7,
-                "extension" => 8,
-                "options" => 9,
-                "sourceCodeInfo" | "source_code_info" => 10,
-                "syntax" => 11,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "package" => 1,
+                        "dependency" => 2,
+                        "publicDependency" | "public_dependency" => 9,
+                        "weakDependency" | "weak_dependency" => 10,
+                        "messageType" | "message_type" => 3,
+                        "enumType" | "enum_type" => 4,
+                        "service" => 5,
+                        "extension" => 6,
+                        "options" => 7,
+                        "sourceCodeInfo" | "source_code_info" => 8,
+                        "syntax" => 11,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -701,7 +771,8 @@ impl ::vtproto::json::JsonMessage for DescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const __FIELD_NAMES: [&str; 10] = ["name", "field", "extension", "nested_type", "enum_type", "extension_range", "oneof_decl", "options", "reserved_range", "reserved_name"];
+        const __FIELD_NAMES: [&str; 10] = ["name", "field", "nested_type", "enum_type", "extension_range", "extension", "options", "oneof_decl", "reserved_range", "reserved_name"];
+        const __GUESSES: [&str; 10] = ["name", "field", "nestedType", "enumType", "extensionRange", "extension", "options", "oneofDecl", "reservedRange", "reservedName"];
         #[allow(unused_variables)]
         fn read(m: &mut DescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -731,7 +802,7 @@ impl ::vtproto::json::JsonMessage for DescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
-                        m.extension.push(::vtproto::json::__private::read_message(r)?);
+                        m.nested_type.push(::vtproto::json::__private::read_message(r)?);
                     }
                 }
                 3 => {
@@ -740,7 +811,7 @@ impl ::vtproto::json::JsonMessage for DescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
-                        m.nested_type.push(::vtproto::json::__private::read_message(r)?);
+                        m.enum_type.push(::vtproto::json::__private::read_message(r)?);
                     }
                 }
                 4 => {
@@ -749,7 +820,7 @@ impl ::vtproto::json::JsonMessage for DescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
-                        m.enum_type.push(::vtproto::json::__private::read_message(r)?);
+                        m.extension_range.push(::vtproto::json::__private::read_message(r)?);
                     }
                 }
                 5 => {
@@ -758,10 +829,16 @@ impl ::vtproto::json::JsonMessage for DescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
-                        m.extension_range.push(::vtproto::json::__private::read_message(r)?);
+                        m.extension.push(::vtproto::json::__private::read_message(r)?);
                     }
                 }
                 6 => {
+                    if r.null() {
+                        return ::core::result::Result::Ok(());
+                    }
+                    m.options.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
+                }
+                7 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
@@ -769,12 +846,6 @@ impl ::vtproto::json::JsonMessage for DescriptorProto {
                     while r.next_element()? {
                         m.oneof_decl.push(::vtproto::json::__private::read_message(r)?);
                     }
-                }
-                7 => {
-                    if r.null() {
-                        return ::core::result::Result::Ok(());
-                    }
-                    m.options.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
                 }
                 8 => {
                     if r.null() {
@@ -800,25 +871,38 @@ impl ::vtproto::json::JsonMessage for DescriptorProto {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "field" => 1,
-                "extension" => 2,
-                "nestedType" | "nested_type" => 3,
-                "enumType" | "enum_type" => 4,
-                "extensionRange" | "extension_range" => 5,
-                "oneofDecl" | "oneof_decl" => 6,
-                "options" => 7,
-                "reservedRange" | "reserved_range" => 8,
-                "reservedName" | "reserved_name" => 9,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "field" => 1,
+                        "extension" => 5,
+                        "nestedType" | "nested_type" => 2,
+                        "enumType" | "enum_type" => 3,
+                        "extensionRange" | "extension_range" => 4,
+                        "oneofDecl" | "oneof_decl" => 7,
+                        "options" => 6,
+                        "reservedRange" | "reserved_range" => 8,
+                        "reservedName" | "reserved_name" => 9,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -846,6 +930,7 @@ impl ::vtproto::json::JsonMessage for descriptor_proto::ExtensionRange {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 3] = ["start", "end", "options"];
+        const __GUESSES: [&str; 3] = ["start", "end", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut descriptor_proto::ExtensionRange, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -878,18 +963,31 @@ impl ::vtproto::json::JsonMessage for descriptor_proto::ExtensionRange {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "start" => 0,
-                "end" => 1,
-                "options" => 2,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "start" => 0,
+                        "end" => 1,
+                        "options" => 2,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -913,6 +1011,7 @@ impl ::vtproto::json::JsonMessage for descriptor_proto::ReservedRange {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["start", "end"];
+        const __GUESSES: [&str; 2] = ["start", "end"];
         #[allow(unused_variables)]
         fn read(m: &mut descriptor_proto::ReservedRange, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -939,17 +1038,30 @@ impl ::vtproto::json::JsonMessage for descriptor_proto::ReservedRange {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "start" => 0,
-                "end" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "start" => 0,
+                        "end" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -974,6 +1086,7 @@ impl ::vtproto::json::JsonMessage for ExtensionRangeOptions {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["uninterpreted_option"];
+        const __GUESSES: [&str; 1] = ["uninterpretedOption"];
         #[allow(unused_variables)]
         fn read(m: &mut ExtensionRangeOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -997,16 +1110,29 @@ impl ::vtproto::json::JsonMessage for ExtensionRangeOptions {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "uninterpretedOption" | "uninterpreted_option" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "uninterpretedOption" | "uninterpreted_option" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -1065,7 +1191,8 @@ impl ::vtproto::json::JsonMessage for FieldDescriptorProto {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const __FIELD_NAMES: [&str; 11] = ["name", "number", "label", "type", "type_name", "extendee", "default_value", "oneof_index", "json_name", "options", "proto3_optional"];
+        const __FIELD_NAMES: [&str; 11] = ["name", "extendee", "number", "label", "type", "type_name", "default_value", "options", "oneof_index", "json_name", "proto3_optional"];
+        const __GUESSES: [&str; 11] = ["name", "extendee", "number", "label", "type", "typeName", "defaultValue", "options", "oneofIndex", "jsonName", "proto3Optional"];
         #[allow(unused_variables)]
         fn read(m: &mut FieldDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -1084,9 +1211,15 @@ impl ::vtproto::json::JsonMessage for FieldDescriptorProto {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    m.number = ::core::option::Option::Some(r.i32()?);
+                    m.extendee = ::core::option::Option::Some(r.string_owned()?);
                 }
                 2 => {
+                    if r.null() {
+                        return ::core::result::Result::Ok(());
+                    }
+                    m.number = ::core::option::Option::Some(r.i32()?);
+                }
+                3 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
@@ -1095,7 +1228,7 @@ impl ::vtproto::json::JsonMessage for FieldDescriptorProto {
                         m.label = ::core::option::Option::Some(v);
                     }
                 }
-                3 => {
+                4 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
@@ -1104,17 +1237,11 @@ impl ::vtproto::json::JsonMessage for FieldDescriptorProto {
                         m.r#type = ::core::option::Option::Some(v);
                     }
                 }
-                4 => {
-                    if r.null() {
-                        return ::core::result::Result::Ok(());
-                    }
-                    m.type_name = ::core::option::Option::Some(r.string_owned()?);
-                }
                 5 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    m.extendee = ::core::option::Option::Some(r.string_owned()?);
+                    m.type_name = ::core::option::Option::Some(r.string_owned()?);
                 }
                 6 => {
                     if r.null() {
@@ -1126,19 +1253,19 @@ impl ::vtproto::json::JsonMessage for FieldDescriptorProto {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    m.oneof_index = ::core::option::Option::Some(r.i32()?);
+                    m.options.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
                 }
                 8 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    m.json_name = ::core::option::Option::Some(r.string_owned()?);
+                    m.oneof_index = ::core::option::Option::Some(r.i32()?);
                 }
                 9 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    m.options.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
+                    m.json_name = ::core::option::Option::Some(r.string_owned()?);
                 }
                 10 => {
                     if r.null() {
@@ -1152,26 +1279,39 @@ impl ::vtproto::json::JsonMessage for FieldDescriptorProto {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "number" => 1,
-                "label" => 2,
-                "type" => 3,
-                "typeName" | "type_name" => 4,
-                "extendee" => 5,
-                "defaultValue" | "default_value" => 6,
-                "oneofIndex" | "oneof_index" => 7,
-                "jsonName" | "json_name" => 8,
-                "options" => 9,
-                "proto3Optional" | "proto3_optional" => 10,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "number" => 2,
+                        "label" => 3,
+                        "type" => 4,
+                        "typeName" | "type_name" => 5,
+                        "extendee" => 1,
+                        "defaultValue" | "default_value" => 6,
+                        "oneofIndex" | "oneof_index" => 8,
+                        "jsonName" | "json_name" => 9,
+                        "options" => 7,
+                        "proto3Optional" | "proto3_optional" => 10,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -1195,6 +1335,7 @@ impl ::vtproto::json::JsonMessage for OneofDescriptorProto {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["name", "options"];
+        const __GUESSES: [&str; 2] = ["name", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut OneofDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -1221,17 +1362,30 @@ impl ::vtproto::json::JsonMessage for OneofDescriptorProto {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "options" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "options" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -1282,6 +1436,7 @@ impl ::vtproto::json::JsonMessage for EnumDescriptorProto {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 5] = ["name", "value", "options", "reserved_range", "reserved_name"];
+        const __GUESSES: [&str; 5] = ["name", "value", "options", "reservedRange", "reservedName"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -1335,20 +1490,33 @@ impl ::vtproto::json::JsonMessage for EnumDescriptorProto {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "value" => 1,
-                "options" => 2,
-                "reservedRange" | "reserved_range" => 3,
-                "reservedName" | "reserved_name" => 4,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "value" => 1,
+                        "options" => 2,
+                        "reservedRange" | "reserved_range" => 3,
+                        "reservedName" | "reserved_name" => 4,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -1372,6 +1540,7 @@ impl ::vtproto::json::JsonMessage for enum_descriptor_proto::EnumReservedRange {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["start", "end"];
+        const __GUESSES: [&str; 2] = ["start", "end"];
         #[allow(unused_variables)]
         fn read(m: &mut enum_descriptor_proto::EnumReservedRange, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -1398,17 +1567,30 @@ impl ::vtproto::json::JsonMessage for enum_descriptor_proto::EnumReservedRange {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "start" => 0,
-                "end" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "start" => 0,
+                        "end" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -1436,6 +1618,7 @@ impl ::vtproto::json::JsonMessage for EnumValueDescriptorProto {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 3] = ["name", "number", "options"];
+        const __GUESSES: [&str; 3] = ["name", "number", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumValueDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -1468,18 +1651,31 @@ impl ::vtproto::json::JsonMessage for EnumValueDescriptorProto {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "number" => 1,
-                "options" => 2,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "number" => 1,
+                        "options" => 2,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -1512,6 +1708,7 @@ impl ::vtproto::json::JsonMessage for ServiceDescriptorProto {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 3] = ["name", "method", "options"];
+        const __GUESSES: [&str; 3] = ["name", "method", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut ServiceDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -1547,18 +1744,31 @@ impl ::vtproto::json::JsonMessage for ServiceDescriptorProto {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "method" => 1,
-                "options" => 2,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "method" => 1,
+                        "options" => 2,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -1598,6 +1808,7 @@ impl ::vtproto::json::JsonMessage for MethodDescriptorProto {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 6] = ["name", "input_type", "output_type", "options", "client_streaming", "server_streaming"];
+        const __GUESSES: [&str; 6] = ["name", "inputType", "outputType", "options", "clientStreaming", "serverStreaming"];
         #[allow(unused_variables)]
         fn read(m: &mut MethodDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -1648,21 +1859,34 @@ impl ::vtproto::json::JsonMessage for MethodDescriptorProto {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "inputType" | "input_type" => 1,
-                "outputType" | "output_type" => 2,
-                "options" => 3,
-                "clientStreaming" | "client_streaming" => 4,
-                "serverStreaming" | "server_streaming" => 5,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "inputType" | "input_type" => 1,
+                        "outputType" | "output_type" => 2,
+                        "options" => 3,
+                        "clientStreaming" | "client_streaming" => 4,
+                        "serverStreaming" | "server_streaming" => 5,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -1763,7 +1987,8 @@ impl ::vtproto::json::JsonMessage for FileOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const __FIELD_NAMES: [&str; 20] = ["java_package", "java_outer_classname", "java_multiple_files", "java_generate_equals_and_hash", "java_string_check_utf8", "optimize_for", "go_package", "cc_generic_services", "java_generic_services", "py_generic_services", "deprecated", "cc_enable_arenas", "objc_class_prefix", "csharp_namespace", "swift_prefix", "php_class_prefix", "php_namespace", "php_metadata_namespace", "ruby_package", "uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 20] = ["java_package", "java_outer_classname", "optimize_for", "java_multiple_files", "go_package", "cc_generic_services", "java_generic_services", "py_generic_services", "java_generate_equals_and_hash", "deprecated", "java_string_check_utf8", "cc_enable_arenas", "objc_class_prefix", "csharp_namespace", "swift_prefix", "php_class_prefix", "php_namespace", "php_metadata_namespace", "ruby_package", "uninterpreted_option"];
+        const __GUESSES: [&str; 20] = ["javaPackage", "javaOuterClassname", "optimizeFor", "javaMultipleFiles", "goPackage", "ccGenericServices", "javaGenericServices", "pyGenericServices", "javaGenerateEqualsAndHash", "deprecated", "javaStringCheckUtf8", "ccEnableArenas", "objcClassPrefix", "csharpNamespace", "swiftPrefix", "phpClassPrefix", "phpNamespace", "phpMetadataNamespace", "rubyPackage", "uninterpretedOption"];
         #[allow(unused_variables)]
         fn read(m: &mut FileOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -1788,58 +2013,58 @@ impl ::vtproto::json::JsonMessage for FileOptions {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    m.java_multiple_files = ::core::option::Option::Some(r.bool()?);
-                }
-                3 => {
-                    if r.null() {
-                        return ::core::result::Result::Ok(());
-                    }
-                    m.java_generate_equals_and_hash = ::core::option::Option::Some(r.bool()?);
-                }
-                4 => {
-                    if r.null() {
-                        return ::core::result::Result::Ok(());
-                    }
-                    m.java_string_check_utf8 = ::core::option::Option::Some(r.bool()?);
-                }
-                5 => {
-                    if r.null() {
-                        return ::core::result::Result::Ok(());
-                    }
                     let v = r.enum_value(|name| file_options::OptimizeMode::from_str_name(name).map(|e| e as i32))?;
                     if let ::core::option::Option::Some(v) = v {
                         m.optimize_for = ::core::option::Option::Some(v);
                     }
                 }
-                6 => {
+                3 => {
+                    if r.null() {
+                        return ::core::result::Result::Ok(());
+                    }
+                    m.java_multiple_files = ::core::option::Option::Some(r.bool()?);
+                }
+                4 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
                     m.go_package = ::core::option::Option::Some(r.string_owned()?);
                 }
-                7 => {
+                5 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
                     m.cc_generic_services = ::core::option::Option::Some(r.bool()?);
                 }
-                8 => {
+                6 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
                     m.java_generic_services = ::core::option::Option::Some(r.bool()?);
                 }
-                9 => {
+                7 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
                     m.py_generic_services = ::core::option::Option::Some(r.bool()?);
                 }
-                10 => {
+                8 => {
+                    if r.null() {
+                        return ::core::result::Result::Ok(());
+                    }
+                    m.java_generate_equals_and_hash = ::core::option::Option::Some(r.bool()?);
+                }
+                9 => {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
                     m.deprecated = ::core::option::Option::Some(r.bool()?);
+                }
+                10 => {
+                    if r.null() {
+                        return ::core::result::Result::Ok(());
+                    }
+                    m.java_string_check_utf8 = ::core::option::Option::Some(r.bool()?);
                 }
                 11 => {
                     if r.null() {
@@ -1904,35 +2129,48 @@ impl ::vtproto::json::JsonMessage for FileOptions {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "javaPackage" | "java_package" => 0,
-                "javaOuterClassname" | "java_outer_classname" => 1,
-                "javaMultipleFiles" | "java_multiple_files" => 2,
-                "javaGenerateEqualsAndHash" | "java_generate_equals_and_hash" => 3,
-                "javaStringCheckUtf8" | "java_string_check_utf8" => 4,
-                "optimizeFor" | "optimize_for" => 5,
-                "goPackage" | "go_package" => 6,
-                "ccGenericServices" | "cc_generic_services" => 7,
-                "javaGenericServices" | "java_generic_services" => 8,
-                "pyGenericServices" | "py_generic_services" => 9,
-                "deprecated" => 10,
-                "ccEnableArenas" | "cc_enable_arenas" => 11,
-                "objcClassPrefix" | "objc_class_prefix" => 12,
-                "csharpNamespace" | "csharp_namespace" => 13,
-                "swiftPrefix" | "swift_prefix" => 14,
-                "phpClassPrefix" | "php_class_prefix" => 15,
-                "phpNamespace" | "php_namespace" => 16,
-                "phpMetadataNamespace" | "php_metadata_namespace" => 17,
-                "rubyPackage" | "ruby_package" => 18,
-                "uninterpretedOption" | "uninterpreted_option" => 19,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "javaPackage" | "java_package" => 0,
+                        "javaOuterClassname" | "java_outer_classname" => 1,
+                        "javaMultipleFiles" | "java_multiple_files" => 3,
+                        "javaGenerateEqualsAndHash" | "java_generate_equals_and_hash" => 8,
+                        "javaStringCheckUtf8" | "java_string_check_utf8" => 10,
+                        "optimizeFor" | "optimize_for" => 2,
+                        "goPackage" | "go_package" => 4,
+                        "ccGenericServices" | "cc_generic_services" => 5,
+                        "javaGenericServices" | "java_generic_services" => 6,
+                        "pyGenericServices" | "py_generic_services" => 7,
+                        "deprecated" => 9,
+                        "ccEnableArenas" | "cc_enable_arenas" => 11,
+                        "objcClassPrefix" | "objc_class_prefix" => 12,
+                        "csharpNamespace" | "csharp_namespace" => 13,
+                        "swiftPrefix" | "swift_prefix" => 14,
+                        "phpClassPrefix" | "php_class_prefix" => 15,
+                        "phpNamespace" | "php_namespace" => 16,
+                        "phpMetadataNamespace" | "php_metadata_namespace" => 17,
+                        "rubyPackage" | "ruby_package" => 18,
+                        "uninterpretedOption" | "uninterpreted_option" => 19,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -1973,6 +2211,7 @@ impl ::vtproto::json::JsonMessage for MessageOptions {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 5] = ["message_set_wire_format", "no_standard_descriptor_accessor", "deprecated", "map_entry", "uninterpreted_option"];
+        const __GUESSES: [&str; 5] = ["messageSetWireFormat", "noStandardDescriptorAccessor", "deprecated", "mapEntry", "uninterpretedOption"];
         #[allow(unused_variables)]
         fn read(m: &mut MessageOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2020,20 +2259,33 @@ impl ::vtproto::json::JsonMessage for MessageOptions {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "messageSetWireFormat" | "message_set_wire_format" => 0,
-                "noStandardDescriptorAccessor" | "no_standard_descriptor_accessor" => 1,
-                "deprecated" => 2,
-                "mapEntry" | "map_entry" => 3,
-                "uninterpretedOption" | "uninterpreted_option" => 4,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "messageSetWireFormat" | "message_set_wire_format" => 0,
+                        "noStandardDescriptorAccessor" | "no_standard_descriptor_accessor" => 1,
+                        "deprecated" => 2,
+                        "mapEntry" | "map_entry" => 3,
+                        "uninterpretedOption" | "uninterpreted_option" => 4,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2082,7 +2334,8 @@ impl ::vtproto::json::JsonMessage for FieldOptions {
         ::core::result::Result::Ok(())
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-        const __FIELD_NAMES: [&str; 7] = ["ctype", "packed", "jstype", "lazy", "deprecated", "weak", "uninterpreted_option"];
+        const __FIELD_NAMES: [&str; 7] = ["ctype", "packed", "deprecated", "lazy", "jstype", "weak", "uninterpreted_option"];
+        const __GUESSES: [&str; 7] = ["ctype", "packed", "deprecated", "lazy", "jstype", "weak", "uninterpretedOption"];
         #[allow(unused_variables)]
         fn read(m: &mut FieldOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2110,10 +2363,7 @@ impl ::vtproto::json::JsonMessage for FieldOptions {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    let v = r.enum_value(|name| field_options::JsType::from_str_name(name).map(|e| e as i32))?;
-                    if let ::core::option::Option::Some(v) = v {
-                        m.jstype = ::core::option::Option::Some(v);
-                    }
+                    m.deprecated = ::core::option::Option::Some(r.bool()?);
                 }
                 3 => {
                     if r.null() {
@@ -2125,7 +2375,10 @@ impl ::vtproto::json::JsonMessage for FieldOptions {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    m.deprecated = ::core::option::Option::Some(r.bool()?);
+                    let v = r.enum_value(|name| field_options::JsType::from_str_name(name).map(|e| e as i32))?;
+                    if let ::core::option::Option::Some(v) = v {
+                        m.jstype = ::core::option::Option::Some(v);
+                    }
                 }
                 5 => {
                     if r.null() {
@@ -2148,22 +2401,35 @@ impl ::vtproto::json::JsonMessage for FieldOptions {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "ctype" => 0,
-                "packed" => 1,
-                "jstype" => 2,
-                "lazy" => 3,
-                "deprecated" => 4,
-                "weak" => 5,
-                "uninterpretedOption" | "uninterpreted_option" => 6,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "ctype" => 0,
+                        "packed" => 1,
+                        "jstype" => 4,
+                        "lazy" => 3,
+                        "deprecated" => 2,
+                        "weak" => 5,
+                        "uninterpretedOption" | "uninterpreted_option" => 6,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2188,6 +2454,7 @@ impl ::vtproto::json::JsonMessage for OneofOptions {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["uninterpreted_option"];
+        const __GUESSES: [&str; 1] = ["uninterpretedOption"];
         #[allow(unused_variables)]
         fn read(m: &mut OneofOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2211,16 +2478,29 @@ impl ::vtproto::json::JsonMessage for OneofOptions {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "uninterpretedOption" | "uninterpreted_option" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "uninterpretedOption" | "uninterpreted_option" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2253,6 +2533,7 @@ impl ::vtproto::json::JsonMessage for EnumOptions {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 3] = ["allow_alias", "deprecated", "uninterpreted_option"];
+        const __GUESSES: [&str; 3] = ["allowAlias", "deprecated", "uninterpretedOption"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2288,18 +2569,31 @@ impl ::vtproto::json::JsonMessage for EnumOptions {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "allowAlias" | "allow_alias" => 0,
-                "deprecated" => 1,
-                "uninterpretedOption" | "uninterpreted_option" => 2,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "allowAlias" | "allow_alias" => 0,
+                        "deprecated" => 1,
+                        "uninterpretedOption" | "uninterpreted_option" => 2,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2328,6 +2622,7 @@ impl ::vtproto::json::JsonMessage for EnumValueOptions {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["deprecated", "uninterpreted_option"];
+        const __GUESSES: [&str; 2] = ["deprecated", "uninterpretedOption"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumValueOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2357,17 +2652,30 @@ impl ::vtproto::json::JsonMessage for EnumValueOptions {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "deprecated" => 0,
-                "uninterpretedOption" | "uninterpreted_option" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "deprecated" => 0,
+                        "uninterpretedOption" | "uninterpreted_option" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2396,6 +2704,7 @@ impl ::vtproto::json::JsonMessage for ServiceOptions {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["deprecated", "uninterpreted_option"];
+        const __GUESSES: [&str; 2] = ["deprecated", "uninterpretedOption"];
         #[allow(unused_variables)]
         fn read(m: &mut ServiceOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2425,17 +2734,30 @@ impl ::vtproto::json::JsonMessage for ServiceOptions {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "deprecated" => 0,
-                "uninterpretedOption" | "uninterpreted_option" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "deprecated" => 0,
+                        "uninterpretedOption" | "uninterpreted_option" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2468,6 +2790,7 @@ impl ::vtproto::json::JsonMessage for MethodOptions {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 3] = ["deprecated", "idempotency_level", "uninterpreted_option"];
+        const __GUESSES: [&str; 3] = ["deprecated", "idempotencyLevel", "uninterpretedOption"];
         #[allow(unused_variables)]
         fn read(m: &mut MethodOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2506,18 +2829,31 @@ impl ::vtproto::json::JsonMessage for MethodOptions {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "deprecated" => 0,
-                "idempotencyLevel" | "idempotency_level" => 1,
-                "uninterpretedOption" | "uninterpreted_option" => 2,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "deprecated" => 0,
+                        "idempotencyLevel" | "idempotency_level" => 1,
+                        "uninterpretedOption" | "uninterpreted_option" => 2,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2566,6 +2902,7 @@ impl ::vtproto::json::JsonMessage for UninterpretedOption {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 7] = ["name", "identifier_value", "positive_int_value", "negative_int_value", "double_value", "string_value", "aggregate_value"];
+        const __GUESSES: [&str; 7] = ["name", "identifierValue", "positiveIntValue", "negativeIntValue", "doubleValue", "stringValue", "aggregateValue"];
         #[allow(unused_variables)]
         fn read(m: &mut UninterpretedOption, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2625,22 +2962,35 @@ impl ::vtproto::json::JsonMessage for UninterpretedOption {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "identifierValue" | "identifier_value" => 1,
-                "positiveIntValue" | "positive_int_value" => 2,
-                "negativeIntValue" | "negative_int_value" => 3,
-                "doubleValue" | "double_value" => 4,
-                "stringValue" | "string_value" => 5,
-                "aggregateValue" | "aggregate_value" => 6,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "identifierValue" | "identifier_value" => 1,
+                        "positiveIntValue" | "positive_int_value" => 2,
+                        "negativeIntValue" | "negative_int_value" => 3,
+                        "doubleValue" | "double_value" => 4,
+                        "stringValue" | "string_value" => 5,
+                        "aggregateValue" | "aggregate_value" => 6,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2660,6 +3010,7 @@ impl ::vtproto::json::JsonMessage for uninterpreted_option::NamePart {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["name_part", "is_extension"];
+        const __GUESSES: [&str; 2] = ["namePart", "isExtension"];
         #[allow(unused_variables)]
         fn read(m: &mut uninterpreted_option::NamePart, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2686,17 +3037,30 @@ impl ::vtproto::json::JsonMessage for uninterpreted_option::NamePart {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "namePart" | "name_part" => 0,
-                "isExtension" | "is_extension" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "namePart" | "name_part" => 0,
+                        "isExtension" | "is_extension" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2721,6 +3085,7 @@ impl ::vtproto::json::JsonMessage for SourceCodeInfo {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["location"];
+        const __GUESSES: [&str; 1] = ["location"];
         #[allow(unused_variables)]
         fn read(m: &mut SourceCodeInfo, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2744,16 +3109,29 @@ impl ::vtproto::json::JsonMessage for SourceCodeInfo {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "location" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "location" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2804,6 +3182,7 @@ impl ::vtproto::json::JsonMessage for source_code_info::Location {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 5] = ["path", "span", "leading_comments", "trailing_comments", "leading_detached_comments"];
+        const __GUESSES: [&str; 5] = ["path", "span", "leadingComments", "trailingComments", "leadingDetachedComments"];
         #[allow(unused_variables)]
         fn read(m: &mut source_code_info::Location, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2857,20 +3236,33 @@ impl ::vtproto::json::JsonMessage for source_code_info::Location {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "path" => 0,
-                "span" => 1,
-                "leadingComments" | "leading_comments" => 2,
-                "trailingComments" | "trailing_comments" => 3,
-                "leadingDetachedComments" | "leading_detached_comments" => 4,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "path" => 0,
+                        "span" => 1,
+                        "leadingComments" | "leading_comments" => 2,
+                        "trailingComments" | "trailing_comments" => 3,
+                        "leadingDetachedComments" | "leading_detached_comments" => 4,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2895,6 +3287,7 @@ impl ::vtproto::json::JsonMessage for GeneratedCodeInfo {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["annotation"];
+        const __GUESSES: [&str; 1] = ["annotation"];
         #[allow(unused_variables)]
         fn read(m: &mut GeneratedCodeInfo, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -2918,16 +3311,29 @@ impl ::vtproto::json::JsonMessage for GeneratedCodeInfo {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "annotation" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "annotation" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -2964,6 +3370,7 @@ impl ::vtproto::json::JsonMessage for generated_code_info::Annotation {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 4] = ["path", "source_file", "begin", "end"];
+        const __GUESSES: [&str; 4] = ["path", "sourceFile", "begin", "end"];
         #[allow(unused_variables)]
         fn read(m: &mut generated_code_info::Annotation, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -3005,19 +3412,32 @@ impl ::vtproto::json::JsonMessage for generated_code_info::Annotation {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "path" => 0,
-                "sourceFile" | "source_file" => 1,
-                "begin" => 2,
-                "end" => 3,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "path" => 0,
+                        "sourceFile" | "source_file" => 1,
+                        "begin" => 2,
+                        "end" => 3,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -3037,6 +3457,7 @@ impl ::vtproto::json::JsonMessage for SourceContext {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 1] = ["file_name"];
+        const __GUESSES: [&str; 1] = ["fileName"];
         #[allow(unused_variables)]
         fn read(m: &mut SourceContext, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -3057,16 +3478,29 @@ impl ::vtproto::json::JsonMessage for SourceContext {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "fileName" | "file_name" => 0,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "fileName" | "file_name" => 0,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -3121,6 +3555,7 @@ impl ::vtproto::json::JsonMessage for Type {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 6] = ["name", "fields", "oneofs", "options", "source_context", "syntax"];
+        const __GUESSES: [&str; 6] = ["name", "fields", "oneofs", "options", "sourceContext", "syntax"];
         #[allow(unused_variables)]
         fn read(m: &mut Type, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -3183,21 +3618,34 @@ impl ::vtproto::json::JsonMessage for Type {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "fields" => 1,
-                "oneofs" => 2,
-                "options" => 3,
-                "sourceContext" | "source_context" => 4,
-                "syntax" => 5,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "fields" => 1,
+                        "oneofs" => 2,
+                        "options" => 3,
+                        "sourceContext" | "source_context" => 4,
+                        "syntax" => 5,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -3258,6 +3706,7 @@ impl ::vtproto::json::JsonMessage for Field {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 10] = ["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value"];
+        const __GUESSES: [&str; 10] = ["kind", "cardinality", "number", "name", "typeUrl", "oneofIndex", "packed", "options", "jsonName", "defaultValue"];
         #[allow(unused_variables)]
         fn read(m: &mut Field, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -3341,25 +3790,38 @@ impl ::vtproto::json::JsonMessage for Field {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "kind" => 0,
-                "cardinality" => 1,
-                "number" => 2,
-                "name" => 3,
-                "typeUrl" | "type_url" => 4,
-                "oneofIndex" | "oneof_index" => 5,
-                "packed" => 6,
-                "options" => 7,
-                "jsonName" | "json_name" => 8,
-                "defaultValue" | "default_value" => 9,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "kind" => 0,
+                        "cardinality" => 1,
+                        "number" => 2,
+                        "name" => 3,
+                        "typeUrl" | "type_url" => 4,
+                        "oneofIndex" | "oneof_index" => 5,
+                        "packed" => 6,
+                        "options" => 7,
+                        "jsonName" | "json_name" => 8,
+                        "defaultValue" | "default_value" => 9,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -3405,6 +3867,7 @@ impl ::vtproto::json::JsonMessage for Enum {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 5] = ["name", "enumvalue", "options", "source_context", "syntax"];
+        const __GUESSES: [&str; 5] = ["name", "enumvalue", "options", "sourceContext", "syntax"];
         #[allow(unused_variables)]
         fn read(m: &mut Enum, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -3458,20 +3921,33 @@ impl ::vtproto::json::JsonMessage for Enum {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "enumvalue" => 1,
-                "options" => 2,
-                "sourceContext" | "source_context" => 3,
-                "syntax" => 4,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "enumvalue" => 1,
+                        "options" => 2,
+                        "sourceContext" | "source_context" => 3,
+                        "syntax" => 4,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -3504,6 +3980,7 @@ impl ::vtproto::json::JsonMessage for EnumValue {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 3] = ["name", "number", "options"];
+        const __GUESSES: [&str; 3] = ["name", "number", "options"];
         #[allow(unused_variables)]
         fn read(m: &mut EnumValue, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -3539,18 +4016,31 @@ impl ::vtproto::json::JsonMessage for EnumValue {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "number" => 1,
-                "options" => 2,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "number" => 1,
+                        "options" => 2,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
@@ -3574,6 +4064,7 @@ impl ::vtproto::json::JsonMessage for Option {
     }
     fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
         const __FIELD_NAMES: [&str; 2] = ["name", "value"];
+        const __GUESSES: [&str; 2] = ["name", "value"];
         #[allow(unused_variables)]
         fn read(m: &mut Option, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
@@ -3600,17 +4091,30 @@ impl ::vtproto::json::JsonMessage for Option {
         }
         r.begin_object()?;
         let mut seen = [0u64; 1];
-        while let ::core::option::Option::Some(key) = r.next_key()? {
-            let field: usize = match &*key {
-                "name" => 0,
-                "value" => 1,
+        let mut next = 0usize;
+        loop {
+            let read_key;
+            let (field, key): (usize, &str) = match __GUESSES.get(next) {
+                ::core::option::Option::Some(&name) if r.next_key_is(name) => (next, name),
                 _ => {
-                    r.unknown_field(&key)?;
-                    continue;
+                    let ::core::option::Option::Some(k) = r.next_key()? else {
+                        break;
+                    };
+                    read_key = k;
+                    let field: usize = match &*read_key {
+                        "name" => 0,
+                        "value" => 1,
+                        _ => {
+                            r.unknown_field(&read_key)?;
+                            continue;
+                        }
+                    };
+                    (field, &*read_key)
                 }
             };
+            next = field + 1;
             if let ::core::result::Result::Err(e) = read(self, r, field, &mut seen) {
-                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], &key));
+                return ::core::result::Result::Err(e.in_field(<Self as ::vtproto::Message>::NAME, __FIELD_NAMES[field], key));
             }
         }
         ::core::result::Result::Ok(())
