@@ -455,11 +455,20 @@ impl Schema {
                 fields.swap(i, rng.below(i as u64 + 1) as usize);
             }
         }
-        let known: HashSet<i32> = m.field.iter().map(|f| f.number()).collect();
+        let extensions = self.extensions.get(name.trim_start_matches('.'));
+        // An unknown field's number is neither a field's nor a declared extension's: random
+        // bytes under an extension's number would be that extension's value (a proto2 string
+        // that is not UTF-8, which a Rust `String` can't hold: not a valid input here).
+        let known: HashSet<i32> = m
+            .field
+            .iter()
+            .chain(extensions.into_iter().flatten().map(|(x, _)| x))
+            .map(|f| f.number())
+            .collect();
         for f in fields {
             self.fields_of(f, *syntax, rng, depth, out);
         }
-        if let Some(extensions) = self.extensions.get(name.trim_start_matches('.')) {
+        if let Some(extensions) = extensions {
             let message_set = m
                 .options
                 .as_ref()
