@@ -253,17 +253,17 @@ fn write_field(f: &Field, names: &Names<'_>) -> TokenStream {
         }
         Label::Map(map) => {
             let write = write_value(&map.value, &value_ref(&map.value), names);
-            let map_key = match map.key {
-                Scalar::String => quote!(w.key_str(k);),
-                _ => quote!(w.key_display(*k);),
+            let entry = match (map.key, map.value.scalar()) {
+                (Scalar::String, Some(Scalar::String)) => quote!(w.str_entry(k, v);),
+                (Scalar::String, _) => quote!(w.key_str(k); #write),
+                _ => quote!(w.key_display(*k); #write),
             };
             quote! {
                 if !self.#ident.is_empty() || w.emit_unpopulated() {
                     #key
                     w.begin_object();
                     for (k, v) in &self.#ident {
-                        #map_key
-                        #write
+                        #entry
                     }
                     w.end_object();
                 }

@@ -180,6 +180,45 @@ impl<'o> JsonWriter<'o> {
         self.comma = false;
     }
 
+    /// A string map's entry, `"key":"value"`: with compact output and nothing to escape (most
+    /// entries), the whole entry in one step, one `reserve`; otherwise
+    /// [`key_str`](Self::key_str) then [`str`](Self::str).
+    #[inline]
+    pub fn str_entry(&mut self, key: &str, value: &str) {
+        let (k, v) = (key.len(), value.len());
+        if self.options.indent != 0
+            || first_special(key.as_bytes()) != k
+            || first_special(value.as_bytes()) != v
+        {
+            self.key_str(key);
+            self.str(value);
+            return;
+        }
+        let comma = usize::from(self.comma);
+        self.out.reserve(k + v + 6);
+        // SAFETY: `reserve` leaves room for `k + v + 6` bytes past the length; the
+        // `comma + k + v + 5` written from there are all kept and all written: the comma when
+        // due, then `"key":"value"` (two whole `str`s between ASCII quotes and a colon), so the
+        // `String` stays UTF-8.
+        unsafe {
+            let out = self.out.as_mut_vec();
+            let len = out.len();
+            let p = out.as_mut_ptr().add(len);
+            *p = b',';
+            let p = p.add(comma);
+            *p = b'"';
+            copy_bytes(key.as_bytes(), p.add(1));
+            let p = p.add(k + 1);
+            *p = b'"';
+            *p.add(1) = b':';
+            *p.add(2) = b'"';
+            copy_bytes(value.as_bytes(), p.add(3));
+            *p.add(v + 3) = b'"';
+            out.set_len(len + comma + k + v + 5);
+        }
+        self.comma = true;
+    }
+
     /// A map key that is a number or a bool, quoted.
     pub fn key_display(&mut self, key: impl MapKey) {
         if self.comma {
@@ -557,6 +596,53 @@ mod tests {
                 assert_eq!(out, format!("x{s}\"{s}\""));
             }
         }
+    }
+
+    #[test]
+    fn string_map_entries_write_as_a_key_then_a_string() {
+        // The one-step path (run under Miri by scripts/miri.sh) at every pair of lengths up
+        // to 70, first and later in an object, into a buffer with room and one that must
+        // grow; and the fallbacks: a byte to escape, indentation.
+        let text: String = "aé\u{1F600}b".chars().cycle().take(70).collect();
+        let cuts: Vec<usize> = (0..=text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
+        let compact = EncodeOptions::default();
+        for &k in &cuts {
+            for &v in cuts.iter().step_by(9) {
+                let (key, value) = (&text[..k], &text[k.min(v)..v.max(k)]);
+                for room in [0, 400] {
+                    let mut out = String::with_capacity(room);
+                    let mut w = JsonWriter::new(&mut out, &compact);
+                    w.begin_object();
+                    w.str_entry(key, value);
+                    w.str_entry(value, key);
+                    w.end_object();
+                    assert_eq!(
+                        out,
+                        format!("{{\"{key}\":\"{value}\",\"{value}\":\"{key}\"}}")
+                    );
+                }
+            }
+        }
+        let out = with(&compact, |w| {
+            w.begin_object();
+            w.str_entry("a\"", "b");
+            w.str_entry("c", "d\n");
+            w.end_object();
+        });
+        assert_eq!(out, r#"{"a\"":"b","c":"d\n"}"#);
+        let pretty = EncodeOptions {
+            indent: 2,
+            ..EncodeOptions::default()
+        };
+        let out = with(&pretty, |w| {
+            w.begin_object();
+            w.str_entry("a", "b");
+            w.str_entry("c", "d");
+            w.end_object();
+        });
+        assert_eq!(out, "{\n  \"a\": \"b\",\n  \"c\": \"d\"\n}");
     }
 
     #[test]

@@ -13,8 +13,7 @@ impl ::vtproto::json::JsonMessage for Candidate {
             w.key("\"metaData\":", "\"meta_data\":");
             w.begin_object();
             for (k, v) in &self.meta_data {
-                w.key_str(k);
-                w.str(&v);
+                w.str_entry(k, v);
             }
             w.end_object();
         }
