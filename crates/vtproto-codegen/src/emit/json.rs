@@ -739,7 +739,12 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
             // Each field's JSON name, when a raw comparison can take it for the key (see
             // `JsonReader::next_key_is`): the guess for the key after the previous field's.
             const __GUESSES: [&str; #fields] = [#(#guesses),*];
+            // Out of line: inlined into the loop below, with its two ways to a field (a
+            // guessed key, a looked-up one), it cost a tenth more rustc instructions in a
+            // release build (aiplatform's imports: 31.0 G against 33.4 G), for no measurable
+            // speed.
             #[allow(unused_variables)]
+            #[inline(never)]
             fn read(
                 m: &mut #path,
                 r: &mut ::vtproto::json::JsonReader<'_, '_>,

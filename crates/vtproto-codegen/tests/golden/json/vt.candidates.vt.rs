@@ -24,6 +24,7 @@ impl ::vtproto::json::JsonMessage for Candidate {
         const __FIELD_NAMES: [&str; 2] = ["id", "meta_data"];
         const __GUESSES: [&str; 2] = ["id", "metaData"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Candidate, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -111,6 +112,7 @@ impl ::vtproto::json::JsonMessage for CandidatesResponse {
         const __FIELD_NAMES: [&str; 1] = ["candidates"];
         const __GUESSES: [&str; 1] = ["candidates"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut CandidatesResponse, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;

@@ -24,6 +24,7 @@ impl ::vtproto::json::JsonMessage for Node {
         const __FIELD_NAMES: [&str; 3] = ["child", "value", "label"];
         const __GUESSES: [&str; 3] = ["child", "value", "label"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Node, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;

@@ -48,6 +48,7 @@ impl ::vtproto::json::JsonMessage for Type {
         const __FIELD_NAMES: [&str; 9] = ["type", "fn", "self", "me", "crate", "super", "async", "match", "gen"];
         const __GUESSES: [&str; 9] = ["type", "fn", "self", "me", "crate", "super", "async", "match", "gen"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Type, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -167,6 +168,7 @@ impl ::vtproto::json::JsonMessage for Self_ {
         const __FIELD_NAMES: [&str; 1] = ["value"];
         const __GUESSES: [&str; 1] = ["value"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Self_, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -234,6 +236,7 @@ impl ::vtproto::json::JsonMessage for Thing {
         const __FIELD_NAMES: [&str; 2] = ["thing", "child"];
         const __GUESSES: [&str; 2] = ["thing", "child"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Thing, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -324,6 +327,7 @@ impl ::vtproto::json::JsonMessage for Holder {
         const __FIELD_NAMES: [&str; 6] = ["choice_msg", "number", "kind_enum", "kind_name", "", ""];
         const __GUESSES: [&str; 4] = ["choiceMsg", "number", "kindEnum", "kindName"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Holder, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -423,6 +427,7 @@ impl ::vtproto::json::JsonMessage for holder::Choice {
         const __FIELD_NAMES: [&str; 1] = ["x"];
         const __GUESSES: [&str; 1] = ["x"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut holder::Choice, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -507,6 +512,7 @@ impl ::vtproto::json::JsonMessage for UsesEnum {
         const __FIELD_NAMES: [&str; 5] = ["value", "values", "camelCaseField", "SCREAMING_FIELD", "field_with_123_digits"];
         const __GUESSES: [&str; 5] = ["value", "values", "camelCaseField", "SCREAMINGFIELD", "fieldWith123Digits"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut UsesEnum, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -607,6 +613,7 @@ impl ::vtproto::json::JsonMessage for Core {
         const __FIELD_NAMES: [&str; 1] = ["std"];
         const __GUESSES: [&str; 1] = ["std"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Core, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -670,6 +677,7 @@ impl ::vtproto::json::JsonMessage for Option {
         const __FIELD_NAMES: [&str; 1] = ["some"];
         const __GUESSES: [&str; 1] = ["some"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Option, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -733,6 +741,7 @@ impl ::vtproto::json::JsonMessage for Result {
         const __FIELD_NAMES: [&str; 1] = ["ok"];
         const __GUESSES: [&str; 1] = ["ok"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Result, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -808,6 +817,7 @@ impl ::vtproto::json::JsonMessage for Methods {
         const __FIELD_NAMES: [&str; 4] = ["size", "encode_reverse", "merge_field", "field_name"];
         const __GUESSES: [&str; 4] = ["size", "encodeReverse", "mergeField", "fieldName"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Methods, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -918,6 +928,7 @@ impl ::vtproto::json::JsonMessage for HasMethods {
         const __FIELD_NAMES: [&str; 5] = ["one", "many", "by_name", "picked", ""];
         const __GUESSES: [&str; 4] = ["one", "many", "byName", "picked"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut HasMethods, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;

@@ -59,6 +59,7 @@ impl ::vtproto::json::JsonMessage for Api {
         const __FIELD_NAMES: [&str; 8] = ["name", "methods", "options", "version", "source_context", "mixins", "syntax", "edition"];
         const __GUESSES: [&str; 8] = ["name", "methods", "options", "version", "sourceContext", "mixins", "syntax", "edition"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Api, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -217,6 +218,7 @@ impl ::vtproto::json::JsonMessage for Method {
         const __FIELD_NAMES: [&str; 8] = ["name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax", "edition"];
         const __GUESSES: [&str; 8] = ["name", "requestTypeUrl", "requestStreaming", "responseTypeUrl", "responseStreaming", "options", "syntax", "edition"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Method, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -339,6 +341,7 @@ impl ::vtproto::json::JsonMessage for Mixin {
         const __FIELD_NAMES: [&str; 2] = ["name", "root"];
         const __GUESSES: [&str; 2] = ["name", "root"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Mixin, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -425,6 +428,7 @@ impl ::vtproto::json::JsonMessage for SourceContext {
         const __FIELD_NAMES: [&str; 1] = ["file_name"];
         const __GUESSES: [&str; 1] = ["fileName"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut SourceContext, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -527,6 +531,7 @@ impl ::vtproto::json::JsonMessage for Type {
         const __FIELD_NAMES: [&str; 7] = ["name", "fields", "oneofs", "options", "source_context", "syntax", "edition"];
         const __GUESSES: [&str; 7] = ["name", "fields", "oneofs", "options", "sourceContext", "syntax", "edition"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Type, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -685,6 +690,7 @@ impl ::vtproto::json::JsonMessage for Field {
         const __FIELD_NAMES: [&str; 10] = ["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value"];
         const __GUESSES: [&str; 10] = ["kind", "cardinality", "number", "name", "typeUrl", "oneofIndex", "packed", "options", "jsonName", "defaultValue"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Field, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -850,6 +856,7 @@ impl ::vtproto::json::JsonMessage for Enum {
         const __FIELD_NAMES: [&str; 6] = ["name", "enumvalue", "options", "source_context", "syntax", "edition"];
         const __GUESSES: [&str; 6] = ["name", "enumvalue", "options", "sourceContext", "syntax", "edition"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Enum, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -970,6 +977,7 @@ impl ::vtproto::json::JsonMessage for EnumValue {
         const __FIELD_NAMES: [&str; 3] = ["name", "number", "options"];
         const __GUESSES: [&str; 3] = ["name", "number", "options"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut EnumValue, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1054,6 +1062,7 @@ impl ::vtproto::json::JsonMessage for Option {
         const __FIELD_NAMES: [&str; 2] = ["name", "value"];
         const __GUESSES: [&str; 2] = ["name", "value"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Option, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;

@@ -28,6 +28,7 @@ impl ::vtproto::json::JsonMessage for Version {
         const __FIELD_NAMES: [&str; 4] = ["major", "minor", "patch", "suffix"];
         const __GUESSES: [&str; 4] = ["major", "minor", "patch", "suffix"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Version, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -134,6 +135,7 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorRequest {
         const __FIELD_NAMES: [&str; 4] = ["file_to_generate", "parameter", "compiler_version", "proto_file"];
         const __GUESSES: [&str; 4] = ["fileToGenerate", "parameter", "compilerVersion", "protoFile"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut CodeGeneratorRequest, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -237,6 +239,7 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorResponse {
         const __FIELD_NAMES: [&str; 3] = ["error", "supported_features", "file"];
         const __GUESSES: [&str; 3] = ["error", "supportedFeatures", "file"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut CodeGeneratorResponse, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -329,6 +332,7 @@ impl ::vtproto::json::JsonMessage for code_generator_response::File {
         const __FIELD_NAMES: [&str; 4] = ["name", "insertion_point", "content", "generated_code_info"];
         const __GUESSES: [&str; 4] = ["name", "insertionPoint", "content", "generatedCodeInfo"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut code_generator_response::File, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;

@@ -55,6 +55,7 @@ impl ::vtproto::json::JsonMessage for Api {
         const __FIELD_NAMES: [&str; 7] = ["name", "methods", "options", "version", "source_context", "mixins", "syntax"];
         const __GUESSES: [&str; 7] = ["name", "methods", "options", "version", "sourceContext", "mixins", "syntax"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Api, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -202,6 +203,7 @@ impl ::vtproto::json::JsonMessage for Method {
         const __FIELD_NAMES: [&str; 7] = ["name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax"];
         const __GUESSES: [&str; 7] = ["name", "requestTypeUrl", "requestStreaming", "responseTypeUrl", "responseStreaming", "options", "syntax"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Method, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -317,6 +319,7 @@ impl ::vtproto::json::JsonMessage for Mixin {
         const __FIELD_NAMES: [&str; 2] = ["name", "root"];
         const __GUESSES: [&str; 2] = ["name", "root"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Mixin, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -392,6 +395,7 @@ impl ::vtproto::json::JsonMessage for FileDescriptorSet {
         const __FIELD_NAMES: [&str; 1] = ["file"];
         const __GUESSES: [&str; 1] = ["file"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut FileDescriptorSet, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -537,6 +541,7 @@ impl ::vtproto::json::JsonMessage for FileDescriptorProto {
         const __FIELD_NAMES: [&str; 12] = ["name", "package", "dependency", "message_type", "enum_type", "service", "extension", "options", "source_code_info", "public_dependency", "weak_dependency", "syntax"];
         const __GUESSES: [&str; 12] = ["name", "package", "dependency", "messageType", "enumType", "service", "extension", "options", "sourceCodeInfo", "publicDependency", "weakDependency", "syntax"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut FileDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -774,6 +779,7 @@ impl ::vtproto::json::JsonMessage for DescriptorProto {
         const __FIELD_NAMES: [&str; 10] = ["name", "field", "nested_type", "enum_type", "extension_range", "extension", "options", "oneof_decl", "reserved_range", "reserved_name"];
         const __GUESSES: [&str; 10] = ["name", "field", "nestedType", "enumType", "extensionRange", "extension", "options", "oneofDecl", "reservedRange", "reservedName"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut DescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -932,6 +938,7 @@ impl ::vtproto::json::JsonMessage for descriptor_proto::ExtensionRange {
         const __FIELD_NAMES: [&str; 3] = ["start", "end", "options"];
         const __GUESSES: [&str; 3] = ["start", "end", "options"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut descriptor_proto::ExtensionRange, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1013,6 +1020,7 @@ impl ::vtproto::json::JsonMessage for descriptor_proto::ReservedRange {
         const __FIELD_NAMES: [&str; 2] = ["start", "end"];
         const __GUESSES: [&str; 2] = ["start", "end"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut descriptor_proto::ReservedRange, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1088,6 +1096,7 @@ impl ::vtproto::json::JsonMessage for ExtensionRangeOptions {
         const __FIELD_NAMES: [&str; 1] = ["uninterpreted_option"];
         const __GUESSES: [&str; 1] = ["uninterpretedOption"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut ExtensionRangeOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1194,6 +1203,7 @@ impl ::vtproto::json::JsonMessage for FieldDescriptorProto {
         const __FIELD_NAMES: [&str; 11] = ["name", "extendee", "number", "label", "type", "type_name", "default_value", "options", "oneof_index", "json_name", "proto3_optional"];
         const __GUESSES: [&str; 11] = ["name", "extendee", "number", "label", "type", "typeName", "defaultValue", "options", "oneofIndex", "jsonName", "proto3Optional"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut FieldDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1337,6 +1347,7 @@ impl ::vtproto::json::JsonMessage for OneofDescriptorProto {
         const __FIELD_NAMES: [&str; 2] = ["name", "options"];
         const __GUESSES: [&str; 2] = ["name", "options"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut OneofDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1438,6 +1449,7 @@ impl ::vtproto::json::JsonMessage for EnumDescriptorProto {
         const __FIELD_NAMES: [&str; 5] = ["name", "value", "options", "reserved_range", "reserved_name"];
         const __GUESSES: [&str; 5] = ["name", "value", "options", "reservedRange", "reservedName"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut EnumDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1542,6 +1554,7 @@ impl ::vtproto::json::JsonMessage for enum_descriptor_proto::EnumReservedRange {
         const __FIELD_NAMES: [&str; 2] = ["start", "end"];
         const __GUESSES: [&str; 2] = ["start", "end"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut enum_descriptor_proto::EnumReservedRange, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1620,6 +1633,7 @@ impl ::vtproto::json::JsonMessage for EnumValueDescriptorProto {
         const __FIELD_NAMES: [&str; 3] = ["name", "number", "options"];
         const __GUESSES: [&str; 3] = ["name", "number", "options"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut EnumValueDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1710,6 +1724,7 @@ impl ::vtproto::json::JsonMessage for ServiceDescriptorProto {
         const __FIELD_NAMES: [&str; 3] = ["name", "method", "options"];
         const __GUESSES: [&str; 3] = ["name", "method", "options"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut ServiceDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1810,6 +1825,7 @@ impl ::vtproto::json::JsonMessage for MethodDescriptorProto {
         const __FIELD_NAMES: [&str; 6] = ["name", "input_type", "output_type", "options", "client_streaming", "server_streaming"];
         const __GUESSES: [&str; 6] = ["name", "inputType", "outputType", "options", "clientStreaming", "serverStreaming"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut MethodDescriptorProto, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -1990,6 +2006,7 @@ impl ::vtproto::json::JsonMessage for FileOptions {
         const __FIELD_NAMES: [&str; 20] = ["java_package", "java_outer_classname", "optimize_for", "java_multiple_files", "go_package", "cc_generic_services", "java_generic_services", "py_generic_services", "java_generate_equals_and_hash", "deprecated", "java_string_check_utf8", "cc_enable_arenas", "objc_class_prefix", "csharp_namespace", "swift_prefix", "php_class_prefix", "php_namespace", "php_metadata_namespace", "ruby_package", "uninterpreted_option"];
         const __GUESSES: [&str; 20] = ["javaPackage", "javaOuterClassname", "optimizeFor", "javaMultipleFiles", "goPackage", "ccGenericServices", "javaGenericServices", "pyGenericServices", "javaGenerateEqualsAndHash", "deprecated", "javaStringCheckUtf8", "ccEnableArenas", "objcClassPrefix", "csharpNamespace", "swiftPrefix", "phpClassPrefix", "phpNamespace", "phpMetadataNamespace", "rubyPackage", "uninterpretedOption"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut FileOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -2213,6 +2230,7 @@ impl ::vtproto::json::JsonMessage for MessageOptions {
         const __FIELD_NAMES: [&str; 5] = ["message_set_wire_format", "no_standard_descriptor_accessor", "deprecated", "map_entry", "uninterpreted_option"];
         const __GUESSES: [&str; 5] = ["messageSetWireFormat", "noStandardDescriptorAccessor", "deprecated", "mapEntry", "uninterpretedOption"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut MessageOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -2337,6 +2355,7 @@ impl ::vtproto::json::JsonMessage for FieldOptions {
         const __FIELD_NAMES: [&str; 7] = ["ctype", "packed", "deprecated", "lazy", "jstype", "weak", "uninterpreted_option"];
         const __GUESSES: [&str; 7] = ["ctype", "packed", "deprecated", "lazy", "jstype", "weak", "uninterpretedOption"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut FieldOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -2456,6 +2475,7 @@ impl ::vtproto::json::JsonMessage for OneofOptions {
         const __FIELD_NAMES: [&str; 1] = ["uninterpreted_option"];
         const __GUESSES: [&str; 1] = ["uninterpretedOption"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut OneofOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -2535,6 +2555,7 @@ impl ::vtproto::json::JsonMessage for EnumOptions {
         const __FIELD_NAMES: [&str; 3] = ["allow_alias", "deprecated", "uninterpreted_option"];
         const __GUESSES: [&str; 3] = ["allowAlias", "deprecated", "uninterpretedOption"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut EnumOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -2624,6 +2645,7 @@ impl ::vtproto::json::JsonMessage for EnumValueOptions {
         const __FIELD_NAMES: [&str; 2] = ["deprecated", "uninterpreted_option"];
         const __GUESSES: [&str; 2] = ["deprecated", "uninterpretedOption"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut EnumValueOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -2706,6 +2728,7 @@ impl ::vtproto::json::JsonMessage for ServiceOptions {
         const __FIELD_NAMES: [&str; 2] = ["deprecated", "uninterpreted_option"];
         const __GUESSES: [&str; 2] = ["deprecated", "uninterpretedOption"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut ServiceOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -2792,6 +2815,7 @@ impl ::vtproto::json::JsonMessage for MethodOptions {
         const __FIELD_NAMES: [&str; 3] = ["deprecated", "idempotency_level", "uninterpreted_option"];
         const __GUESSES: [&str; 3] = ["deprecated", "idempotencyLevel", "uninterpretedOption"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut MethodOptions, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -2904,6 +2928,7 @@ impl ::vtproto::json::JsonMessage for UninterpretedOption {
         const __FIELD_NAMES: [&str; 7] = ["name", "identifier_value", "positive_int_value", "negative_int_value", "double_value", "string_value", "aggregate_value"];
         const __GUESSES: [&str; 7] = ["name", "identifierValue", "positiveIntValue", "negativeIntValue", "doubleValue", "stringValue", "aggregateValue"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut UninterpretedOption, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -3012,6 +3037,7 @@ impl ::vtproto::json::JsonMessage for uninterpreted_option::NamePart {
         const __FIELD_NAMES: [&str; 2] = ["name_part", "is_extension"];
         const __GUESSES: [&str; 2] = ["namePart", "isExtension"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut uninterpreted_option::NamePart, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -3087,6 +3113,7 @@ impl ::vtproto::json::JsonMessage for SourceCodeInfo {
         const __FIELD_NAMES: [&str; 1] = ["location"];
         const __GUESSES: [&str; 1] = ["location"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut SourceCodeInfo, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -3184,6 +3211,7 @@ impl ::vtproto::json::JsonMessage for source_code_info::Location {
         const __FIELD_NAMES: [&str; 5] = ["path", "span", "leading_comments", "trailing_comments", "leading_detached_comments"];
         const __GUESSES: [&str; 5] = ["path", "span", "leadingComments", "trailingComments", "leadingDetachedComments"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut source_code_info::Location, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -3289,6 +3317,7 @@ impl ::vtproto::json::JsonMessage for GeneratedCodeInfo {
         const __FIELD_NAMES: [&str; 1] = ["annotation"];
         const __GUESSES: [&str; 1] = ["annotation"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut GeneratedCodeInfo, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -3372,6 +3401,7 @@ impl ::vtproto::json::JsonMessage for generated_code_info::Annotation {
         const __FIELD_NAMES: [&str; 4] = ["path", "source_file", "begin", "end"];
         const __GUESSES: [&str; 4] = ["path", "sourceFile", "begin", "end"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut generated_code_info::Annotation, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -3459,6 +3489,7 @@ impl ::vtproto::json::JsonMessage for SourceContext {
         const __FIELD_NAMES: [&str; 1] = ["file_name"];
         const __GUESSES: [&str; 1] = ["fileName"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut SourceContext, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -3557,6 +3588,7 @@ impl ::vtproto::json::JsonMessage for Type {
         const __FIELD_NAMES: [&str; 6] = ["name", "fields", "oneofs", "options", "source_context", "syntax"];
         const __GUESSES: [&str; 6] = ["name", "fields", "oneofs", "options", "sourceContext", "syntax"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Type, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -3708,6 +3740,7 @@ impl ::vtproto::json::JsonMessage for Field {
         const __FIELD_NAMES: [&str; 10] = ["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value"];
         const __GUESSES: [&str; 10] = ["kind", "cardinality", "number", "name", "typeUrl", "oneofIndex", "packed", "options", "jsonName", "defaultValue"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Field, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -3869,6 +3902,7 @@ impl ::vtproto::json::JsonMessage for Enum {
         const __FIELD_NAMES: [&str; 5] = ["name", "enumvalue", "options", "source_context", "syntax"];
         const __GUESSES: [&str; 5] = ["name", "enumvalue", "options", "sourceContext", "syntax"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Enum, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -3982,6 +4016,7 @@ impl ::vtproto::json::JsonMessage for EnumValue {
         const __FIELD_NAMES: [&str; 3] = ["name", "number", "options"];
         const __GUESSES: [&str; 3] = ["name", "number", "options"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut EnumValue, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
@@ -4066,6 +4101,7 @@ impl ::vtproto::json::JsonMessage for Option {
         const __FIELD_NAMES: [&str; 2] = ["name", "value"];
         const __GUESSES: [&str; 2] = ["name", "value"];
         #[allow(unused_variables)]
+        #[inline(never)]
         fn read(m: &mut Option, r: &mut ::vtproto::json::JsonReader<'_, '_>, field: usize, seen: &mut [u64]) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
             #[allow(unused_imports)]
             use ::vtproto::json::JsonMessage as _;
