@@ -611,10 +611,11 @@ fn read_oneof_member(o: &Oneof, f: &Field, bit: usize, names: &Names<'_>) -> Tok
     }
 }
 
-/// For each field of `all` (the lookup claiming keys in `lookup_order`), the JSON name `JsonReader::next_key_is` may compare the input's
-/// next key with, or `""` for none: not when the name needs escaping or is `@type` (an `Any`'s
-/// key, skipped by `next_key`), nor when an earlier field claims the same key (proto2 allows
-/// two fields one JSON name; the lookup gives the key to the first).
+/// For each field of `all` (the lookup claiming keys in `lookup_order`), the JSON name
+/// `JsonReader::next_key_is` may compare the input's next key with, or `""` for none: not when
+/// the name needs escaping or is `@type` (an `Any`'s key, skipped by `next_key`), nor when an
+/// earlier field claims the same key (proto2 allows two fields one JSON name; the lookup gives
+/// the key to the first).
 fn guess_names<'m>(all: &[(Option<&Oneof>, &'m Field)], lookup_order: &[usize]) -> Vec<&'m str> {
     let mut claimed = std::collections::HashMap::new();
     for &i in lookup_order {
