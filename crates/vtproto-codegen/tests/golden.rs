@@ -132,3 +132,38 @@ fn server_views_give_chosen_handlers_an_owned_view() {
     assert!(server.contains("async fn r#type(&self, request: tonic::Request<super::EchoRequest>)"));
     assert!(!client.contains("OwnedView"));
 }
+
+/// proto2 lets two fields share a JSON name (protoc warns): the JSON reader's lookup gives the
+/// key to the first field declared, so a guessed key (`JsonReader::next_key_is`) must never
+/// take it for the other; nor guess a name that needs escaping.
+#[test]
+fn json_keys_two_fields_share_are_never_guessed() {
+    let dir = std::env::temp_dir().join(format!("vt-json-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("clash.proto"),
+        r#"syntax = "proto2";
+package clash;
+message M {
+  optional int32 a = 1;
+  optional int32 x = 2 [json_name = "a"];
+  optional int32 y = 3 [json_name = "z"];
+  optional int32 z = 4;
+  optional int32 b = 5 [json_name = "a\"b"];
+  optional int32 d = 6;
+}
+"#,
+    )
+    .unwrap();
+    let fds = common::descriptors(&dir, &["clash.proto"]);
+    let options = Options::parse("features=codec+json").unwrap();
+    let files =
+        vtproto_codegen::generate(&fds.file, &["clash.proto".to_string()], &options).unwrap();
+    let code: String = files.iter().map(|f| f.content.as_str()).collect();
+    // `a` claims "a" before `x`, `y` claims "z" before `z`; `b`'s name needs an escape.
+    assert!(
+        code.contains(r#"const __GUESSES: [&str; 6] = ["a", "", "z", "", "", "d"];"#),
+        "{code}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
