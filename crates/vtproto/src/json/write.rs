@@ -65,6 +65,16 @@ impl<'o> JsonWriter<'o> {
         self.out.push('{');
         self.comma = false;
         self.depth += 1;
+        if self.any_type_url.is_some() {
+            self.any_type_entry();
+        }
+    }
+
+    /// An `Any`'s `"@type": url`, first in its message's object (out of line: the `{` of
+    /// every other object is a few instructions where it is inlined).
+    #[cold]
+    #[inline(never)]
+    fn any_type_entry(&mut self) {
         if let Some(url) = self.any_type_url.take() {
             self.key_str("@type");
             self.str(&url);
@@ -317,9 +327,29 @@ impl<'o> JsonWriter<'o> {
 
     /// Bytes, as standard base64 with padding.
     pub fn bytes(&mut self, v: &[u8]) {
-        self.out.push('"');
-        base64::engine::general_purpose::STANDARD.encode_string(v, self.out);
-        self.out.push('"');
+        let engine = &base64::engine::general_purpose::STANDARD;
+        // Straight into the output: `encode_string` goes through a zeroed 1 KiB buffer and
+        // checks its own output as UTF-8, most of the cost of a short id.
+        match base64::encoded_len(v.len(), true) {
+            Some(n) => {
+                // SAFETY: the vector only grows by ASCII bytes: `resize` appends `n + 2`
+                // quotes, then `encode_slice` overwrites the `n` between the first and the
+                // last with base64's alphabet and padding (ASCII), so the `String` stays
+                // UTF-8 whatever `encode_slice` returns; neither panics with the `String`
+                // invalid.
+                let out = unsafe { self.out.as_mut_vec() };
+                let len = out.len();
+                out.resize(len + n + 2, b'"');
+                let written = engine.encode_slice(v, &mut out[len + 1..len + 1 + n]);
+                debug_assert_eq!(written.ok(), Some(n));
+            }
+            // Longer than any slice in memory can be: unreachable, kept panic-free.
+            None => {
+                self.out.push('"');
+                engine.encode_string(v, self.out);
+                self.out.push('"');
+            }
+        }
         self.comma = true;
     }
 
@@ -643,6 +673,31 @@ mod tests {
             w.end_object();
         });
         assert_eq!(out, "{\n  \"a\": \"b\",\n  \"c\": \"d\"\n}");
+    }
+
+    #[test]
+    fn bytes_write_as_base64_at_every_length() {
+        // The in-place encoding (run under Miri by scripts/miri.sh): every length up to 70
+        // (each padding), after text already there, into a buffer with room and one that must
+        // grow, against the crate's own `encode`.
+        let data: Vec<u8> = (0..70u8).map(|i| i.wrapping_mul(37) ^ 0xa5).collect();
+        let compact = EncodeOptions::default();
+        for n in 0..=data.len() {
+            for room in [0, 200] {
+                let mut out = String::with_capacity(room);
+                out.push('é');
+                let mut w = JsonWriter::new(&mut out, &compact);
+                w.begin_array();
+                w.element();
+                w.bytes(&data[..n]);
+                w.element();
+                w.bytes(&data[n..]);
+                w.end_array();
+                let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+                let want = format!("é[\"{}\",\"{}\"]", b64(&data[..n]), b64(&data[n..]));
+                assert_eq!(out, want);
+            }
+        }
     }
 
     #[test]
