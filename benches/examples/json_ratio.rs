@@ -11,7 +11,9 @@
 //! instead of the direct path. Rows with `_fresh64` go through 64 different messages in turn,
 //! so the branch predictor cannot learn one message's sequence of string lengths and keys.
 //! Rows with `_decode_floor` time `clone` of the message against pbjson's reading: the
-//! allocations any reader into prost's structs makes, without parsing.
+//! allocations any reader into prost's structs makes, without parsing; rows with
+//! `_encode_floor` time a copy of the output text into a new `String` against pbjson's
+//! writing: what any writer returning a new `String` does, without formatting.
 
 use std::hint::black_box;
 
@@ -56,6 +58,16 @@ where
         LABELS,
         || drop(black_box(serde_json::to_string(black_box(p())).unwrap())),
         || drop(black_box(vtproto::json::to_string(black_box(v())).unwrap())),
+    );
+    // What no writer returning a new `String` can go below: allocating the output, exactly
+    // sized, and copying its bytes in, against pbjson's writing.
+    let (mut p, mut v) = (cycle(&theirs), cycle(&texts));
+    labelled_row(
+        filter,
+        &format!("{name}_encode_floor"),
+        ("pbjson", "copy/pbjson"),
+        || drop(black_box(serde_json::to_string(black_box(p())).unwrap())),
+        || drop(black_box(String::from(black_box(v().as_str())))),
     );
     let (mut p, mut v) = (cycle(&texts), cycle(&texts));
     labelled_row(
