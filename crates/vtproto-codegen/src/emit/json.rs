@@ -529,6 +529,11 @@ fn read_field(f: &Field, names: &Names<'_>) -> TokenStream {
 
 fn read_map(f: &Field, map: &MapField, names: &Names<'_>) -> TokenStream {
     let ident = &f.ident;
+    if map.key == Scalar::String && map.value == ValueType::Scalar(Scalar::String) {
+        // The commonest map: the runtime reads its first entries before storing them, so the
+        // table is sized once.
+        return quote!(r.str_map(&mut m.#ident)?;);
+    }
     let key = match map.key {
         Scalar::String => quote!(key.into_owned()),
         Scalar::Bool => quote!(r.map_key_bool(&key)?),

@@ -38,6 +38,8 @@ mod write;
 
 pub use error::{JsonError, JsonErrorKind};
 pub use read::JsonReader;
+#[doc(hidden)]
+pub use read::StrMap;
 pub use registry::{AnyType, TypeRegistry};
 pub use write::{JsonWriter, MapKey};
 

@@ -42,19 +42,7 @@ impl ::vtproto::json::JsonMessage for Candidate {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
-                    let before = ::core::mem::take(&mut m.meta_data);
-                    r.begin_object()?;
-                    while let ::core::option::Option::Some(key) = r.next_key()? {
-                        let k = key.into_owned();
-                        let v = r.string_owned()?;
-                        if m.meta_data.insert(k, v).is_some() {
-                            return ::core::result::Result::Err(r.duplicate());
-                        }
-                    }
-                    if !before.is_empty() {
-                        let read = ::core::mem::replace(&mut m.meta_data, before);
-                        m.meta_data.extend(read);
-                    }
+                    r.str_map(&mut m.meta_data)?;
                 }
                 _ => {}
             }
