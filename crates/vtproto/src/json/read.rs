@@ -477,24 +477,12 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         }
     }
 
-    #[inline]
     fn integer(&mut self, expected: &'static str) -> Result<(bool, u64), JsonError> {
         let at = self.peek_pos();
         if let Some((negative, magnitude, end)) = plain_integer(self.input, at) {
             self.pos = end;
             return Ok((negative, magnitude));
         }
-        self.integer_general(at, expected)
-    }
-
-    /// [`integer`](Self::integer) in any other form (an exponent, a fraction of zeros) or
-    /// wrong.
-    #[inline(never)]
-    fn integer_general(
-        &mut self,
-        at: usize,
-        expected: &'static str,
-    ) -> Result<(bool, u64), JsonError> {
         let n = self.number(expected)?;
         exact_integer(&n.text).ok_or_else(|| {
             let kind = if is_integral_form(&n.text) {
@@ -506,7 +494,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         })
     }
 
-    #[inline]
     fn peek_pos(&mut self) -> usize {
         self.skip_ws();
         self.pos
@@ -527,18 +514,15 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     }
 
     /// An `int64` (also `sint64`, `sfixed64`).
-    #[inline]
     pub fn i64(&mut self) -> Result<i64, JsonError> {
         self.i64_inner("an integer")
     }
 
     /// A `uint64` (also `fixed64`).
-    #[inline]
     pub fn u64(&mut self) -> Result<u64, JsonError> {
         self.u64_inner("an integer")
     }
 
-    #[inline]
     fn i64_inner(&mut self, expected: &'static str) -> Result<i64, JsonError> {
         let at = self.peek_pos();
         let (negative, magnitude) = self.integer(expected)?;
@@ -550,7 +534,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         v.ok_or_else(|| self.error_at(at, JsonErrorKind::OutOfRange))
     }
 
-    #[inline]
     fn u64_inner(&mut self, expected: &'static str) -> Result<u64, JsonError> {
         let at = self.peek_pos();
         match self.integer(expected)? {
