@@ -321,10 +321,7 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     /// A string value, owned.
     #[inline]
     pub fn string_owned(&mut self) -> Result<String, JsonError> {
-        Ok(match self.string()? {
-            Cow::Borrowed(s) => crate::reader::owned(s),
-            Cow::Owned(s) => s,
-        })
+        self.string().map(cow_owned)
     }
 
     /// The string at `pos` (its opening quote), unescaped.
@@ -741,12 +738,13 @@ impl<'a, 'o> JsonReader<'a, 'o> {
                 }
             }
         }
+        // A map past the batch gets room for as many again, then grows as entries arrive.
         map.reserve_entries(n + if more { STR_MAP_BATCH } else { 0 });
         self.store_batch(map, &mut batch[..n])?;
         if more {
             while let Some(key) = self.next_key()? {
                 let key = cow_owned(key);
-                let value = cow_owned(self.string()?);
+                let value = self.string_owned()?;
                 if !map.insert_entry(key, value) {
                     return Err(self.duplicate());
                 }
