@@ -253,18 +253,16 @@ fn write_field(f: &Field, names: &Names<'_>) -> TokenStream {
         }
         Label::Map(map) => {
             let write = write_value(&map.value, &value_ref(&map.value), names);
-            let entry = match (map.key, map.value.scalar()) {
-                (Scalar::String, Some(Scalar::String)) => quote!(w.str_entry(k, v);),
-                (Scalar::String, _) => quote!(w.key_str(k); #write),
-                _ => quote!(w.key_display(*k); #write),
+            let entries = match (map.key, map.value.scalar()) {
+                (Scalar::String, Some(Scalar::String)) => quote!(w.str_entries(&self.#ident);),
+                (Scalar::String, _) => quote!(for (k, v) in &self.#ident { w.key_str(k); #write }),
+                _ => quote!(for (k, v) in &self.#ident { w.key_display(*k); #write }),
             };
             quote! {
                 if !self.#ident.is_empty() || w.emit_unpopulated() {
                     #key
                     w.begin_object();
-                    for (k, v) in &self.#ident {
-                        #entry
-                    }
+                    #entries
                     w.end_object();
                 }
             }

@@ -229,6 +229,28 @@ impl<'o> JsonWriter<'o> {
         self.comma = true;
     }
 
+    /// A string map's entries, each as [`str_entry`](Self::str_entry) writes it, the next
+    /// entry's bytes prefetched while one is written.
+    #[inline]
+    pub fn str_entries<'m, K, V, I>(&mut self, entries: I)
+    where
+        K: AsRef<str> + ?Sized + 'm,
+        V: AsRef<str> + ?Sized + 'm,
+        I: IntoIterator<Item = (&'m K, &'m V)>,
+    {
+        let mut it = entries.into_iter();
+        let Some(mut cur) = it.next() else {
+            return;
+        };
+        for next in it {
+            prefetch(next.0.as_ref().as_ptr());
+            prefetch(next.1.as_ref().as_ptr());
+            self.str_entry(cur.0.as_ref(), cur.1.as_ref());
+            cur = next;
+        }
+        self.str_entry(cur.0.as_ref(), cur.1.as_ref());
+    }
+
     /// A map key that is a number or a bool, quoted.
     pub fn key_display(&mut self, key: impl MapKey) {
         if self.comma {
@@ -582,6 +604,22 @@ impl MapKey for bool {
     }
 }
 
+/// Asks for the cache line at `p` ahead of its use: a hint that reads nothing, so any address
+/// will do (a dangling one included). Large messages are memory-bound where their strings are
+/// scattered on the heap: prefetching a string map's next entry while one is written took
+/// 2,000 candidates from 0.62 to 0.59 of pbjson's time (`cargo run --release -p vt-benches
+/// --example json_ratio -- A_cand`).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: `_mm_prefetch` only hints the cache; it neither reads nor faults, whatever `p`.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = p;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -624,6 +662,42 @@ mod tests {
                 append(&mut out, s);
                 quoted(&mut out, s);
                 assert_eq!(out, format!("x{s}\"{s}\""));
+            }
+        }
+    }
+
+    #[test]
+    fn string_map_entries_write_as_one_by_one() {
+        // `str_entries` (whose prefetches read the next entry's bytes, empty strings' dangling
+        // pointers included) writes what `str_entry` writes entry by entry, for 0 to 5
+        // entries, plain, escaped and empty, compact and indented.
+        let pairs: Vec<(String, String)> = ["a", "", "k\"ey", "long key ".repeat(9).as_str(), "z"]
+            .iter()
+            .zip(["v", "", "line\n", "é\u{1F600}", "x".repeat(70).as_str()])
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        for options in [
+            EncodeOptions::default(),
+            EncodeOptions {
+                indent: 2,
+                ..Default::default()
+            },
+        ] {
+            for n in 0..=pairs.len() {
+                let entries = &pairs[..n];
+                let batched = with(&options, |w| {
+                    w.begin_object();
+                    w.str_entries(entries.iter().map(|(k, v)| (k, v)));
+                    w.end_object();
+                });
+                let one_by_one = with(&options, |w| {
+                    w.begin_object();
+                    for (k, v) in entries {
+                        w.str_entry(k, v);
+                    }
+                    w.end_object();
+                });
+                assert_eq!(batched, one_by_one, "{n} entries");
             }
         }
     }

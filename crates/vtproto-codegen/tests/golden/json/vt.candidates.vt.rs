@@ -12,9 +12,7 @@ impl ::vtproto::json::JsonMessage for Candidate {
         if !self.meta_data.is_empty() || w.emit_unpopulated() {
             w.key("\"metaData\":", "\"meta_data\":");
             w.begin_object();
-            for (k, v) in &self.meta_data {
-                w.str_entry(k, v);
-            }
+            w.str_entries(&self.meta_data);
             w.end_object();
         }
         w.end_object();
