@@ -209,6 +209,21 @@ fn keys(f: &Field) -> TokenStream {
     quote!(w.key(#json, #proto);)
 }
 
+/// The field's key, then its value `v`; a float is formatted before its key is written
+/// (`JsonWriter::f64_field`).
+fn keyed(f: &Field, v: &TokenStream, names: &Names<'_>) -> TokenStream {
+    let (json, proto) = (key_literal(&f.json_name), key_literal(&f.name));
+    match &f.value {
+        ValueType::Scalar(Scalar::Double) => quote!(w.f64_field(#json, #proto, #v);),
+        ValueType::Scalar(Scalar::Float) => quote!(w.f32_field(#json, #proto, #v);),
+        value => {
+            let key = keys(f);
+            let write = write_value(value, v, names);
+            quote!(#key #write)
+        }
+    }
+}
+
 fn write_field(f: &Field, names: &Names<'_>) -> TokenStream {
     let ident = &f.ident;
     let key = keys(f);
@@ -216,37 +231,40 @@ fn write_field(f: &Field, names: &Names<'_>) -> TokenStream {
         Label::Implicit => {
             let v = quote!(self.#ident);
             let cond = nonzero(f, &v);
-            let write = write_value(&f.value, &v, names);
+            let write = keyed(f, &v, names);
             quote! {
                 if #cond || w.emit_unpopulated() {
-                    #key
                     #write
                 }
             }
         }
-        Label::Required => {
-            let write = write_value(&f.value, &quote!(self.#ident), names);
-            quote!(#key #write)
-        }
+        Label::Required => keyed(f, &quote!(self.#ident), names),
         Label::Optional => {
-            let write = write_value(&f.value, &value_ref(&f.value), names);
+            let write = keyed(f, &value_ref(&f.value), names);
             quote! {
                 if let ::core::option::Option::Some(v) = &self.#ident {
-                    #key
                     #write
                 }
             }
         }
         Label::Repeated { .. } => {
-            let write = write_value(&f.value, &value_ref(&f.value), names);
+            let write = match f.value.scalar() {
+                // Floats in batches (`JsonWriter::f64_elements`).
+                Some(Scalar::Double) => quote!(w.f64_elements(&self.#ident);),
+                Some(Scalar::Float) => quote!(w.f32_elements(&self.#ident);),
+                _ => {
+                    let write = write_value(&f.value, &value_ref(&f.value), names);
+                    quote!(for v in &self.#ident {
+                        w.element();
+                        #write
+                    })
+                }
+            };
             quote! {
                 if !self.#ident.is_empty() || w.emit_unpopulated() {
                     #key
                     w.begin_array();
-                    for v in &self.#ident {
-                        w.element();
-                        #write
-                    }
+                    #write
                     w.end_array();
                 }
             }
@@ -385,14 +403,13 @@ fn write_oneof(o: &Oneof, names: &Names<'_>) -> TokenStream {
     let path = o.enum_path.tokens();
     let arms = o.fields.iter().map(|f| {
         let variant = &f.ident;
-        let key = keys(f);
-        let write = write_value(&f.value, &value_ref(&f.value), names);
+        let write = keyed(f, &value_ref(&f.value), names);
         let bind = if null_is_value(&f.value) && f.value.scalar().is_some() {
             quote!(_)
         } else {
             quote!(v)
         };
-        quote!(#path::#variant(#bind) => { #key #write })
+        quote!(#path::#variant(#bind) => { #write })
     });
     quote! {
         if let ::core::option::Option::Some(o) = &self.#ident {

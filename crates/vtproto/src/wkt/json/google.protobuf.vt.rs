@@ -2910,8 +2910,7 @@ impl ::vtproto::json::JsonMessage for UninterpretedOption {
             w.i64(*v);
         }
         if let ::core::option::Option::Some(v) = &self.double_value {
-            w.key("\"doubleValue\":", "\"double_value\":");
-            w.f64(*v);
+            w.f64_field("\"doubleValue\":", "\"double_value\":", *v);
         }
         if let ::core::option::Option::Some(v) = &self.string_value {
             w.key("\"stringValue\":", "\"string_value\":");
