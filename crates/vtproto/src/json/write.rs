@@ -924,6 +924,47 @@ mod tests {
 
     #[test]
     #[cfg_attr(miri, ignore = "a million scans: minutes under Miri")]
+    fn escapes_match_a_char_by_char_reference() {
+        // Each ASCII character and a few others, alone and between plain runs of 0 to 20
+        // bytes, once and twice, against the escaping written out character by character.
+        let reference = |v: &str| {
+            let mut out = String::from("\"");
+            for c in v.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    '\u{8}' => out.push_str("\\b"),
+                    '\u{c}' => out.push_str("\\f"),
+                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        };
+        let specials = (0u8..0x80)
+            .map(char::from)
+            .chain(['é', '\u{1F600}', '\u{7f}']);
+        for c in specials {
+            for run in 0..=20 {
+                let plain = "ab".repeat(run / 2 + 1)[..run].to_string();
+                for v in [
+                    format!("{c}"),
+                    format!("{plain}{c}"),
+                    format!("{c}{plain}"),
+                    format!("{plain}{c}{plain}{c}{plain}"),
+                ] {
+                    let out = with(&EncodeOptions::default(), |w| w.str(&v));
+                    assert_eq!(out, reference(&v), "{v:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_scan_agrees_with_a_byte_loop_on_every_byte_value() {
         let naive = |b: &[u8]| {
             b.iter()
