@@ -317,17 +317,16 @@ impl<'o> JsonWriter<'o> {
     /// time to land.
     #[inline]
     pub fn f64_field(&mut self, json: &'static str, proto: &'static str, v: f64) {
-        self.float_field(json, proto, v);
+        let mut buf = zmij::Buffer::new();
+        let text = v.format(&mut buf);
+        self.key(json, proto);
+        append(self.out, text);
+        self.comma = true;
     }
 
     /// A `float` field, as [`f64_field`](Self::f64_field) writes a `double`.
     #[inline]
     pub fn f32_field(&mut self, json: &'static str, proto: &'static str, v: f32) {
-        self.float_field(json, proto, v);
-    }
-
-    #[inline(always)]
-    fn float_field<F: Float>(&mut self, json: &'static str, proto: &'static str, v: F) {
         let mut buf = zmij::Buffer::new();
         let text = v.format(&mut buf);
         self.key(json, proto);
