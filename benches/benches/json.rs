@@ -36,6 +36,9 @@ where
     B: buffa::Message + serde::Serialize + serde::de::DeserializeOwned,
 {
     let bytes = prost::Message::encode_to_vec(msg);
+    // Ours decoded from the bytes too: every peer's message then made its allocations in the
+    // same order (the workload generators build theirs field by field, map by map).
+    let msg = &<P as prost::Message>::decode(&bytes[..]).unwrap();
     let pj_msg = J::decode(&bytes[..]).unwrap();
     let bf_msg = <B as buffa::Message>::decode_from_slice(&bytes).unwrap();
     let ours = vtproto::json::to_string(msg).unwrap();
