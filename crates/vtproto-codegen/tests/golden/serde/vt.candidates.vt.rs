@@ -10,7 +10,7 @@ impl ::vtproto::json::serde_impls::serde::Serialize for Candidate {
             map.serialize_entry("id", &::core::convert::AsRef::<str>::as_ref(&self.id))?;
         }
         if !self.meta_data.is_empty() {
-            map.serialize_entry("metaData", &::vtproto::json::serde_impls::entries(&self.meta_data, |k| ::core::convert::AsRef::<str>::as_ref(k), |v| ::core::convert::AsRef::<str>::as_ref(v)))?;
+            map.serialize_entry("metaData", &self.meta_data)?;
         }
         map.end()
     }
