@@ -321,7 +321,7 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     /// A string value, owned.
     #[inline]
     pub fn string_owned(&mut self) -> Result<String, JsonError> {
-        self.string().map(cow_owned)
+        Ok(cow_owned(self.string()?))
     }
 
     /// The string at `pos` (its opening quote), unescaped.
