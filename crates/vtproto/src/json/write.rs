@@ -924,7 +924,7 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(miri, ignore = "a million scans: minutes under Miri")]
+    #[cfg_attr(miri, ignore = "11,000 strings escaped twice: minutes under Miri")]
     fn escapes_match_a_char_by_char_reference() {
         // Each ASCII character and a few others, alone and between plain runs of 0 to 20
         // bytes, once and twice, against the escaping written out character by character.
@@ -966,6 +966,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "a million scans: minutes under Miri")]
     fn the_scan_agrees_with_a_byte_loop_on_every_byte_value() {
         let naive = |b: &[u8]| {
             b.iter()
