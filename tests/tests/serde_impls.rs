@@ -165,3 +165,56 @@ fn the_same_values_as_the_direct_path() {
     }
     assert!(compared > 1000, "too few values compared: {compared}");
 }
+
+/// String maps of every size around the reader's first batch (entries buffered before the
+/// table is sized), with values of each kind (small ones buffered, messages not), with a key
+/// given twice at every place and with a syntax error after it: serde reads what the direct
+/// path reads and refuses what it refuses.
+#[test]
+fn string_maps_of_every_size() {
+    use vt_tests::own_standalone::vt::test::proto3::Maps;
+    type Value = fn(usize) -> String;
+    let fields: [(&str, Value); 5] = [
+        ("mStringString", |i| format!("\"v{i}\"")),
+        ("mStringBytes", |i| {
+            format!("\"{}\"", ["", "AQ==", "AQI", "_-8="][i % 4])
+        }),
+        ("mStringDouble", |i| format!("{}.5", i)),
+        ("mStringMessage", |i| format!("{{\"fInt32\":{i}}}")),
+        ("ordered", |i| format!("\"{i}\"")),
+    ];
+    let mut checked = 0;
+    for (field, value) in fields {
+        for n in 0..=18 {
+            for dup in std::iter::once(None).chain((0..n).map(Some)) {
+                for broken in [false, true] {
+                    let mut entries: Vec<String> =
+                        (0..n).map(|i| format!("\"k{i}\":{}", value(i))).collect();
+                    if let Some(d) = dup {
+                        entries.push(format!("\"k{d}\":{}", value(d + 1)));
+                    }
+                    if broken {
+                        entries.push("\"x\":]".into());
+                    }
+                    let text = format!("{{\"{field}\":{{{}}}}}", entries.join(","));
+                    let direct = vtproto::json::from_str::<Maps>(&text);
+                    let serde = serde_json::from_str::<Maps>(&text);
+                    let ok = dup.is_none() && !broken;
+                    assert_eq!(direct.is_ok(), ok, "{text}");
+                    assert_eq!(serde.is_ok(), ok, "{text}");
+                    if let (Ok(a), Ok(b)) = (direct, serde) {
+                        assert_eq!(a, b, "{text}");
+                        let stored = a.m_string_string.len()
+                            + a.m_string_bytes.len()
+                            + a.m_string_double.len()
+                            + a.m_string_message.len()
+                            + a.ordered.len();
+                        assert_eq!(stored, n, "{text}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}

@@ -466,6 +466,8 @@ impl<'de, S: DeserializeSeed<'de> + Copy> Visitor<'de> for List<S> {
 pub trait StringKeyed<V> {
     /// Inserts an entry; `false` (and the map unchanged) when the key is there already.
     fn insert_new(&mut self, key: String, value: V) -> bool;
+    /// Room for `n` more entries, where the map can make it.
+    fn reserve_entries(&mut self, n: usize);
 }
 
 impl<V, H: core::hash::BuildHasher> StringKeyed<V> for std::collections::HashMap<String, V, H> {
@@ -478,6 +480,10 @@ impl<V, H: core::hash::BuildHasher> StringKeyed<V> for std::collections::HashMap
                 true
             }
         }
+    }
+    #[inline]
+    fn reserve_entries(&mut self, n: usize) {
+        self.reserve(n);
     }
 }
 
@@ -492,10 +498,15 @@ impl<V> StringKeyed<V> for alloc::collections::BTreeMap<String, V> {
             }
         }
     }
+    #[inline]
+    fn reserve_entries(&mut self, _: usize) {}
 }
 
 /// A map field with string keys, read into `map`: values through `seed`, stored as `store`
-/// makes them; a key given twice is an error.
+/// makes them; a key given twice is an error. As the direct path's reader does, the first
+/// [`STR_MAP_BATCH`] entries are read before any is stored, so that the table is sized once
+/// for them instead of grown and rehashed as they arrive (serde gives no size: `serde_json`'s
+/// maps have no hint).
 pub struct StrMap<'m, C, S, F> {
     /// The field's map.
     pub map: &'m mut C,
@@ -528,14 +539,101 @@ where
         f.write_str("an object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(k) = map.next_key_seed(Str)? {
-            let v = (self.store)(map.next_value_seed(self.seed)?);
-            if !self.map.insert_new(k, v) {
-                return Err(de::Error::custom("a map key given twice"));
+        let StrMap {
+            map: out,
+            seed,
+            store,
+        } = self;
+        // Small values only: a batch of large messages would take a deep stack frame at each
+        // level of a recursive schema.
+        let more = if core::mem::size_of::<(String, V)>() <= BATCHED_ENTRY_MAX {
+            first_entries(out, &mut map, seed, &store)?
+        } else {
+            true
+        };
+        if more {
+            while let Some(k) = map.next_key_seed(Str)? {
+                let v = store(map.next_value_seed(seed)?);
+                if !out.insert_new(k, v) {
+                    return Err(duplicate_key());
+                }
             }
         }
         Ok(())
     }
+}
+
+/// Reads [`StrMap`]'s first [`STR_MAP_BATCH`] entries, then sizes `out` and stores them;
+/// whether entries may follow. Out of line, so that the batch is on the stack only while it
+/// is read.
+#[inline(never)]
+fn first_entries<'de, A, C, S, F, V>(
+    out: &mut C,
+    map: &mut A,
+    seed: S,
+    store: &F,
+) -> Result<bool, A::Error>
+where
+    A: MapAccess<'de>,
+    C: StringKeyed<V>,
+    S: DeserializeSeed<'de> + Copy,
+    F: Fn(S::Value) -> V,
+{
+    let mut batch: [Option<(String, V)>; STR_MAP_BATCH] = core::array::from_fn(|_| None);
+    let mut n = 0;
+    let mut more = true;
+    while n < STR_MAP_BATCH {
+        let entry = match map.next_key_seed(Str) {
+            Ok(Some(k)) => map.next_value_seed(seed).map(|v| Some((k, v))),
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        };
+        match entry {
+            Ok(Some((k, v))) => {
+                batch[n] = Some((k, store(v)));
+                n += 1;
+            }
+            Ok(None) => {
+                more = false;
+                break;
+            }
+            Err(e) => {
+                // A key given twice before the error is reported first, as the direct path
+                // reports it.
+                store_batch(out, &mut batch[..n])?;
+                return Err(e);
+            }
+        }
+    }
+    // A map past the batch gets room for as many again, then grows as entries arrive.
+    out.reserve_entries(n + if more { STR_MAP_BATCH } else { 0 });
+    store_batch(out, &mut batch[..n])?;
+    Ok(more)
+}
+
+/// The largest entry (key and stored value) [`StrMap`] buffers: strings, bytes, numbers and
+/// small messages.
+const BATCHED_ENTRY_MAX: usize = 64;
+
+/// How many of a string map's first entries [`StrMap`] reads before storing any.
+const STR_MAP_BATCH: usize = 8;
+
+/// Stores [`StrMap`]'s buffered entries, in order.
+fn store_batch<C: StringKeyed<V>, V, E: de::Error>(
+    map: &mut C,
+    batch: &mut [Option<(String, V)>],
+) -> Result<(), E> {
+    for (k, v) in batch.iter_mut().filter_map(Option::take) {
+        if !map.insert_new(k, v) {
+            return Err(duplicate_key());
+        }
+    }
+    Ok(())
+}
+
+/// The error for a map key given twice.
+fn duplicate_key<E: de::Error>() -> E {
+    E::custom("a map key given twice")
 }
 
 /// A field read by the direct path: its value written as JSON text (`{"key": value}`) and
