@@ -504,9 +504,9 @@ impl<V> StringKeyed<V> for alloc::collections::BTreeMap<String, V> {
 
 /// A map field with string keys, read into `map`: values through `seed`, stored as `store`
 /// makes them; a key given twice is an error. As the direct path's reader does, the first
-/// [`STR_MAP_BATCH`] entries are read before any is stored, so that the table is sized once
-/// for them instead of grown and rehashed as they arrive (serde gives no size: `serde_json`'s
-/// maps have no hint).
+/// eight entries (when an entry is small) are read before any is stored, so that the table
+/// is sized once for them instead of grown and rehashed as they arrive (serde gives no size:
+/// `serde_json`'s maps have no hint).
 pub struct StrMap<'m, C, S, F> {
     /// The field's map.
     pub map: &'m mut C,
