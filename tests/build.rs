@@ -37,8 +37,12 @@ fn main() {
         )
         .collect();
     let own_options = |c: &mut vtproto_build::Config| {
-        c.btree_map([".vt.test.proto3.Maps.ordered"])
-            .bytes([".vt.test.proto3.Bytes"]);
+        c.btree_map([
+            ".vt.test.proto3.Maps.ordered",
+            ".vt.test.proto3.EmptyValues.own_empty_ordered",
+            ".vt.test.proto3.EmptyValues.wkt_empty_ordered",
+        ])
+        .bytes([".vt.test.proto3.Bytes"]);
     };
     suite(&out, "own", &protoc, &own, &[&proto, &wkt], own_options);
     standalone_suite(&out, "own", &protoc, &own, &[&proto, &wkt], own_options);

@@ -2,7 +2,8 @@
 //! on prost's structs and between our decoders: prost and our impls accept and reject alike
 //! and agree on the value; an accepted value re-encodes in exactly `size()` bytes, through
 //! every encode entry point, to an encoding of prost's length that decodes back to it; the
-//! view and `decode_into` agree with the owned decode; our own structs (`mode=standalone`)
+//! view and `decode_into` agree with the owned decode, also into a value that held another
+//! input before (`check_reuse`: every pair, the input thinned at every level); our own structs (`mode=standalone`)
 //! accept what prost's accept (and declared fields with another wire type, which the spec
 //! keeps as unknown), keep what they read, and round-trip too. Each check panics when a
 //! property fails.
@@ -226,6 +227,8 @@ where
     if let Ok(s) = &standalone {
         standalone_round_trip(s);
     }
+    check_reuse_one::<P>(data);
+    check_reuse_one::<S>(data);
 }
 
 /// The checks on one input for a type that exists in `mode=standalone` alone (editions): the
@@ -254,6 +257,7 @@ where
     if let Ok(s) = &standalone {
         standalone_round_trip(s);
     }
+    check_reuse_one::<S>(data);
 }
 
 /// An accepted `mode=standalone` value: its encoding is `size()` long through every entry
@@ -307,4 +311,194 @@ fn view_of<'a, F: ViewFamily>(
     data: &'a [u8],
 ) -> Result<<F::View<'a> as MessageView<'a>>::Owned, DecodeError> {
     Ok(<F::View<'a> as MessageView<'a>>::decode_view(data)?.to_owned_message())
+}
+
+/// `decode_into` one value over every ordered pair of `inputs`, and over all of them in turn
+/// and back: after any earlier input, good or bad, the value equals a fresh decode of the next
+/// one (or both fail). Each input that parses as records is also paired with two thinned
+/// copies of itself ([`thin`]), in both orders, so that a value meets an input naming fewer
+/// map keys, repeated elements and fields than the one before, at every level.
+pub fn check_reuse<M: Message + PartialEq + Debug>(inputs: &[&[u8]]) {
+    let step = reuse_step::<M>;
+    for a in inputs {
+        for b in inputs {
+            let mut value = M::default();
+            let _ = value.decode_into(a);
+            step(&mut value, &[a], b);
+        }
+    }
+    let order: Vec<&[u8]> = inputs.iter().chain(inputs.iter().rev()).copied().collect();
+    let mut value = M::default();
+    for i in 0..order.len() {
+        step(&mut value, &order[..i], order[i]);
+    }
+    for (i, data) in inputs.iter().enumerate() {
+        for salt in [i as u64, !(i as u64)] {
+            let thinned = thin(data, salt);
+            if thinned == *data {
+                continue;
+            }
+            let mut value = M::default();
+            let _ = value.decode_into(data);
+            step(&mut value, &[data], &thinned);
+            let _ = value.decode_into(data);
+            step(&mut value, &[&thinned], data);
+        }
+    }
+}
+
+/// `decode_into` over the pairs a single input (a fuzz input, a random message) makes: `data`
+/// after itself, a thinned copy ([`thin`]) after `data` and back, and its two halves after one
+/// another and after `data`.
+pub fn check_reuse_one<M: Message + PartialEq + Debug>(data: &[u8]) {
+    let salt = data
+        .iter()
+        .fold(0u64, |h, &b| h.rotate_left(5) ^ u64::from(b));
+    let thinned = thin(data, salt);
+    let (first, second) = data.split_at(data.len() / 2);
+    for (a, b) in [
+        (data, data),
+        (data, &thinned[..]),
+        (&thinned[..], data),
+        (first, second),
+        (second, data),
+        (data, first),
+    ] {
+        let mut value = M::default();
+        let _ = value.decode_into(a);
+        reuse_step(&mut value, &[a], b);
+    }
+}
+
+/// Decodes `data` into `value` (which held the last of `before`): the value equals a fresh
+/// decode of `data`, or both fail.
+fn reuse_step<M: Message + PartialEq + Debug>(value: &mut M, before: &[&[u8]], data: &[u8]) {
+    let into = value.decode_into(data);
+    match (&into, M::decode(data)) {
+        (Ok(()), Ok(f)) => assert!(
+            same(value, &f),
+            "decode_into after {} inputs differs from a fresh decode:\n{value:?}\n{f:?}\ninputs {}",
+            before.len(),
+            hex_list(before, data)
+        ),
+        (Err(_), Err(_)) => {}
+        (i, f) => panic!(
+            "decode_into {:?} but a fresh decode {:?}; inputs {}",
+            i.as_ref().err(),
+            f.as_ref().err(),
+            hex_list(before, data)
+        ),
+    }
+}
+
+fn hex_list(before: &[&[u8]], last: &[u8]) -> String {
+    before
+        .iter()
+        .chain([&last])
+        .map(|d| d.iter().map(|b| format!("{b:02x}")).collect::<String>())
+        .collect::<Vec<_>>()
+        .join(" then ")
+}
+
+/// `data` with some of its records dropped, chosen by `salt`, at every level: a
+/// length-delimited record whose body parses as records is thinned in turn (nested messages
+/// and map entries; a string that happens to parse may change, which only makes another
+/// input). Where `data` does not parse as records, it is returned as it is.
+pub fn thin(data: &[u8], salt: u64) -> Vec<u8> {
+    thin_level(data, salt, 0).unwrap_or_else(|| data.to_vec())
+}
+
+fn thin_level(data: &[u8], salt: u64, depth: u32) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut rest = data;
+    let mut index = 0u64;
+    while !rest.is_empty() {
+        let (key, key_len) = varint(rest)?;
+        let (head, after) = rest.split_at(key_len);
+        let field = key >> 3;
+        let (record, tail) = match key & 7 {
+            0 => after.split_at(varint(after)?.1),
+            1 => (after.get(..8)?, &after[8..]),
+            5 => (after.get(..4)?, &after[4..]),
+            2 => {
+                let (len, n) = varint(after)?;
+                let len = usize::try_from(len).ok()?;
+                let end = n.checked_add(len).filter(|&e| e <= after.len())?;
+                (&after[n..end], &after[end..])
+            }
+            3 => {
+                let len = group_len(after, field, 0)?;
+                after.split_at(len)
+            }
+            _ => return None,
+        };
+        rest = tail;
+        index += 1;
+        let mut h = salt ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(depth) << 56;
+        h ^= h >> 31;
+        h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 29;
+        if h % 3 == 0 {
+            continue;
+        }
+        out.extend_from_slice(head);
+        if key & 7 == 2 && depth < 16 {
+            if let Some(body) = thin_level(record, h, depth + 1) {
+                let mut len = body.len() as u64;
+                while len >= 0x80 {
+                    out.push(len as u8 | 0x80);
+                    len >>= 7;
+                }
+                out.push(len as u8);
+                out.extend_from_slice(&body);
+                continue;
+            }
+            let mut len = record.len() as u64;
+            while len >= 0x80 {
+                out.push(len as u8 | 0x80);
+                len >>= 7;
+            }
+            out.push(len as u8);
+        }
+        out.extend_from_slice(record);
+    }
+    Some(out)
+}
+
+/// The length of a group's body and end key (its start key read), or `None`.
+fn group_len(data: &[u8], field: u64, depth: u32) -> Option<usize> {
+    if depth > 64 {
+        return None;
+    }
+    let mut at = 0;
+    loop {
+        let (key, n) = varint(&data[at..])?;
+        at += n;
+        let rest = &data[at..];
+        let len = match key & 7 {
+            0 => varint(rest)?.1,
+            1 => 8,
+            5 => 4,
+            2 => {
+                let (len, n) = varint(rest)?;
+                n.checked_add(usize::try_from(len).ok()?)?
+            }
+            3 => group_len(rest, key >> 3, depth + 1)?,
+            4 if key >> 3 == field => return Some(at),
+            _ => return None,
+        };
+        at = at.checked_add(len).filter(|&end| end <= data.len())?;
+    }
+}
+
+/// A varint at the start of `data`: its value and length.
+fn varint(data: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (i, &b) in data.iter().take(10).enumerate() {
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b < 0x80 {
+            return Some((v, i + 1));
+        }
+    }
+    None
 }

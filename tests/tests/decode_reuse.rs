@@ -226,3 +226,69 @@ fn decode_into_a_group_closed_by_an_overlong_end_key() {
         assert_eq!(reused, fresh);
     }
 }
+
+/// Maps of values that hold nothing: `map<string, Empty>` (a field-less struct, zero-sized in
+/// `mode=prost`) and `map<string, google.protobuf.Empty>` (prost's `()`), as `HashMap`s and
+/// `BTreeMap`s, also inside another map's values, beside the other fields of such values. A
+/// B-tree's zero-sized values share one address, so the in-place map patching once took every
+/// old key for one the input named: the keys of the previous input leaked into the next value.
+/// Both modes, every order of the inputs.
+#[test]
+fn decode_into_drops_old_entries_of_maps_of_empty_values() {
+    use std::collections::HashMap;
+    use vt_tests::own::vt::test::proto3::{empty_values::Choice, Empty, EmptyValues};
+    use vt_tests::own_standalone::vt::test::proto3 as standalone;
+    let value = |keys: &[&str], inner: &[&str]| {
+        let own: HashMap<String, Empty> = keys.iter().map(|k| (k.to_string(), Empty {})).collect();
+        let wkt: HashMap<String, ()> = keys.iter().map(|k| (k.to_string(), ())).collect();
+        let nested = keys
+            .iter()
+            .map(|k| {
+                let inner = EmptyValues {
+                    own_empty: inner.iter().map(|k| (k.to_string(), Empty {})).collect(),
+                    wkt_empty: inner.iter().map(|k| (k.to_string(), ())).collect(),
+                    own_empty_ordered: inner.iter().map(|k| (k.to_string(), Empty {})).collect(),
+                    wkt_empty_ordered: inner.iter().map(|k| (k.to_string(), ())).collect(),
+                    ..Default::default()
+                };
+                (k.to_string(), inner)
+            })
+            .collect();
+        EmptyValues {
+            own_empty_ordered: own.clone().into_iter().collect(),
+            wkt_empty_ordered: wkt.clone().into_iter().collect(),
+            own_empty: own,
+            wkt_empty: wkt,
+            nested,
+            by_number: (0..keys.len() as i32).map(|i| (i, Empty {})).collect(),
+            list: vec![Empty {}; keys.len()],
+            single: (!keys.is_empty()).then_some(Empty {}),
+            choice: match keys.len() % 3 {
+                0 => None,
+                1 => Some(Choice::Own(Empty {})),
+                _ => Some(Choice::Wkt(())),
+            },
+        }
+    };
+    let inputs: Vec<Vec<u8>> = [
+        value(&["a", "b", "c"], &["x", "y"]),
+        value(&["a"], &["x"]),
+        value(&["a", "b"], &[]),
+        value(&[], &[]),
+        value(&["b", "a", "c", "d"], &["y"]),
+        value(&["a", "b", "c"], &["x", "y"]),
+    ]
+    .iter()
+    .map(|v| v.encode_to_vec())
+    .collect();
+    let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+    vt_tests::properties::check_reuse::<EmptyValues>(&refs);
+    vt_tests::properties::check_reuse::<standalone::EmptyValues>(&refs);
+    // The report's case, spelled out: a subset of the keys, then none.
+    let mut reused = EmptyValues::default();
+    for input in [&inputs[0], &inputs[1], &inputs[3]] {
+        reused.decode_into(input).unwrap();
+        assert_eq!(reused, EmptyValues::decode(input).unwrap());
+    }
+    assert!(reused.own_empty_ordered.is_empty() && reused.wkt_empty_ordered.is_empty());
+}

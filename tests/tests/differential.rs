@@ -89,19 +89,29 @@ fn check<T: Both>(schema: &Schema, name: &str, seed: u64) {
     }
 }
 
-/// `decode_into` one value over a sequence of inputs (the same again, other random messages,
-/// corrupted ones, an empty one) gives what a fresh decode of each gives, and fails where it
-/// fails.
+/// `decode_into` one value over a sequence of inputs (the same again, thinned copies naming
+/// fewer map keys and elements at every level, other random messages, corrupted ones, the
+/// edge messages) gives what a fresh decode of each gives, and fails where it fails. (Every
+/// pair of inputs is checked on the random schemas, where types are fewer.)
 fn check_decode_into<T: Both>(schema: &Schema, name: &str, seed: u64, bytes: &[u8], rng: &mut Rng) {
+    use vt_tests::properties::thin;
+    let [empty, zeros, required] = <[Vec<u8>; 3]>::try_from(schema.edge_messages(name)).unwrap();
+    let other = schema.random_message(name, rng);
     // The same input twice in a row takes the in-place paths (map keys unchanged).
     let inputs = [
         bytes.to_vec(),
         bytes.to_vec(),
+        thin(bytes, seed),
+        bytes.to_vec(),
+        zeros.clone(),
         mutate(bytes, rng),
         bytes.to_vec(),
-        schema.random_message(name, rng),
+        required,
+        zeros,
+        other.clone(),
+        thin(&other, !seed),
         mutate(bytes, rng),
-        Vec::new(),
+        empty,
         schema.random_message(name, rng),
     ];
     let mut reused = T::default();

@@ -255,6 +255,7 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
         properties.display().to_string()
     );
     let mut dispatch = String::new();
+    let mut dispatch_reuse = String::new();
     let mut inputs = Vec::new();
     let mut registry_all: Vec<(String, bool)> = Vec::new();
     for set in sets {
@@ -396,6 +397,13 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                     "        {:?} => {{ {call}; reencode::<{s}::{path}>(data) }}",
                     m.full_name
                 );
+                let reuse = if prost {
+                    let pm = format!("{}_prost", set.prefix);
+                    format!("properties::check_reuse::<{pm}::{path}>(inputs); properties::check_reuse::<{s}::{path}>(inputs)")
+                } else {
+                    format!("properties::check_reuse::<{s}::{path}>(inputs)")
+                };
+                let _ = writeln!(dispatch_reuse, "        {:?} => {{ {reuse} }}", m.full_name);
                 names.push(m.full_name.clone());
                 registry_all.push((m.full_name.clone(), schema.has_map(&m.full_name)));
             }
@@ -437,11 +445,20 @@ fn run(name: &str, data: &[u8]) -> String {{
     }}
 }}
 
+/// `decode_into` over every pair of one type's inputs (the edge messages, random ones,
+/// corrupted ones), in both modes.
+fn reuse(name: &str, inputs: &[&[u8]]) {{
+    match name {{
+{dispatch_reuse}        other => panic!(\"unknown message {{other}}\"),
+    }}
+}}
+
 fn main() {{
     let inputs = std::fs::read(std::env::args().nth(1).unwrap()).unwrap();
     let mut rest = &inputs[..];
     let mut take = |n: usize| {{ let (s, r) = rest.split_at(n); rest = r; s.to_vec() }};
     let mut out = String::new();
+    let mut by_type: Vec<(String, Vec<Vec<u8>>)> = Vec::new();
     let mut left = inputs.len();
     while left > 0 {{
         let n = u32::from_le_bytes(take(4).try_into().unwrap()) as usize;
@@ -453,6 +470,15 @@ fn main() {{
         eprintln!(\"CASE {{name}} {{hex}}\");
         out.push_str(&run(&name, &data));
         out.push('\\n');
+        match by_type.last_mut() {{
+            Some((last, list)) if *last == name => list.push(data),
+            _ => by_type.push((name, vec![data])),
+        }}
+    }}
+    for (name, list) in &by_type {{
+        eprintln!(\"CASE decode_into over the inputs of {{name}}\");
+        let refs: Vec<&[u8]> = list.iter().map(Vec::as_slice).collect();
+        reuse(name, &refs);
     }}
     print!(\"{{out}}\");
 }}

@@ -99,6 +99,12 @@ where
             ),
         }
     }
+    // Every pair of the random input, thinned copies and the edge messages.
+    let edges = schema.edge_messages(name);
+    let thinned = vt_tests::properties::thin(&bytes, seed);
+    let mut inputs: Vec<&[u8]> = vec![&bytes, &thinned];
+    inputs.extend(edges.iter().map(Vec::as_slice));
+    vt_tests::properties::check_reuse::<S>(&inputs);
 }
 
 /// Decodes without checking required fields (`merge` alone).

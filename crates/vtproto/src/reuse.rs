@@ -1,5 +1,6 @@
 //! What `decode_into` needs to overwrite a map in place: which of its entries the new input
-//! named (by the address of their values, which stay put while nothing is inserted).
+//! named (by the address of their values, which stay put while nothing is inserted; values
+//! of zero size share one address, so maps of them are refilled instead).
 
 #[allow(unused_imports)]
 use crate::prelude::*;
@@ -163,6 +164,12 @@ pub fn replace_str_map_entry<'a, M: StrMap<V>, V>(
     key_key: u32,
     mut fill: impl FnMut(&Reader<'a>, &mut V) -> Result<(), DecodeError>,
 ) -> Result<bool, DecodeError> {
+    if core::mem::size_of::<V>() == 0 && state.mode == 0 {
+        // Zero-sized values (`()`, a message without fields in `mode=prost`) all sit at one
+        // address, so the input's entries could not be told apart from the stale ones: such a
+        // map is cleared and filled fresh (there is no value to reuse anyway).
+        map.clear();
+    }
     if !state.in_place(map.len()) {
         return Ok(false);
     }
@@ -226,5 +233,36 @@ mod tests {
         assert!((1..=32).all(|i| full.name(i * 8)));
         assert!(!full.name(1000), "no room: the caller turns the map fresh");
         assert!(full.has_stale(40));
+    }
+
+    /// One entry `{key: "a"}` of a string-keyed map, as `replace_str_map_entry` reads it.
+    const ENTRY_A: [u8; 4] = [3, 0x0a, 1, b'a'];
+
+    #[test]
+    fn zero_sized_values_are_refilled_not_patched() {
+        // Every `()` sits at one address: noting "a" would keep "b" too.
+        let mut map: BTreeMap<String, ()> = [("a".into(), ()), ("b".into(), ())].into();
+        let mut state = MapReuse::default();
+        let mut r = Reader::new(&ENTRY_A);
+        let placed = replace_str_map_entry(&mut map, &mut state, &mut r, 0x0a, |_, _| Ok(()));
+        assert!(!placed.unwrap(), "the caller inserts the entry");
+        assert!(map.is_empty(), "the stale entries are gone before it does");
+        map.insert("a".into(), ());
+        finish_str_map(&mut map, &state);
+        assert_eq!(map.keys().collect::<Vec<_>>(), ["a"]);
+    }
+
+    #[test]
+    fn sized_values_are_patched_in_place() {
+        let mut map: BTreeMap<String, u8> = [("a".into(), 1), ("b".into(), 2)].into();
+        let mut state = MapReuse::default();
+        let mut r = Reader::new(&ENTRY_A);
+        let placed = replace_str_map_entry(&mut map, &mut state, &mut r, 0x0a, |_, v| {
+            *v = 9;
+            Ok(())
+        });
+        assert!(placed.unwrap() && r.is_empty());
+        finish_str_map(&mut map, &state);
+        assert_eq!(map.into_iter().collect::<Vec<_>>(), [("a".into(), 9)]);
     }
 }

@@ -214,6 +214,8 @@ struct Gen<'a> {
     depth: u32,
     /// The messages being written, outermost first: fields often refer back to them.
     open: Vec<String>,
+    /// Whether the file being written uses `google.protobuf.Empty` (then imports it).
+    uses_empty: bool,
 }
 
 /// A file being written.
@@ -242,6 +244,7 @@ pub fn generate(seed: u64) -> SchemaSet {
         counter: 0,
         depth: 0,
         open: Vec::new(),
+        uses_empty: false,
     };
     let mut files = Vec::new();
     let mut segments: Vec<String> = Vec::new();
@@ -264,7 +267,16 @@ pub fn generate(seed: u64) -> SchemaSet {
         let import = files
             .first()
             .map(|(path, _): &(String, String)| path.clone());
+        g.uses_empty = false;
         g.file(&mut file, import.as_deref());
+        if g.uses_empty {
+            let package = format!("package {};\n", file.package);
+            file.out = file.out.replacen(
+                &package,
+                &format!("{package}import \"google/protobuf/empty.proto\";\n"),
+                1,
+            );
+        }
         files.push((
             format!("{prefix}/{}.proto", ["one", "two"][index]),
             file.out,
@@ -898,6 +910,11 @@ impl Gen<'_> {
         let pad = "  ".repeat(indent);
         let name = self.plain_field_name(fields);
         let key = self.pick(MAP_KEYS);
+        // Values that hold nothing (prost's `()`), whose entries a reused value must drop.
+        if self.rng.chance(10) {
+            self.uses_empty = true;
+            return format!("{pad}map<{key}, google.protobuf.Empty> {name} = {number};\n");
+        }
         let value = match self.pick_type(f) {
             // Map values can't be closed enums in proto3 (filtered) nor where the file's
             // presence is implicit (editions: not tracked here, so never), nor groups (hidden),
