@@ -17,6 +17,9 @@
 use std::io::{Error, ErrorKind, Result, Write};
 use std::path::{Path, PathBuf};
 
+mod canonical;
+mod pure;
+
 pub use vtproto_codegen::descriptor::FileDescriptorSet;
 pub use vtproto_codegen::Mode;
 use vtproto_codegen::Options;
@@ -209,6 +212,10 @@ impl Config {
     }
 
     /// Parses `protos` (searching `includes`) and generates prost's structs and our impls.
+    ///
+    /// The descriptor set written by [`file_descriptor_set_path`](Config::file_descriptor_set_path)
+    /// and the `descriptors` feature's `FILE_DESCRIPTOR_SET` hold the files as the parser wrote
+    /// them, custom options included (see [`load_fds_bytes`](Config::load_fds_bytes)).
     pub fn compile_protos(
         &mut self,
         protos: &[impl AsRef<Path>],
@@ -217,7 +224,8 @@ impl Config {
         for p in protos {
             println!("cargo:rerun-if-changed={}", p.as_ref().display());
         }
-        let fds = self.load_fds(protos, includes)?;
+        let encoded = self.load_encoded(protos, includes)?;
+        let fds = decode_files(&encoded)?;
         for file in &fds.file {
             if let Some(path) = includes
                 .iter()
@@ -227,12 +235,18 @@ impl Config {
                 println!("cargo:rerun-if-changed={}", path.display());
             }
         }
-        self.compile_fds(fds)
+        self.compile(fds, Some(&encoded))
     }
 
     /// Generates from an already parsed descriptor set (all files in it, imports included,
     /// except those under extern paths).
     pub fn compile_fds(&mut self, fds: FileDescriptorSet) -> Result<()> {
+        self.compile(fds, None)
+    }
+
+    /// Generates from `fds`, whose files were decoded from `encoded` when given (whose bytes
+    /// then go to the descriptor set file and `FILE_DESCRIPTOR_SET` as they are).
+    fn compile(&mut self, fds: FileDescriptorSet, encoded: Option<&[Vec<u8>]>) -> Result<()> {
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
             None => std::env::var_os("OUT_DIR")
@@ -244,7 +258,11 @@ impl Config {
             .map_err(|e| Error::new(ErrorKind::InvalidInput, e))?;
         if let Some(path) = &self.descriptor_set {
             use prost::Message as _;
-            write_if_changed(path, &fds.encode_to_vec())?;
+            let set = match encoded {
+                Some(files) => encode_set(files),
+                None => fds.encode_to_vec(),
+            };
+            write_if_changed(path, &set)?;
         }
         let prost = !self.skip_prost && self.options.mode == Mode::Prost;
         if prost {
@@ -252,8 +270,15 @@ impl Config {
             self.prost.compile_fds(prost_fds(&fds)?)?;
         }
         let to_generate: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
-        let files = vtproto_codegen::generate(&fds.file, &to_generate, &self.options)
-            .map_err(|e| Error::new(ErrorKind::InvalidInput, e))?;
+        let mut files = Vec::new();
+        vtproto_codegen::generate_each_encoded(
+            &fds.file,
+            encoded,
+            &to_generate,
+            &self.options,
+            |f| files.push(f),
+        )
+        .map_err(|e| Error::new(ErrorKind::InvalidInput, e))?;
         if prost {
             check_boxing(&fds, &to_generate, &self.options, &out_dir)?;
         }
@@ -291,12 +316,37 @@ impl Config {
     /// Parses `protos` into a descriptor set holding them and everything they import.
     ///
     /// With [`protoc`](Config::protoc) or the `PROTOC` environment variable, `protoc` parses;
-    /// otherwise the pure-Rust parser of `protobuf-parse` does, and no `protoc` is needed.
+    /// otherwise the pure-Rust parser of `protobuf-parse` does, and no `protoc` is needed. The
+    /// two give the same descriptors (the pure parser's are brought to protoc's shape), but for
+    /// what the pure parser does not read: `edition` files, and options on extension ranges.
+    /// Custom options are not kept in these decoded structs; [`load_fds_bytes`](Config::load_fds_bytes)
+    /// keeps them.
     pub fn load_fds(
         &mut self,
         protos: &[impl AsRef<Path>],
         includes: &[impl AsRef<Path>],
     ) -> Result<FileDescriptorSet> {
+        decode_files(&self.load_encoded(protos, includes)?)
+    }
+
+    /// [`load_fds`](Config::load_fds), encoded: the `FileDescriptorSet` protoc's
+    /// `--include_imports -o` writes for `protos`, custom options included, each file after its
+    /// imports, with the same bytes whichever parser read it (protoc's field order), but for
+    /// comments (`source_code_info`), which only protoc writes.
+    pub fn load_fds_bytes(
+        &mut self,
+        protos: &[impl AsRef<Path>],
+        includes: &[impl AsRef<Path>],
+    ) -> Result<Vec<u8>> {
+        Ok(encode_set(&self.load_encoded(protos, includes)?))
+    }
+
+    /// The encoded files of `protos` and their imports, each after its imports.
+    fn load_encoded(
+        &mut self,
+        protos: &[impl AsRef<Path>],
+        includes: &[impl AsRef<Path>],
+    ) -> Result<Vec<Vec<u8>>> {
         println!("cargo:rerun-if-env-changed=PROTOC");
         let protoc = self
             .protoc
@@ -307,18 +357,47 @@ impl Config {
                 self.prost.protoc_executable(&protoc);
                 parse_protoc(&protoc, protos, includes)
             }
-            None => parse_pure(protos, includes),
+            None => pure::parse(protos, includes),
         }
     }
 }
 
-/// Parses with `protoc` into a descriptor set (editions fields included).
+/// Decodes encoded files into the generator's descriptor types.
+fn decode_files(encoded: &[Vec<u8>]) -> Result<FileDescriptorSet> {
+    use prost::Message as _;
+    let file = encoded
+        .iter()
+        .map(|bytes| {
+            vtproto_codegen::descriptor::FileDescriptorProto::decode(&bytes[..])
+                .map_err(Error::other)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(FileDescriptorSet { file })
+}
+
+/// An encoded `FileDescriptorSet` of `files`.
+fn encode_set(files: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for f in files {
+        out.push(0x0a);
+        let mut len = f.len() as u64;
+        while len >= 0x80 {
+            out.push(len as u8 | 0x80);
+            len >>= 7;
+        }
+        out.push(len as u8);
+        out.extend_from_slice(f);
+    }
+    out
+}
+
+/// Parses with `protoc` into encoded files (editions fields included; comments only where
+/// the `descriptors` feature documents services from them).
 fn parse_protoc(
     protoc: &Path,
     protos: &[impl AsRef<Path>],
     includes: &[impl AsRef<Path>],
-) -> Result<FileDescriptorSet> {
-    use prost::Message as _;
+) -> Result<Vec<Vec<u8>>> {
     let out = std::env::temp_dir().join(format!(
         "vtproto-build-{}-{:?}.pb",
         std::process::id(),
@@ -347,45 +426,7 @@ fn parse_protoc(
     }
     let bytes = std::fs::read(&out)?;
     let _ = std::fs::remove_file(&out);
-    FileDescriptorSet::decode(&bytes[..]).map_err(Error::other)
-}
-
-/// Parses with `protobuf-parse`'s pure-Rust parser, converting its descriptors to prost-types'
-/// by re-encoding them.
-fn parse_pure(
-    protos: &[impl AsRef<Path>],
-    includes: &[impl AsRef<Path>],
-) -> Result<FileDescriptorSet> {
-    use prost::Message as _;
-    use protobuf::Message as _;
-
-    let parsed = protobuf_parse::Parser::new()
-        .pure()
-        .includes(includes.iter().map(AsRef::as_ref))
-        .inputs(protos.iter().map(AsRef::as_ref))
-        .parse_and_typecheck()
-        .map_err(|e| {
-            let mut msg = format!("{e:#}");
-            if let Some(site) = missing_import_site(&msg, protos, includes) {
-                msg.push_str(&format!(" (imported at {site})"));
-            }
-            msg.push_str(
-                "\n(parsed with the pure-Rust parser, which does not support `edition` files or \
-                 the newest descriptor.proto; to use protoc instead, call Config::protoc or set \
-                 PROTOC)",
-            );
-            Error::new(ErrorKind::InvalidInput, msg)
-        })?;
-    let file = parsed
-        .file_descriptors
-        .iter()
-        .map(|f| {
-            let bytes = f.write_to_bytes().map_err(Error::other)?;
-            vtproto_codegen::descriptor::FileDescriptorProto::decode(&bytes[..])
-                .map_err(Error::other)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(FileDescriptorSet { file })
+    Ok(pure::records(&bytes))
 }
 
 /// For a "path `x.proto` is not found" error, the `file:line` of the `import "x.proto"` that
