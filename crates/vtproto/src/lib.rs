@@ -49,6 +49,10 @@ mod wkt;
 
 #[cfg(feature = "json")]
 pub mod json;
+#[cfg(any(feature = "json", feature = "text"))]
+mod registry;
+#[cfg(any(feature = "json", feature = "text"))]
+pub use registry::TypeRegistry;
 #[cfg(feature = "text")]
 pub mod text;
 

@@ -31,15 +31,20 @@ pub(super) const FEATURE: Feature = Feature {
             let path = m.rust_path.tokens();
             registered.push(quote!(registry.add_text::<#path>();));
         }
-        // With `json` its lookups serve both; the runtime's own well-known types get theirs
-        // from their JSON impls (the runtime's `text` needs its `json`).
+        // With `json` its lookups serve both. The runtime's own well-known types, whose JSON
+        // and text impls are generated apart, take these only where its `json` feature, which
+        // has the same ones, is off: its text format does not need its JSON.
         let runtime_wkt = options.compile_well_known_types && package.name == "google.protobuf";
         let lookups_elsewhere = super::is_selected(options, super::json::FEATURE.name)
-            || foreign_enums(&package.name, options)
-            || runtime_wkt;
+            || foreign_enums(&package.name, options);
         if !lookups_elsewhere {
             for e in &package.enums {
-                out(super::json::enum_lookup(e));
+                let lookup = super::json::enum_lookup(e);
+                out(if runtime_wkt {
+                    quote!(#[cfg(not(feature = "json"))] #lookup)
+                } else {
+                    lookup
+                });
             }
         }
         out(quote! {
@@ -47,7 +52,7 @@ pub(super) const FEATURE: Feature = Feature {
             /// them reads and writes expanded in the text format.
             // Inline: compiled only where it is called.
             #[inline]
-            pub fn register_text_types(registry: &mut ::vtproto::json::TypeRegistry) {
+            pub fn register_text_types(registry: &mut ::vtproto::TypeRegistry) {
                 #(#registered)*
                 let _ = registry;
             }

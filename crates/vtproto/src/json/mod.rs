@@ -239,18 +239,7 @@ pub mod __private {
         Ok(m)
     }
 
-    /// Marks field `bit` seen; `false` if it already was (a duplicate).
-    #[inline(always)]
-    pub fn first(seen: &mut [u64], bit: usize) -> bool {
-        let (word, mask) = (bit / 64, 1u64 << (bit % 64));
-        match seen.get_mut(word) {
-            Some(w) if *w & mask == 0 => {
-                *w |= mask;
-                true
-            }
-            _ => false,
-        }
-    }
+    pub use crate::registry::first;
 }
 
 #[cfg(all(test, feature = "types"))]

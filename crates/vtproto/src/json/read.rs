@@ -814,29 +814,8 @@ impl<'a, 'o> JsonReader<'a, 'o> {
 #[cold]
 #[inline(never)]
 pub(crate) fn locate(input: &[u8], pos: usize, kind: JsonErrorKind) -> JsonError {
-    let (line, column) = line_column(input, pos);
+    let (line, column) = crate::registry::line_column(input, pos);
     JsonError::at(kind, line, column)
-}
-
-/// The 1-based line and column (in characters: every byte but UTF-8 continuation bytes) of
-/// byte `pos` of `input`; the text format's errors are placed the same way.
-#[cold]
-pub(crate) fn line_column(input: &[u8], pos: usize) -> (u32, u32) {
-    let before = &input[..pos.min(input.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let column = before[line_start..]
-        .iter()
-        .filter(|&&b| b & 0xc0 != 0x80)
-        .count()
-        + 1;
-    (
-        u32::try_from(line).unwrap_or(u32::MAX),
-        u32::try_from(column).unwrap_or(u32::MAX),
-    )
 }
 
 /// The end of the JSON number literal starting at `start`, if one does.

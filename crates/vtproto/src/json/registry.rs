@@ -1,12 +1,13 @@
-//! The type registry `Any` is resolved through, and `Any`'s JSON form: the packed message's
-//! fields with `"@type"` among them (`@type` may come anywhere in the input: the object is
-//! scanned for it first), or, for a well-known type with a special form, `"value"` beside it.
-//! An entry converts between binary bytes and JSON, so one registry serves both modes.
-
-use alloc::collections::BTreeMap;
+//! `Any`'s JSON form and its entries in the [`TypeRegistry`] (`crate::registry`): the packed
+//! message's fields with `"@type"` among them (`@type` may come anywhere in the input: the
+//! object is scanned for it first), or, for a well-known type with a special form, `"value"`
+//! beside it. An entry converts between binary bytes and JSON, so one registry serves both
+//! modes.
 
 use super::{JsonError, JsonErrorKind, JsonMessage, JsonReader, JsonWriter};
 use crate::prelude::*;
+pub use crate::registry::TypeRegistry;
+use crate::registry::{encoded, merged};
 
 /// How to convert one message type between its binary and JSON forms.
 #[derive(Clone, Copy)]
@@ -45,88 +46,6 @@ impl AnyType {
     /// The message's full proto name.
     pub fn name(&self) -> &'static str {
         self.name
-    }
-}
-
-/// An `Any`'s value decoded, by the leanest path through the codec (these are compiled for
-/// every registered type, for JSON and the text format): a plain merge.
-pub(crate) fn merged<M: crate::Message + Default>(bytes: &[u8]) -> Result<M, crate::DecodeError> {
-    let mut msg = M::default();
-    msg.merge(&mut crate::Reader::new(bytes))?;
-    Ok(msg)
-}
-
-/// A message encoded for an `Any`'s value: one size walk, then one backward write.
-pub(crate) fn encoded<M: crate::Message>(msg: &M) -> Vec<u8> {
-    let mut buf = vec![0u8; msg.size()];
-    let mut w = crate::ReverseWriter::new(&mut buf);
-    msg.encode_reverse(&mut w);
-    buf
-}
-
-/// Message types an `Any` may hold, by full name; passed per call in the options of JSON and
-/// of the text format alike. Generated code gives each package a `register_json_types(&mut
-/// TypeRegistry)` (`features=..+json`) and a `register_text_types` (`features=..+text`); the
-/// well-known types need no registration.
-#[derive(Clone, Debug, Default)]
-pub struct TypeRegistry {
-    types: BTreeMap<&'static str, AnyType>,
-    #[cfg(feature = "text")]
-    text: BTreeMap<&'static str, crate::text::AnyText>,
-}
-
-impl TypeRegistry {
-    /// An empty registry (the well-known types are known without it).
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds `M`.
-    pub fn add<M: JsonMessage>(&mut self) -> &mut Self {
-        self.insert(AnyType::of::<M>())
-    }
-
-    /// Adds an entry.
-    pub fn insert(&mut self, t: AnyType) -> &mut Self {
-        self.types.insert(t.name, t);
-        self
-    }
-
-    /// The entry for a full name.
-    pub fn get(&self, full_name: &str) -> Option<&AnyType> {
-        self.types.get(full_name)
-    }
-
-    /// Adds `M`'s text form.
-    #[cfg(feature = "text")]
-    pub fn add_text<M: crate::text::TextMessage>(&mut self) -> &mut Self {
-        let t = crate::text::AnyText::of::<M>();
-        self.text.insert(t.name(), t);
-        self
-    }
-
-    /// The text-format entry for a full name.
-    #[cfg(feature = "text")]
-    pub fn get_text(&self, full_name: &str) -> Option<&crate::text::AnyText> {
-        self.text.get(full_name)
-    }
-
-    /// How many types it holds (for JSON, the text format, or both).
-    pub fn len(&self) -> usize {
-        #[cfg(feature = "text")]
-        let text_only = self
-            .text
-            .keys()
-            .filter(|name| !self.types.contains_key(*name))
-            .count();
-        #[cfg(not(feature = "text"))]
-        let text_only = 0;
-        self.types.len() + text_only
-    }
-
-    /// Whether it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 

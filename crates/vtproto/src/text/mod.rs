@@ -15,8 +15,8 @@
 //! let back: MyMessage = vtproto::text::from_str(&pretty)?;
 //! ```
 //!
-//! It needs `alloc` only (the feature turns on `json` for the registry and the number
-//! formatting the two share); without the well-known types (features `types` or
+//! It needs `alloc` only, and not the JSON code (the registry is the crate's
+//! `TypeRegistry`, below both formats); without the well-known types (features `types` or
 //! `prost-types`) an `Any` is always printed and read as its two fields.
 #![cfg_attr(
     not(any(feature = "types", feature = "prost-types")),
@@ -28,7 +28,7 @@ mod read;
 mod wkt;
 mod write;
 
-pub use crate::json::TypeRegistry;
+pub use crate::registry::TypeRegistry;
 pub use error::{TextError, TextErrorKind};
 pub use read::{Items, TextReader};
 pub use write::TextWriter;
@@ -161,7 +161,7 @@ pub fn from_slice<M: TextMessage>(text: &[u8]) -> Result<M, TextError> {
     match core::str::from_utf8(text) {
         Ok(text) => from_str(text),
         Err(e) => {
-            let (line, column) = crate::json::read::line_column(text, e.valid_up_to());
+            let (line, column) = crate::registry::line_column(text, e.valid_up_to());
             Err(TextError::at(TextErrorKind::InvalidUtf8, line, column))
         }
     }
@@ -199,14 +199,14 @@ impl AnyText {
         AnyText {
             name: M::NAME,
             write: |bytes, w| {
-                let msg: M = crate::json::registry::merged(bytes)
+                let msg: M = crate::registry::merged(bytes)
                     .map_err(|e| TextError::new(TextErrorKind::Decode(e.to_string())))?;
                 msg.write_text(w)
             },
             read: |r| {
                 let mut msg = M::default();
                 msg.merge_text(r)?;
-                Ok(crate::json::registry::encoded(&msg))
+                Ok(crate::registry::encoded(&msg))
             },
         }
     }
@@ -240,7 +240,7 @@ pub mod __private {
         Ok(m)
     }
 
-    pub use crate::json::__private::first;
+    pub use crate::registry::first;
 
     /// Whether `v` is its type's default (a map entry's key or value read twice is an error
     /// only past its default, as for an implicit-presence field).
@@ -271,12 +271,15 @@ mod tests {
     #[test]
     fn the_registry_counts_each_type_once() {
         let mut r = TypeRegistry::new();
-        r.add::<Timestamp>()
-            .add_text::<Timestamp>()
-            .add_text::<Duration>();
+        r.add_text::<Timestamp>().add_text::<Duration>();
+        #[cfg(feature = "json")]
+        {
+            r.add::<Timestamp>();
+            assert!(r.get("google.protobuf.Duration").is_none());
+        }
         assert_eq!(r.len(), 2);
-        assert!(r.get("google.protobuf.Duration").is_none());
         assert!(r.get_text("google.protobuf.Duration").is_some());
+        assert!(r.get_text("google.protobuf.Any").is_none());
     }
 
     #[test]
@@ -289,11 +292,14 @@ mod tests {
         let text = to_string(&any).unwrap();
         assert!(text.contains("type_url: "), "the deep end prints plain");
         assert_eq!(from_str::<Any>(&text).unwrap(), any);
-        let json = crate::json::to_string(&any).unwrap_err();
-        assert_eq!(
-            *json.kind(),
-            crate::json::JsonErrorKind::RecursionLimitExceeded
-        );
+        #[cfg(feature = "json")]
+        {
+            let json = crate::json::to_string(&any).unwrap_err();
+            assert_eq!(
+                *json.kind(),
+                crate::json::JsonErrorKind::RecursionLimitExceeded
+            );
+        }
     }
 
     #[test]

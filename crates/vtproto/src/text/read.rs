@@ -90,7 +90,7 @@ impl<'a, 'o> TextReader<'a, 'o> {
     #[cold]
     #[inline(never)]
     fn error_at(&self, pos: usize, kind: TextErrorKind) -> TextError {
-        let (line, column) = crate::json::read::line_column(self.s, pos);
+        let (line, column) = crate::registry::line_column(self.s, pos);
         TextError::at(kind, line, column)
     }
 

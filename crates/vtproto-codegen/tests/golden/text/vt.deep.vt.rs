@@ -77,7 +77,7 @@ impl ::vtproto::text::TextMessage for Node {
 #[doc = r" Adds this package's messages to `registry`, so that an `Any` holding one of"]
 #[doc = r" them reads and writes expanded in the text format."]
 #[inline]
-pub fn register_text_types(registry: &mut ::vtproto::json::TypeRegistry) {
+pub fn register_text_types(registry: &mut ::vtproto::TypeRegistry) {
     registry.add_text::<Node>();
     let _ = registry;
 }

@@ -883,7 +883,7 @@ impl holder::Kind {
 #[doc = r" Adds this package's messages to `registry`, so that an `Any` holding one of"]
 #[doc = r" them reads and writes expanded in the text format."]
 #[inline]
-pub fn register_text_types(registry: &mut ::vtproto::json::TypeRegistry) {
+pub fn register_text_types(registry: &mut ::vtproto::TypeRegistry) {
     registry.add_text::<Type>();
     registry.add_text::<Self_>();
     registry.add_text::<Thing>();

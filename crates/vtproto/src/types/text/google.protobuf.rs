@@ -1797,10 +1797,77 @@ impl ::vtproto::text::TextMessage for BytesValue {
         ::core::result::Result::Ok(())
     }
 }
+#[cfg(not(feature = "json"))]
+impl NullValue {
+    #[doc = r" The number of a value named in JSON (aliases included)."]
+    #[doc(hidden)]
+    pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
+        match name {
+            "NULL_VALUE" => ::core::option::Option::Some(0),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+#[cfg(not(feature = "json"))]
+impl Syntax {
+    #[doc = r" The number of a value named in JSON (aliases included)."]
+    #[doc(hidden)]
+    pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
+        match name {
+            "SYNTAX_PROTO2" => ::core::option::Option::Some(0),
+            "SYNTAX_PROTO3" => ::core::option::Option::Some(1),
+            "SYNTAX_EDITIONS" => ::core::option::Option::Some(2),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+#[cfg(not(feature = "json"))]
+impl field::Kind {
+    #[doc = r" The number of a value named in JSON (aliases included)."]
+    #[doc(hidden)]
+    pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
+        match name {
+            "TYPE_UNKNOWN" => ::core::option::Option::Some(0),
+            "TYPE_DOUBLE" => ::core::option::Option::Some(1),
+            "TYPE_FLOAT" => ::core::option::Option::Some(2),
+            "TYPE_INT64" => ::core::option::Option::Some(3),
+            "TYPE_UINT64" => ::core::option::Option::Some(4),
+            "TYPE_INT32" => ::core::option::Option::Some(5),
+            "TYPE_FIXED64" => ::core::option::Option::Some(6),
+            "TYPE_FIXED32" => ::core::option::Option::Some(7),
+            "TYPE_BOOL" => ::core::option::Option::Some(8),
+            "TYPE_STRING" => ::core::option::Option::Some(9),
+            "TYPE_GROUP" => ::core::option::Option::Some(10),
+            "TYPE_MESSAGE" => ::core::option::Option::Some(11),
+            "TYPE_BYTES" => ::core::option::Option::Some(12),
+            "TYPE_UINT32" => ::core::option::Option::Some(13),
+            "TYPE_ENUM" => ::core::option::Option::Some(14),
+            "TYPE_SFIXED32" => ::core::option::Option::Some(15),
+            "TYPE_SFIXED64" => ::core::option::Option::Some(16),
+            "TYPE_SINT32" => ::core::option::Option::Some(17),
+            "TYPE_SINT64" => ::core::option::Option::Some(18),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+#[cfg(not(feature = "json"))]
+impl field::Cardinality {
+    #[doc = r" The number of a value named in JSON (aliases included)."]
+    #[doc(hidden)]
+    pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
+        match name {
+            "CARDINALITY_UNKNOWN" => ::core::option::Option::Some(0),
+            "CARDINALITY_OPTIONAL" => ::core::option::Option::Some(1),
+            "CARDINALITY_REQUIRED" => ::core::option::Option::Some(2),
+            "CARDINALITY_REPEATED" => ::core::option::Option::Some(3),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
 #[doc = r" Adds this package's messages to `registry`, so that an `Any` holding one of"]
 #[doc = r" them reads and writes expanded in the text format."]
 #[inline]
-pub fn register_text_types(registry: &mut ::vtproto::json::TypeRegistry) {
+pub fn register_text_types(registry: &mut ::vtproto::TypeRegistry) {
     registry.add_text::<Api>();
     registry.add_text::<Method>();
     registry.add_text::<Mixin>();

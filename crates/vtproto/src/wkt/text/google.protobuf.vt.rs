@@ -3771,7 +3771,7 @@ impl ::vtproto::text::TextMessage for Option {
 #[doc = r" Adds this package's messages to `registry`, so that an `Any` holding one of"]
 #[doc = r" them reads and writes expanded in the text format."]
 #[inline]
-pub fn register_text_types(registry: &mut ::vtproto::json::TypeRegistry) {
+pub fn register_text_types(registry: &mut ::vtproto::TypeRegistry) {
     registry.add_text::<Api>();
     registry.add_text::<Method>();
     registry.add_text::<Mixin>();
