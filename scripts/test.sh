@@ -45,7 +45,7 @@ export VT_PYTHON VT_GRPC_PYTHON VT_REQUIRE_PYTHON=1
 step "format and lints"
 cargo fmt --all --check
 VT_REQUIRE_CORPORA=1 cargo clippy --workspace --all-targets -- -D warnings
-RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p vtproto -p vtproto-codegen -p vtproto-build --features vtproto/tonic,vtproto/prost-types,vtproto/text,vtproto/serde
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p vtproto -p vtproto-codegen -p vtproto-build --features vtproto/tonic,vtproto/prost-types,vtproto/text,vtproto/serde,vtproto/reflect
 
 step "tests"
 VT_REQUIRE_CORPORA=1 cargo test --workspace 2>&1 | tee -a "$log"
@@ -76,7 +76,9 @@ if rustup target add thumbv7em-none-eabihf >/dev/null 2>&1; then
         --target thumbv7em-none-eabihf
     RUSTFLAGS="-D warnings" cargo build --quiet -p vtproto --no-default-features --features text \
         --target thumbv7em-none-eabihf
-    echo "vtproto builds without std for thumbv7em-none-eabihf, alone, with json and with text"
+    RUSTFLAGS="-D warnings" cargo build --quiet -p vtproto --no-default-features --features reflect \
+        --target thumbv7em-none-eabihf
+    echo "vtproto builds without std for thumbv7em-none-eabihf, alone, with json, with text (no JSON in it) and with reflect"
 else
     echo "skipped: rustup could not install the thumbv7em-none-eabihf target here"
 fi

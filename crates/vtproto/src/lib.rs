@@ -49,6 +49,8 @@ mod wkt;
 
 #[cfg(feature = "json")]
 pub mod json;
+#[cfg(feature = "reflect")]
+pub mod reflect;
 #[cfg(any(feature = "json", feature = "text"))]
 mod registry;
 #[cfg(any(feature = "json", feature = "text"))]

@@ -1,0 +1,945 @@
+//! The descriptors a [`DescriptorPool`] hands out: each is the pool (shared) and an index, so
+//! they are cheap to clone and compare, and answer from data resolved when the file was
+//! added. Options are the encoded options messages, custom options included.
+
+use super::features::Syntax;
+use super::pool::{DescriptorPool, FieldData, KindData, Symbol, TYPE_GROUP};
+use super::raw;
+use crate::prelude::*;
+use crate::wire::WireType;
+
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident, $table:ident, $data:ty) => {
+        $(#[$doc])*
+        #[derive(Clone, PartialEq, Eq)]
+        pub struct $name {
+            pool: DescriptorPool,
+            index: u32,
+        }
+
+        impl $name {
+            fn data(&self) -> &$data {
+                &self.pool.inner.$table[self.index as usize]
+            }
+
+            /// The pool it belongs to.
+            pub fn parent_pool(&self) -> &DescriptorPool {
+                &self.pool
+            }
+
+            /// Its position among the pool's definitions of its kind.
+            pub fn index(&self) -> usize {
+                self.index as usize
+            }
+        }
+
+        impl core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                write!(f, "{}({})", stringify!($name), self.full_name())
+            }
+        }
+    };
+}
+
+handle!(
+    /// A `.proto` file.
+    FileDescriptor,
+    files,
+    super::pool::FileData
+);
+handle!(
+    /// A message type.
+    MessageDescriptor,
+    messages,
+    super::pool::MessageData
+);
+handle!(
+    /// A field of a message, or an extension.
+    FieldDescriptor,
+    fields,
+    FieldData
+);
+handle!(
+    /// A oneof of a message (a proto3 `optional`'s synthetic one included).
+    OneofDescriptor,
+    oneofs,
+    super::pool::OneofData
+);
+handle!(
+    /// An enum type.
+    EnumDescriptor,
+    enums,
+    super::pool::EnumData
+);
+handle!(
+    /// A value of an enum.
+    EnumValueDescriptor,
+    values,
+    super::pool::EnumValueData
+);
+handle!(
+    /// A service.
+    ServiceDescriptor,
+    services,
+    super::pool::ServiceData
+);
+handle!(
+    /// A method of a service.
+    MethodDescriptor,
+    methods,
+    super::pool::MethodData
+);
+
+impl DescriptorPool {
+    fn handle<T>(&self, index: u32, make: fn(DescriptorPool, u32) -> T) -> T {
+        make(self.clone(), index)
+    }
+
+    /// The files, each after its imports.
+    pub fn files(&self) -> impl ExactSizeIterator<Item = FileDescriptor> + '_ {
+        (0..self.inner.files.len() as u32).map(|i| FileDescriptor {
+            pool: self.clone(),
+            index: i,
+        })
+    }
+
+    /// Every message type, nested ones and map entries included.
+    pub fn all_messages(&self) -> impl ExactSizeIterator<Item = MessageDescriptor> + '_ {
+        (0..self.inner.messages.len() as u32).map(|i| MessageDescriptor {
+            pool: self.clone(),
+            index: i,
+        })
+    }
+
+    /// Every enum type.
+    pub fn all_enums(&self) -> impl ExactSizeIterator<Item = EnumDescriptor> + '_ {
+        (0..self.inner.enums.len() as u32).map(|i| EnumDescriptor {
+            pool: self.clone(),
+            index: i,
+        })
+    }
+
+    /// Every extension.
+    pub fn all_extensions(&self) -> impl Iterator<Item = FieldDescriptor> + '_ {
+        (0..self.inner.fields.len() as u32)
+            .filter(|&i| self.inner.fields[i as usize].is_extension)
+            .map(|i| FieldDescriptor {
+                pool: self.clone(),
+                index: i,
+            })
+    }
+
+    /// Every service.
+    pub fn services(&self) -> impl ExactSizeIterator<Item = ServiceDescriptor> + '_ {
+        (0..self.inner.services.len() as u32).map(|i| ServiceDescriptor {
+            pool: self.clone(),
+            index: i,
+        })
+    }
+
+    /// The file of this name (as imports name it).
+    pub fn get_file_by_name(&self, name: &str) -> Option<FileDescriptor> {
+        let i = *self.inner.file_names.get(name)?;
+        Some(self.handle(i, |pool, index| FileDescriptor { pool, index }))
+    }
+
+    fn symbol(&self, full_name: &str) -> Option<Symbol> {
+        self.inner
+            .names
+            .get(full_name.strip_prefix('.').unwrap_or(full_name))
+            .copied()
+    }
+
+    /// The message of this full name (`pkg.Outer.Inner`; a leading dot is allowed).
+    pub fn get_message_by_name(&self, full_name: &str) -> Option<MessageDescriptor> {
+        match self.symbol(full_name)? {
+            Symbol::Message(i) => {
+                Some(self.handle(i, |pool, index| MessageDescriptor { pool, index }))
+            }
+            _ => None,
+        }
+    }
+
+    /// The enum of this full name.
+    pub fn get_enum_by_name(&self, full_name: &str) -> Option<EnumDescriptor> {
+        match self.symbol(full_name)? {
+            Symbol::Enum(i) => Some(self.handle(i, |pool, index| EnumDescriptor { pool, index })),
+            _ => None,
+        }
+    }
+
+    /// The extension of this full name.
+    pub fn get_extension_by_name(&self, full_name: &str) -> Option<FieldDescriptor> {
+        match self.symbol(full_name)? {
+            Symbol::Field(i) if self.inner.fields[i as usize].is_extension => {
+                Some(self.handle(i, |pool, index| FieldDescriptor { pool, index }))
+            }
+            _ => None,
+        }
+    }
+
+    /// The service of this full name.
+    pub fn get_service_by_name(&self, full_name: &str) -> Option<ServiceDescriptor> {
+        match self.symbol(full_name)? {
+            Symbol::Service(i) => {
+                Some(self.handle(i, |pool, index| ServiceDescriptor { pool, index }))
+            }
+            _ => None,
+        }
+    }
+
+    /// The message of an `Any`'s type URL (`type.googleapis.com/pkg.Msg`: the part after the
+    /// last `/`).
+    pub fn get_message_by_type_url(&self, type_url: &str) -> Option<MessageDescriptor> {
+        let (_, name) = type_url.rsplit_once('/')?;
+        self.get_message_by_name(name)
+    }
+}
+
+impl FileDescriptor {
+    /// The file's name, as imports name it.
+    pub fn name(&self) -> &str {
+        &self.data().name
+    }
+
+    /// The same as [`name`](Self::name) (files have no scope).
+    pub fn full_name(&self) -> &str {
+        self.name()
+    }
+
+    /// Its package (empty for none).
+    pub fn package_name(&self) -> &str {
+        &self.data().package
+    }
+
+    /// proto2, proto3 or an edition.
+    pub fn syntax(&self) -> Syntax {
+        self.data().syntax
+    }
+
+    /// The files it imports.
+    pub fn dependencies(&self) -> impl ExactSizeIterator<Item = FileDescriptor> + '_ {
+        self.data().dependencies.iter().map(|&i| FileDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// The files it imports publicly.
+    pub fn public_dependencies(&self) -> impl ExactSizeIterator<Item = FileDescriptor> + '_ {
+        self.data()
+            .public_dependencies
+            .iter()
+            .map(|&i| FileDescriptor {
+                pool: self.pool.clone(),
+                index: i,
+            })
+    }
+
+    /// Its top-level messages.
+    pub fn messages(&self) -> impl ExactSizeIterator<Item = MessageDescriptor> + '_ {
+        self.data().messages.iter().map(|&i| MessageDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// Its top-level enums.
+    pub fn enums(&self) -> impl ExactSizeIterator<Item = EnumDescriptor> + '_ {
+        self.data().enums.iter().map(|&i| EnumDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// Its top-level extensions.
+    pub fn extensions(&self) -> impl ExactSizeIterator<Item = FieldDescriptor> + '_ {
+        self.data().extensions.iter().map(|&i| FieldDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// Its services.
+    pub fn services(&self) -> impl ExactSizeIterator<Item = ServiceDescriptor> + '_ {
+        self.data().services.iter().map(|&i| ServiceDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// Its encoded `FileOptions` (empty when it has none).
+    pub fn options(&self) -> &[u8] {
+        &self.data().options
+    }
+
+    /// The encoded `FileDescriptorProto` it was added from.
+    pub fn encoded(&self) -> &[u8] {
+        &self.data().encoded
+    }
+}
+
+/// A field's type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `double`.
+    Double,
+    /// `float`.
+    Float,
+    /// `int64`.
+    Int64,
+    /// `uint64`.
+    Uint64,
+    /// `int32`.
+    Int32,
+    /// `fixed64`.
+    Fixed64,
+    /// `fixed32`.
+    Fixed32,
+    /// `bool`.
+    Bool,
+    /// `string`.
+    String,
+    /// `bytes`.
+    Bytes,
+    /// `uint32`.
+    Uint32,
+    /// `sfixed32`.
+    Sfixed32,
+    /// `sfixed64`.
+    Sfixed64,
+    /// `sint32`.
+    Sint32,
+    /// `sint64`.
+    Sint64,
+    /// A message (or a group: see [`FieldDescriptor::is_group`]).
+    Message(MessageDescriptor),
+    /// An enum.
+    Enum(EnumDescriptor),
+}
+
+impl Kind {
+    /// The wire type of one value of this kind (a group's is `StartGroup`; see
+    /// [`FieldDescriptor::wire_type`]).
+    pub fn wire_type(&self) -> WireType {
+        match self {
+            Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => WireType::Fixed64,
+            Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => WireType::Fixed32,
+            Kind::String | Kind::Bytes | Kind::Message(_) => WireType::LengthDelimited,
+            _ => WireType::Varint,
+        }
+    }
+
+    /// Whether values of this kind may be packed (numbers, bools and enums).
+    pub fn is_packable(&self) -> bool {
+        !matches!(self, Kind::String | Kind::Bytes | Kind::Message(_))
+    }
+}
+
+/// Whether a field holds one value (with or without presence), one that must be set, or a
+/// list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cardinality {
+    /// At most one value.
+    Optional,
+    /// Exactly one value (proto2 `required`, editions `LEGACY_REQUIRED`).
+    Required,
+    /// A list (a map too).
+    Repeated,
+}
+
+impl MessageDescriptor {
+    /// The message's name.
+    pub fn name(&self) -> &str {
+        &self.data().name
+    }
+
+    /// Its full name (`pkg.Outer.Inner`).
+    pub fn full_name(&self) -> &str {
+        &self.data().full_name
+    }
+
+    /// The package it is declared in.
+    pub fn package_name(&self) -> &str {
+        self.parent_file_data_package()
+    }
+
+    fn parent_file_data_package(&self) -> &str {
+        &self.pool.inner.files[self.data().file as usize].package
+    }
+
+    /// The file it is declared in.
+    pub fn parent_file(&self) -> FileDescriptor {
+        FileDescriptor {
+            pool: self.pool.clone(),
+            index: self.data().file,
+        }
+    }
+
+    /// The message it is nested in, if any.
+    pub fn parent_message(&self) -> Option<MessageDescriptor> {
+        self.data().parent.map(|i| MessageDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// Its fields, in declaration order (extensions are not fields).
+    pub fn fields(&self) -> impl ExactSizeIterator<Item = FieldDescriptor> + '_ {
+        self.data().fields.iter().map(|&i| FieldDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// The field of this number.
+    pub fn get_field(&self, number: u32) -> Option<FieldDescriptor> {
+        let by = &self.data().by_number;
+        let at = by.binary_search_by_key(&number, |&(n, _)| n).ok()?;
+        Some(FieldDescriptor {
+            pool: self.pool.clone(),
+            index: by[at].1,
+        })
+    }
+
+    /// The field of this name.
+    pub fn get_field_by_name(&self, name: &str) -> Option<FieldDescriptor> {
+        self.fields().find(|f| f.name() == name)
+    }
+
+    /// The field of this JSON name.
+    pub fn get_field_by_json_name(&self, json_name: &str) -> Option<FieldDescriptor> {
+        self.fields().find(|f| f.json_name() == json_name)
+    }
+
+    /// Its oneofs, synthetic ones included.
+    pub fn oneofs(&self) -> impl ExactSizeIterator<Item = OneofDescriptor> + '_ {
+        self.data().oneofs.iter().map(|&i| OneofDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// The messages nested in it (map entries included).
+    pub fn child_messages(&self) -> impl ExactSizeIterator<Item = MessageDescriptor> + '_ {
+        self.data().messages.iter().map(|&i| MessageDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// The enums nested in it.
+    pub fn child_enums(&self) -> impl ExactSizeIterator<Item = EnumDescriptor> + '_ {
+        self.data().enums.iter().map(|&i| EnumDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// The extensions declared inside it (of any message).
+    pub fn child_extensions(&self) -> impl ExactSizeIterator<Item = FieldDescriptor> + '_ {
+        self.data()
+            .scoped_extensions
+            .iter()
+            .map(|&i| FieldDescriptor {
+                pool: self.pool.clone(),
+                index: i,
+            })
+    }
+
+    /// The extensions of this message in the pool, wherever declared.
+    pub fn extensions(&self) -> impl ExactSizeIterator<Item = FieldDescriptor> + '_ {
+        self.data().extensions.iter().map(|&i| FieldDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// The extension of this message with this number, if the pool has one.
+    pub fn get_extension(&self, number: u32) -> Option<FieldDescriptor> {
+        self.extensions().find(|x| x.number() == number)
+    }
+
+    /// Its extension ranges, `start..end` (end excluded).
+    pub fn extension_ranges(&self) -> impl ExactSizeIterator<Item = core::ops::Range<i32>> + '_ {
+        self.data().extension_ranges.iter().map(|&(a, b)| a..b)
+    }
+
+    /// Its reserved number ranges, `start..end` (end excluded).
+    pub fn reserved_ranges(&self) -> impl ExactSizeIterator<Item = core::ops::Range<i32>> + '_ {
+        self.data().reserved_ranges.iter().map(|&(a, b)| a..b)
+    }
+
+    /// Its reserved field names.
+    pub fn reserved_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.data().reserved_names.iter().map(String::as_str)
+    }
+
+    /// Whether it is a map's entry type (`map_entry` option).
+    pub fn is_map_entry(&self) -> bool {
+        self.data().map_entry
+    }
+
+    /// A map entry's key field (number 1).
+    pub fn map_entry_key_field(&self) -> Option<FieldDescriptor> {
+        self.is_map_entry().then(|| self.get_field(1)).flatten()
+    }
+
+    /// A map entry's value field (number 2).
+    pub fn map_entry_value_field(&self) -> Option<FieldDescriptor> {
+        self.is_map_entry().then(|| self.get_field(2)).flatten()
+    }
+
+    /// Whether it uses the MessageSet wire format.
+    pub fn is_message_set(&self) -> bool {
+        self.data().message_set
+    }
+
+    /// Its encoded `MessageOptions` (empty when it has none).
+    pub fn options(&self) -> &[u8] {
+        &self.data().options
+    }
+
+    /// The type URL of an `Any` holding it (`type.googleapis.com/<full name>`).
+    pub fn type_url(&self) -> String {
+        format!("type.googleapis.com/{}", self.full_name())
+    }
+}
+
+impl FieldDescriptor {
+    /// The field's name.
+    pub fn name(&self) -> &str {
+        &self.data().name
+    }
+
+    /// Its full name (`pkg.Msg.field`; an extension's is in its scope: `pkg.ext`).
+    pub fn full_name(&self) -> &str {
+        &self.data().full_name
+    }
+
+    /// Its JSON name (`json_name`, or protoc's lowerCamelCase of the name).
+    pub fn json_name(&self) -> &str {
+        &self.data().json_name
+    }
+
+    /// Its number.
+    pub fn number(&self) -> u32 {
+        self.data().number
+    }
+
+    /// Its type.
+    pub fn kind(&self) -> Kind {
+        let pool = self.pool.clone();
+        match self.data().kind {
+            KindData::Message(i) => Kind::Message(MessageDescriptor { pool, index: i }),
+            KindData::Enum(i) => Kind::Enum(EnumDescriptor { pool, index: i }),
+            KindData::Scalar(t) => match t {
+                1 => Kind::Double,
+                2 => Kind::Float,
+                3 => Kind::Int64,
+                4 => Kind::Uint64,
+                5 => Kind::Int32,
+                6 => Kind::Fixed64,
+                7 => Kind::Fixed32,
+                8 => Kind::Bool,
+                9 => Kind::String,
+                12 => Kind::Bytes,
+                13 => Kind::Uint32,
+                15 => Kind::Sfixed32,
+                16 => Kind::Sfixed64,
+                17 => Kind::Sint32,
+                _ => Kind::Sint64,
+            },
+            // Every field of a pool is resolved when its file is added.
+            KindData::Unresolved => unreachable!("unresolved field in a pool"),
+        }
+    }
+
+    /// Optional, required or repeated, with editions' features applied.
+    pub fn cardinality(&self) -> Cardinality {
+        let d = self.data();
+        match d.label {
+            3 => Cardinality::Repeated,
+            2 => Cardinality::Required,
+            _ if d.features.field_presence == 3 => Cardinality::Required,
+            _ => Cardinality::Optional,
+        }
+    }
+
+    fn is_message_kind(&self) -> bool {
+        matches!(self.data().kind, KindData::Message(_))
+    }
+
+    /// Whether it is a list (a repeated field that is not a map).
+    pub fn is_list(&self) -> bool {
+        self.cardinality() == Cardinality::Repeated && !self.is_map()
+    }
+
+    /// Whether it is a map (a repeated field of a map entry type).
+    pub fn is_map(&self) -> bool {
+        let d = self.data();
+        d.label == 3
+            && matches!(d.kind, KindData::Message(m) if self.pool.inner.messages[m as usize].map_entry)
+    }
+
+    /// Whether it is required.
+    pub fn is_required(&self) -> bool {
+        self.cardinality() == Cardinality::Required
+    }
+
+    /// Whether it tells "set to its default" from "not set" (explicit presence: messages,
+    /// oneof members, proto2 and proto3 `optional` fields, editions' `EXPLICIT`).
+    pub fn has_presence(&self) -> bool {
+        let d = self.data();
+        if d.label == 3 {
+            return false;
+        }
+        self.is_message_kind()
+            || d.oneof.is_some()
+            || d.proto3_optional
+            || d.is_extension
+            || d.features.field_presence != 2
+    }
+
+    /// Whether a repeated field of numbers, bools or enums is written packed.
+    pub fn is_packed(&self) -> bool {
+        let d = self.data();
+        if d.label != 3 || !self.kind().is_packable() {
+            return false;
+        }
+        let option = raw::option_varint(&d.options, 2);
+        match d.features.syntax {
+            Syntax::Proto2 => option == Some(1),
+            Syntax::Proto3 => option != Some(0),
+            _ => d.features.repeated_field_encoding == 1,
+        }
+    }
+
+    /// Whether a message field is written as a group (proto2 `group`, editions' `DELIMITED`;
+    /// never a map).
+    pub fn is_group(&self) -> bool {
+        let d = self.data();
+        match d.features.syntax {
+            Syntax::Proto2 | Syntax::Proto3 => d.raw_type == TYPE_GROUP,
+            _ => self.is_message_kind() && d.features.message_encoding == 2 && !self.is_map(),
+        }
+    }
+
+    /// The wire type of one of its values.
+    pub fn wire_type(&self) -> WireType {
+        if self.is_group() {
+            WireType::StartGroup
+        } else {
+            self.kind().wire_type()
+        }
+    }
+
+    /// Whether a `string` field's values must be valid UTF-8 (proto3, editions' `VERIFY`).
+    pub fn validates_utf8(&self) -> bool {
+        matches!(self.data().kind, KindData::Scalar(9)) && self.data().features.utf8_validation == 2
+    }
+
+    /// The message that holds it; for an extension, the message it extends.
+    pub fn containing_message(&self) -> MessageDescriptor {
+        MessageDescriptor {
+            pool: self.pool.clone(),
+            // Set for every field, and for every extension once resolved.
+            index: self.data().message.unwrap_or_default(),
+        }
+    }
+
+    /// The oneof it belongs to (a synthetic one for a proto3 `optional`).
+    pub fn containing_oneof(&self) -> Option<OneofDescriptor> {
+        self.data().oneof.map(|i| OneofDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// Whether it is an extension.
+    pub fn is_extension(&self) -> bool {
+        self.data().is_extension
+    }
+
+    /// Where an extension is declared: the message it is nested in (none at file level).
+    pub fn extension_scope(&self) -> Option<MessageDescriptor> {
+        self.data().scope.map(|i| MessageDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// The file it is declared in.
+    pub fn parent_file(&self) -> FileDescriptor {
+        FileDescriptor {
+            pool: self.pool.clone(),
+            index: self.data().file,
+        }
+    }
+
+    /// Its declared default (`[default = ..]`), as `descriptor.proto` spells it: a number, a
+    /// string (C-escaped for `bytes`), an enum value's name.
+    pub fn default_value_text(&self) -> Option<&str> {
+        self.data().default.as_deref()
+    }
+
+    /// Whether it is a proto3 `optional` field.
+    pub fn is_proto3_optional(&self) -> bool {
+        self.data().proto3_optional
+    }
+
+    /// Its encoded `FieldOptions` (empty when it has none).
+    pub fn options(&self) -> &[u8] {
+        &self.data().options
+    }
+}
+
+impl OneofDescriptor {
+    /// The oneof's name.
+    pub fn name(&self) -> &str {
+        &self.data().name
+    }
+
+    /// Its full name (`pkg.Msg.oneof`).
+    pub fn full_name(&self) -> &str {
+        &self.data().full_name
+    }
+
+    /// Its fields.
+    pub fn fields(&self) -> impl ExactSizeIterator<Item = FieldDescriptor> + '_ {
+        self.data().fields.iter().map(|&i| FieldDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// Whether it is the synthetic oneof of a proto3 `optional` field.
+    pub fn is_synthetic(&self) -> bool {
+        let fields = &self.data().fields;
+        fields.len() == 1 && self.pool.inner.fields[fields[0] as usize].proto3_optional
+    }
+
+    /// The message it belongs to.
+    pub fn parent_message(&self) -> MessageDescriptor {
+        MessageDescriptor {
+            pool: self.pool.clone(),
+            index: self.data().message,
+        }
+    }
+
+    /// Its encoded `OneofOptions` (empty when it has none).
+    pub fn options(&self) -> &[u8] {
+        &self.data().options
+    }
+}
+
+impl EnumDescriptor {
+    /// The enum's name.
+    pub fn name(&self) -> &str {
+        &self.data().name
+    }
+
+    /// Its full name.
+    pub fn full_name(&self) -> &str {
+        &self.data().full_name
+    }
+
+    /// The file it is declared in.
+    pub fn parent_file(&self) -> FileDescriptor {
+        FileDescriptor {
+            pool: self.pool.clone(),
+            index: self.data().file,
+        }
+    }
+
+    /// The message it is nested in, if any.
+    pub fn parent_message(&self) -> Option<MessageDescriptor> {
+        self.data().parent.map(|i| MessageDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// Its values, in declaration order (aliases included).
+    pub fn values(&self) -> impl ExactSizeIterator<Item = EnumValueDescriptor> + '_ {
+        self.data().values.iter().map(|&i| EnumValueDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// The first value declared with this number.
+    pub fn get_value(&self, number: i32) -> Option<EnumValueDescriptor> {
+        self.values().find(|v| v.number() == number)
+    }
+
+    /// The value of this name.
+    pub fn get_value_by_name(&self, name: &str) -> Option<EnumValueDescriptor> {
+        self.values().find(|v| v.name() == name)
+    }
+
+    /// Its default: the first value declared.
+    pub fn default_value(&self) -> EnumValueDescriptor {
+        EnumValueDescriptor {
+            pool: self.pool.clone(),
+            index: self.data().values[0],
+        }
+    }
+
+    /// Whether it is closed (proto2, editions' `CLOSED`): a number it does not declare is
+    /// kept as an unknown field, not as the field's value.
+    pub fn is_closed(&self) -> bool {
+        self.data().features.enum_type == 2
+    }
+
+    /// Its reserved number ranges, `start..=end` (end included, as enums declare them).
+    pub fn reserved_ranges(
+        &self,
+    ) -> impl ExactSizeIterator<Item = core::ops::RangeInclusive<i32>> + '_ {
+        self.data().reserved_ranges.iter().map(|&(a, b)| a..=b)
+    }
+
+    /// Its reserved value names.
+    pub fn reserved_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.data().reserved_names.iter().map(String::as_str)
+    }
+
+    /// Its encoded `EnumOptions` (empty when it has none).
+    pub fn options(&self) -> &[u8] {
+        &self.data().options
+    }
+}
+
+impl EnumValueDescriptor {
+    /// The value's name.
+    pub fn name(&self) -> &str {
+        &self.data().name
+    }
+
+    /// Its full name: a sibling of its enum's (`pkg.VALUE`), as protobuf scopes them.
+    pub fn full_name(&self) -> &str {
+        &self.data().full_name
+    }
+
+    /// Its number.
+    pub fn number(&self) -> i32 {
+        self.data().number
+    }
+
+    /// The enum it belongs to.
+    pub fn parent_enum(&self) -> EnumDescriptor {
+        EnumDescriptor {
+            pool: self.pool.clone(),
+            index: self.data().enumeration,
+        }
+    }
+
+    /// Its encoded `EnumValueOptions` (empty when it has none).
+    pub fn options(&self) -> &[u8] {
+        &self.data().options
+    }
+}
+
+impl ServiceDescriptor {
+    /// The service's name.
+    pub fn name(&self) -> &str {
+        &self.data().name
+    }
+
+    /// Its full name.
+    pub fn full_name(&self) -> &str {
+        &self.data().full_name
+    }
+
+    /// The file it is declared in.
+    pub fn parent_file(&self) -> FileDescriptor {
+        FileDescriptor {
+            pool: self.pool.clone(),
+            index: self.data().file,
+        }
+    }
+
+    /// Its methods.
+    pub fn methods(&self) -> impl ExactSizeIterator<Item = MethodDescriptor> + '_ {
+        self.data().methods.iter().map(|&i| MethodDescriptor {
+            pool: self.pool.clone(),
+            index: i,
+        })
+    }
+
+    /// Its encoded `ServiceOptions` (empty when it has none).
+    pub fn options(&self) -> &[u8] {
+        &self.data().options
+    }
+}
+
+/// Whether a method has side effects (`MethodOptions.idempotency_level`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdempotencyLevel {
+    /// Not said.
+    Unknown,
+    /// No side effects: safe to retry, and Connect may call it with GET.
+    NoSideEffects,
+    /// Idempotent, with side effects.
+    Idempotent,
+}
+
+impl MethodDescriptor {
+    /// The method's name.
+    pub fn name(&self) -> &str {
+        &self.data().name
+    }
+
+    /// Its full name (`pkg.Service.Method`).
+    pub fn full_name(&self) -> &str {
+        &self.data().full_name
+    }
+
+    /// The service it belongs to.
+    pub fn parent_service(&self) -> ServiceDescriptor {
+        ServiceDescriptor {
+            pool: self.pool.clone(),
+            index: self.data().service,
+        }
+    }
+
+    /// Its request message.
+    pub fn input(&self) -> MessageDescriptor {
+        MessageDescriptor {
+            pool: self.pool.clone(),
+            index: self.data().input,
+        }
+    }
+
+    /// Its response message.
+    pub fn output(&self) -> MessageDescriptor {
+        MessageDescriptor {
+            pool: self.pool.clone(),
+            index: self.data().output,
+        }
+    }
+
+    /// Whether the client streams requests.
+    pub fn is_client_streaming(&self) -> bool {
+        self.data().client_streaming
+    }
+
+    /// Whether the server streams responses.
+    pub fn is_server_streaming(&self) -> bool {
+        self.data().server_streaming
+    }
+
+    /// Its `idempotency_level` option.
+    pub fn idempotency_level(&self) -> IdempotencyLevel {
+        match raw::option_varint(&self.data().options, 34) {
+            Some(1) => IdempotencyLevel::NoSideEffects,
+            Some(2) => IdempotencyLevel::Idempotent,
+            _ => IdempotencyLevel::Unknown,
+        }
+    }
+
+    /// Its encoded `MethodOptions` (empty when it has none).
+    pub fn options(&self) -> &[u8] {
+        &self.data().options
+    }
+}

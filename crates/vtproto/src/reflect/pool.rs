@@ -1,0 +1,772 @@
+//! `DescriptorPool`: files added from their encoded descriptors, every definition indexed by
+//! full name, every type reference resolved and every feature (presence, packing, enum
+//! closedness, UTF-8 checks, group encoding) resolved once, when a file is added, so that
+//! descriptors answer without a lookup. Adding is all or nothing: a set with an error leaves
+//! the pool as it was.
+
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
+
+use super::error::{DescriptorError, DescriptorErrorKind};
+use super::features::{Features, Syntax};
+use super::raw;
+use crate::prelude::*;
+
+/// Files and their definitions, by full name. Cloning is cheap (the data is shared), and so
+/// are the descriptors it hands out: each is the pool and an index.
+#[derive(Clone, Default)]
+pub struct DescriptorPool {
+    pub(super) inner: Arc<Inner>,
+}
+
+impl core::fmt::Debug for DescriptorPool {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DescriptorPool")
+            .field("files", &self.inner.files.len())
+            .field("messages", &self.inner.messages.len())
+            .finish()
+    }
+}
+
+impl PartialEq for DescriptorPool {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for DescriptorPool {}
+
+/// A definition's kind and index, under its full name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Symbol {
+    Package,
+    Message(u32),
+    Enum(u32),
+    EnumValue(u32),
+    Field(u32),
+    Oneof(u32),
+    Service(u32),
+    Method(u32),
+}
+
+#[derive(Clone, Default)]
+pub(super) struct Inner {
+    pub files: Vec<FileData>,
+    pub messages: Vec<MessageData>,
+    pub fields: Vec<FieldData>,
+    pub oneofs: Vec<OneofData>,
+    pub enums: Vec<EnumData>,
+    pub values: Vec<EnumValueData>,
+    pub services: Vec<ServiceData>,
+    pub methods: Vec<MethodData>,
+    pub names: BTreeMap<String, Symbol>,
+    pub file_names: BTreeMap<String, u32>,
+}
+
+#[derive(Clone)]
+pub(super) struct FileData {
+    pub name: String,
+    pub package: String,
+    pub syntax: Syntax,
+    pub dependencies: Vec<u32>,
+    pub public_dependencies: Vec<u32>,
+    pub messages: Vec<u32>,
+    pub enums: Vec<u32>,
+    pub services: Vec<u32>,
+    pub extensions: Vec<u32>,
+    pub options: Vec<u8>,
+    pub encoded: Vec<u8>,
+}
+
+#[derive(Clone)]
+pub(super) struct MessageData {
+    pub name: String,
+    pub full_name: String,
+    pub file: u32,
+    pub parent: Option<u32>,
+    /// Fields in declaration order.
+    pub fields: Vec<u32>,
+    /// (number, field), sorted by number.
+    pub by_number: Vec<(u32, u32)>,
+    pub oneofs: Vec<u32>,
+    pub messages: Vec<u32>,
+    pub enums: Vec<u32>,
+    /// Extensions declared inside this message.
+    pub scoped_extensions: Vec<u32>,
+    /// Extensions of this message, wherever declared.
+    pub extensions: Vec<u32>,
+    pub extension_ranges: Vec<(i32, i32)>,
+    pub reserved_ranges: Vec<(i32, i32)>,
+    pub reserved_names: Vec<String>,
+    pub map_entry: bool,
+    pub message_set: bool,
+    pub options: Vec<u8>,
+}
+
+/// A field's type before and after resolution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum KindData {
+    Scalar(i32),
+    Message(u32),
+    Enum(u32),
+    Unresolved,
+}
+
+#[derive(Clone)]
+pub(super) struct FieldData {
+    pub name: String,
+    pub full_name: String,
+    pub json_name: String,
+    pub number: u32,
+    pub label: i32,
+    pub kind: KindData,
+    /// The raw `type`: group (10) or not.
+    pub raw_type: i32,
+    pub type_name: String,
+    /// The message that holds the field; for an extension, the message it extends.
+    pub message: Option<u32>,
+    pub extendee: String,
+    /// Where an extension is declared: its message, or none at file level.
+    pub scope: Option<u32>,
+    pub file: u32,
+    pub is_extension: bool,
+    pub oneof: Option<u32>,
+    pub proto3_optional: bool,
+    pub default: Option<String>,
+    pub options: Vec<u8>,
+    pub features: Features,
+}
+
+#[derive(Clone)]
+pub(super) struct OneofData {
+    pub name: String,
+    pub full_name: String,
+    pub message: u32,
+    pub fields: Vec<u32>,
+    pub options: Vec<u8>,
+}
+
+#[derive(Clone)]
+pub(super) struct EnumData {
+    pub name: String,
+    pub full_name: String,
+    pub file: u32,
+    pub parent: Option<u32>,
+    pub values: Vec<u32>,
+    pub reserved_ranges: Vec<(i32, i32)>,
+    pub reserved_names: Vec<String>,
+    pub options: Vec<u8>,
+    pub features: Features,
+}
+
+#[derive(Clone)]
+pub(super) struct EnumValueData {
+    pub name: String,
+    pub full_name: String,
+    pub number: i32,
+    pub enumeration: u32,
+    pub options: Vec<u8>,
+}
+
+#[derive(Clone)]
+pub(super) struct ServiceData {
+    pub name: String,
+    pub full_name: String,
+    pub file: u32,
+    pub methods: Vec<u32>,
+    pub options: Vec<u8>,
+}
+
+#[derive(Clone)]
+pub(super) struct MethodData {
+    pub name: String,
+    pub full_name: String,
+    pub service: u32,
+    pub input_name: String,
+    pub output_name: String,
+    pub input: u32,
+    pub output: u32,
+    pub client_streaming: bool,
+    pub server_streaming: bool,
+    pub options: Vec<u8>,
+}
+
+/// `FieldDescriptorProto.Type` of a group.
+pub(super) const TYPE_GROUP: i32 = 10;
+const TYPE_MESSAGE: i32 = 11;
+const TYPE_ENUM: i32 = 14;
+
+impl DescriptorPool {
+    /// An empty pool.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A pool holding the files of an encoded `FileDescriptorSet` (the `descriptors`
+    /// feature's `FILE_DESCRIPTOR_SET`, `protoc --include_imports -o`, or
+    /// `vtproto_build::Config::load_fds_bytes`).
+    pub fn decode(file_descriptor_set: &[u8]) -> Result<Self, DescriptorError> {
+        let mut pool = Self::new();
+        pool.add_file_descriptor_set(file_descriptor_set)?;
+        Ok(pool)
+    }
+
+    /// Adds the files of an encoded `FileDescriptorSet`, in any order: each is added once its
+    /// imports are in the pool or the set. A file the pool already holds with the same bytes
+    /// is skipped; with other bytes it is an error, as a missing import or a name defined
+    /// twice is. On error the pool is left as it was.
+    pub fn add_file_descriptor_set(&mut self, bytes: &[u8]) -> Result<(), DescriptorError> {
+        let files = raw::set(bytes).map_err(DescriptorError::decode)?;
+        self.add_encoded_files(&files)
+    }
+
+    /// Adds one encoded `FileDescriptorProto` whose imports the pool already holds.
+    pub fn add_file_descriptor_proto(&mut self, bytes: &[u8]) -> Result<(), DescriptorError> {
+        self.add_encoded_files(&[bytes])
+    }
+
+    fn add_encoded_files(&mut self, files: &[&[u8]]) -> Result<(), DescriptorError> {
+        let mut decoded: Vec<(raw::File, &[u8])> = Vec::with_capacity(files.len());
+        for bytes in files {
+            decoded.push((raw::file(bytes).map_err(DescriptorError::decode)?, bytes));
+        }
+        let mut inner = (*self.inner).clone();
+        let mut pending: Vec<(raw::File, &[u8])> = Vec::new();
+        for (file, bytes) in decoded {
+            if let Some(&i) = inner.file_names.get(&file.name) {
+                if inner.files[i as usize].encoded != bytes {
+                    return Err(DescriptorError::new(DescriptorErrorKind::DuplicateFile {
+                        name: file.name,
+                    }));
+                }
+                continue;
+            }
+            if pending.iter().any(|(p, _)| p.name == file.name) {
+                return Err(DescriptorError::new(DescriptorErrorKind::DuplicateFile {
+                    name: file.name,
+                }));
+            }
+            pending.push((file, bytes));
+        }
+        // Files whose imports are all in: added, until none is left or none can be.
+        while !pending.is_empty() {
+            let ready = pending.iter().position(|(f, _)| {
+                f.dependency
+                    .iter()
+                    .all(|d| inner.file_names.contains_key(d))
+            });
+            let Some(ready) = ready else {
+                let (file, _) = &pending[0];
+                let missing = file
+                    .dependency
+                    .iter()
+                    .find(|d| {
+                        !inner.file_names.contains_key(*d)
+                            && !pending.iter().any(|(p, _)| &p.name == *d)
+                    })
+                    .or(file.dependency.first())
+                    .cloned()
+                    .unwrap_or_default();
+                return Err(DescriptorError::new(
+                    DescriptorErrorKind::MissingDependency {
+                        file: file.name.clone(),
+                        dependency: missing,
+                    },
+                ));
+            };
+            let (file, bytes) = pending.remove(ready);
+            inner.add_file(file, bytes)?;
+        }
+        self.inner = Arc::new(inner);
+        Ok(())
+    }
+
+    /// The encoded `FileDescriptorSet` of every file, each after its imports, with the bytes
+    /// each was added with.
+    pub fn encode_file_descriptor_set(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for f in &self.inner.files {
+            out.push(0x0a);
+            let mut len = f.encoded.len() as u64;
+            while len >= 0x80 {
+                out.push(len as u8 | 0x80);
+                len >>= 7;
+            }
+            out.push(len as u8);
+            out.extend_from_slice(&f.encoded);
+        }
+        out
+    }
+}
+
+impl Inner {
+    fn define(&mut self, name: &str, symbol: Symbol, file: &str) -> Result<(), DescriptorError> {
+        match self.names.get(name) {
+            None => {
+                self.names.insert(name.into(), symbol);
+                Ok(())
+            }
+            Some(Symbol::Package) if symbol == Symbol::Package => Ok(()),
+            Some(_) => Err(DescriptorError::new(DescriptorErrorKind::DuplicateName {
+                name: name.into(),
+                file: file.into(),
+            })),
+        }
+    }
+
+    fn add_file(&mut self, file: raw::File, encoded: &[u8]) -> Result<(), DescriptorError> {
+        let index = self.files.len() as u32;
+        let syntax = Syntax::of(&file.syntax, file.edition).ok_or_else(|| {
+            DescriptorError::new(DescriptorErrorKind::Invalid {
+                name: file.name.clone(),
+                reason: "an unknown syntax or edition",
+            })
+        })?;
+        if file.name.is_empty() {
+            return Err(DescriptorError::new(DescriptorErrorKind::Invalid {
+                name: file.name,
+                reason: "a file without a name",
+            }));
+        }
+        // Each prefix of the package is a package.
+        if !file.package.is_empty() {
+            let mut at = 0;
+            for part in file.package.split('.') {
+                at += part.len();
+                let prefix = file.package[..at].to_string();
+                self.define(&prefix, Symbol::Package, &file.name)?;
+                at += 1;
+            }
+        }
+        let dependencies = file
+            .dependency
+            .iter()
+            .map(|d| self.file_names[d])
+            .collect::<Vec<u32>>();
+        let public_dependencies = file
+            .public_dependency
+            .iter()
+            .filter_map(|&i| dependencies.get(i as usize).copied())
+            .collect();
+        let features = Features::for_file(syntax, &file.options);
+        self.files.push(FileData {
+            name: file.name.clone(),
+            package: file.package.clone(),
+            syntax,
+            dependencies,
+            public_dependencies,
+            messages: Vec::new(),
+            enums: Vec::new(),
+            services: Vec::new(),
+            extensions: Vec::new(),
+            options: file.options.clone(),
+            encoded: encoded.to_vec(),
+        });
+        self.file_names.insert(file.name.clone(), index);
+        let first_field = self.fields.len();
+        let first_method = self.methods.len();
+        let scope = file.package.clone();
+        for m in &file.message_type {
+            let i = self.add_message(m, &scope, index, None, features, &file.name)?;
+            self.files[index as usize].messages.push(i);
+        }
+        for e in &file.enum_type {
+            let i = self.add_enum(e, &scope, index, None, features, &file.name)?;
+            self.files[index as usize].enums.push(i);
+        }
+        for x in &file.extension {
+            let i = self.add_field(x, &scope, index, None, None, true, features, &file.name)?;
+            self.files[index as usize].extensions.push(i);
+        }
+        for s in &file.service {
+            let full_name = join(&scope, &s.name);
+            let service = self.services.len() as u32;
+            self.define(&full_name, Symbol::Service(service), &file.name)?;
+            let mut methods = Vec::new();
+            for m in &s.method {
+                let method = self.methods.len() as u32;
+                let method_name = join(&full_name, &m.name);
+                self.define(&method_name, Symbol::Method(method), &file.name)?;
+                self.methods.push(MethodData {
+                    name: m.name.clone(),
+                    full_name: method_name,
+                    service,
+                    input_name: m.input_type.clone(),
+                    output_name: m.output_type.clone(),
+                    input: u32::MAX,
+                    output: u32::MAX,
+                    client_streaming: m.client_streaming,
+                    server_streaming: m.server_streaming,
+                    options: m.options.clone(),
+                });
+                methods.push(method);
+            }
+            self.services.push(ServiceData {
+                name: s.name.clone(),
+                full_name,
+                file: index,
+                methods,
+                options: s.options.clone(),
+            });
+            self.files[index as usize].services.push(service);
+        }
+        self.resolve(first_field, first_method, &file.name)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_message(
+        &mut self,
+        m: &raw::Message,
+        scope: &str,
+        file: u32,
+        parent: Option<u32>,
+        outer: Features,
+        file_name: &str,
+    ) -> Result<u32, DescriptorError> {
+        let index = self.messages.len() as u32;
+        let full_name = join(scope, &m.name);
+        self.define(&full_name, Symbol::Message(index), file_name)?;
+        let features = outer.merge(raw::option_message(&m.options, 12).as_deref());
+        self.messages.push(MessageData {
+            name: m.name.clone(),
+            full_name: full_name.clone(),
+            file,
+            parent,
+            fields: Vec::new(),
+            by_number: Vec::new(),
+            oneofs: Vec::new(),
+            messages: Vec::new(),
+            enums: Vec::new(),
+            scoped_extensions: Vec::new(),
+            extensions: Vec::new(),
+            extension_ranges: m.extension_range.clone(),
+            reserved_ranges: m.reserved_range.clone(),
+            reserved_names: m.reserved_name.clone(),
+            map_entry: raw::option_varint(&m.options, 7) == Some(1),
+            message_set: raw::option_varint(&m.options, 1) == Some(1),
+            options: m.options.clone(),
+        });
+        let mut oneofs = Vec::new();
+        for o in &m.oneof_decl {
+            let i = self.oneofs.len() as u32;
+            let name = join(&full_name, &o.name);
+            self.define(&name, Symbol::Oneof(i), file_name)?;
+            self.oneofs.push(OneofData {
+                name: o.name.clone(),
+                full_name: name,
+                message: index,
+                fields: Vec::new(),
+                options: o.options.clone(),
+            });
+            oneofs.push(i);
+        }
+        let mut fields = Vec::new();
+        for f in &m.field {
+            let oneof = match f.oneof_index {
+                Some(i) => Some(*oneofs.get(i as usize).ok_or_else(|| {
+                    DescriptorError::new(DescriptorErrorKind::Invalid {
+                        name: join(&full_name, &f.name),
+                        reason: "a oneof index past the message's oneofs",
+                    })
+                })?),
+                None => None,
+            };
+            let field_features = match oneof {
+                Some(o) => features
+                    .merge(raw::option_message(&self.oneofs[o as usize].options, 1).as_deref()),
+                None => features,
+            };
+            let i = self.add_field(
+                f,
+                &full_name,
+                file,
+                Some(index),
+                oneof,
+                false,
+                field_features,
+                file_name,
+            )?;
+            if let Some(o) = oneof {
+                self.oneofs[o as usize].fields.push(i);
+            }
+            fields.push(i);
+        }
+        let mut by_number: Vec<(u32, u32)> = fields
+            .iter()
+            .map(|&i| (self.fields[i as usize].number, i))
+            .collect();
+        by_number.sort_unstable();
+        if let Some(w) = by_number.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(DescriptorError::new(DescriptorErrorKind::DuplicateNumber {
+                message: full_name,
+                number: w[0].0,
+            }));
+        }
+        let mut nested = Vec::new();
+        for n in &m.nested_type {
+            nested.push(self.add_message(n, &full_name, file, Some(index), features, file_name)?);
+        }
+        let mut enums = Vec::new();
+        for e in &m.enum_type {
+            enums.push(self.add_enum(e, &full_name, file, Some(index), features, file_name)?);
+        }
+        let mut scoped = Vec::new();
+        for x in &m.extension {
+            scoped.push(self.add_field(
+                x,
+                &full_name,
+                file,
+                Some(index),
+                None,
+                true,
+                features,
+                file_name,
+            )?);
+        }
+        let data = &mut self.messages[index as usize];
+        data.fields = fields;
+        data.by_number = by_number;
+        data.oneofs = oneofs;
+        data.messages = nested;
+        data.enums = enums;
+        data.scoped_extensions = scoped;
+        Ok(index)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_field(
+        &mut self,
+        f: &raw::Field,
+        scope: &str,
+        file: u32,
+        message: Option<u32>,
+        oneof: Option<u32>,
+        is_extension: bool,
+        outer: Features,
+        file_name: &str,
+    ) -> Result<u32, DescriptorError> {
+        let index = self.fields.len() as u32;
+        let full_name = join(scope, &f.name);
+        if !(1..=super::MAX_FIELD_NUMBER as i32).contains(&f.number) {
+            return Err(DescriptorError::new(DescriptorErrorKind::Invalid {
+                name: full_name,
+                reason: "a field number out of 1..=536870911",
+            }));
+        }
+        self.define(&full_name, Symbol::Field(index), file_name)?;
+        let kind = match f.r#type {
+            TYPE_MESSAGE | TYPE_ENUM | TYPE_GROUP | 0 => KindData::Unresolved,
+            1..=18 => KindData::Scalar(f.r#type),
+            _ => {
+                return Err(DescriptorError::new(DescriptorErrorKind::Invalid {
+                    name: full_name,
+                    reason: "an unknown field type",
+                }))
+            }
+        };
+        let features = outer.merge(raw::option_message(&f.options, 21).as_deref());
+        self.fields.push(FieldData {
+            name: f.name.clone(),
+            full_name,
+            json_name: f.json_name.clone().unwrap_or_else(|| json_name(&f.name)),
+            number: f.number as u32,
+            label: f.label,
+            kind,
+            raw_type: f.r#type,
+            type_name: f.type_name.clone(),
+            message: if is_extension { None } else { message },
+            extendee: f.extendee.clone(),
+            scope: if is_extension { message } else { None },
+            file,
+            is_extension,
+            oneof,
+            proto3_optional: f.proto3_optional,
+            default: f.default_value.clone(),
+            options: f.options.clone(),
+            features,
+        });
+        Ok(index)
+    }
+
+    fn add_enum(
+        &mut self,
+        e: &raw::Enum,
+        scope: &str,
+        file: u32,
+        parent: Option<u32>,
+        outer: Features,
+        file_name: &str,
+    ) -> Result<u32, DescriptorError> {
+        let index = self.enums.len() as u32;
+        let full_name = join(scope, &e.name);
+        self.define(&full_name, Symbol::Enum(index), file_name)?;
+        if e.value.is_empty() {
+            return Err(DescriptorError::new(DescriptorErrorKind::Invalid {
+                name: full_name,
+                reason: "an enum without values",
+            }));
+        }
+        let mut values = Vec::new();
+        for v in &e.value {
+            let i = self.values.len() as u32;
+            // Enum values are siblings of their enum, as in C++.
+            let value_name = join(scope, &v.name);
+            self.define(&value_name, Symbol::EnumValue(i), file_name)?;
+            self.values.push(EnumValueData {
+                name: v.name.clone(),
+                full_name: value_name,
+                number: v.number,
+                enumeration: index,
+                options: v.options.clone(),
+            });
+            values.push(i);
+        }
+        self.enums.push(EnumData {
+            name: e.name.clone(),
+            full_name,
+            file,
+            parent,
+            values,
+            reserved_ranges: e.reserved_range.clone(),
+            reserved_names: e.reserved_name.clone(),
+            options: e.options.clone(),
+            features: outer.merge(raw::option_message(&e.options, 7).as_deref()),
+        });
+        Ok(index)
+    }
+
+    /// Resolves the type names of the fields and methods added since `first_field` and
+    /// `first_method`, and links extensions to the messages they extend.
+    fn resolve(
+        &mut self,
+        first_field: usize,
+        first_method: usize,
+        file_name: &str,
+    ) -> Result<(), DescriptorError> {
+        for i in first_field..self.fields.len() {
+            let f = &self.fields[i];
+            let scope = scope_of(&f.full_name).to_string();
+            if matches!(f.kind, KindData::Unresolved) {
+                let kind = match self.lookup(&scope, &f.type_name) {
+                    Some(Symbol::Message(m)) if f.raw_type != TYPE_ENUM => KindData::Message(m),
+                    Some(Symbol::Enum(e))
+                        if f.raw_type != TYPE_MESSAGE && f.raw_type != TYPE_GROUP =>
+                    {
+                        KindData::Enum(e)
+                    }
+                    found => {
+                        return Err(DescriptorError::new(DescriptorErrorKind::UnresolvedType {
+                            field: f.full_name.clone(),
+                            type_name: f.type_name.clone(),
+                            found_other_kind: found.is_some(),
+                        }))
+                    }
+                };
+                self.fields[i].kind = kind;
+            }
+            let f = &self.fields[i];
+            if f.is_extension {
+                let extendee = match self.lookup(&scope, &f.extendee) {
+                    Some(Symbol::Message(m)) => m,
+                    found => {
+                        return Err(DescriptorError::new(DescriptorErrorKind::UnresolvedType {
+                            field: f.full_name.clone(),
+                            type_name: f.extendee.clone(),
+                            found_other_kind: found.is_some(),
+                        }))
+                    }
+                };
+                let number = f.number;
+                let m = &self.messages[extendee as usize];
+                if !m
+                    .extension_ranges
+                    .iter()
+                    .any(|&(lo, hi)| (lo as i64..hi as i64).contains(&(number as i64)))
+                {
+                    return Err(DescriptorError::new(DescriptorErrorKind::Invalid {
+                        name: f.full_name.clone(),
+                        reason: "an extension number outside the extended message's ranges",
+                    }));
+                }
+                self.fields[i].message = Some(extendee);
+                self.messages[extendee as usize].extensions.push(i as u32);
+            }
+        }
+        for i in first_method..self.methods.len() {
+            let scope = scope_of(&self.methods[i].full_name);
+            let scope = scope_of(scope).to_string();
+            let mut ends = [0u32; 2];
+            for (end, name) in ends
+                .iter_mut()
+                .zip([&self.methods[i].input_name, &self.methods[i].output_name])
+            {
+                *end = match self.lookup(&scope, name) {
+                    Some(Symbol::Message(m)) => m,
+                    found => {
+                        return Err(DescriptorError::new(DescriptorErrorKind::UnresolvedType {
+                            field: self.methods[i].full_name.clone(),
+                            type_name: name.clone(),
+                            found_other_kind: found.is_some(),
+                        }))
+                    }
+                };
+            }
+            self.methods[i].input = ends[0];
+            self.methods[i].output = ends[1];
+        }
+        let _ = file_name;
+        Ok(())
+    }
+
+    /// A type name as protobuf resolves it from `scope`: absolute with a leading dot, else
+    /// tried in `scope`, then in each enclosing scope.
+    pub(super) fn lookup(&self, scope: &str, name: &str) -> Option<Symbol> {
+        if let Some(absolute) = name.strip_prefix('.') {
+            return self.names.get(absolute).copied();
+        }
+        let mut scope = scope;
+        loop {
+            let candidate = join(scope, name);
+            if let Some(&s) = self.names.get(&candidate) {
+                if s != Symbol::Package {
+                    return Some(s);
+                }
+            }
+            if scope.is_empty() {
+                return None;
+            }
+            scope = scope_of(scope);
+        }
+    }
+}
+
+/// `scope.name`, or `name` at the root.
+pub(super) fn join(scope: &str, name: &str) -> String {
+    if scope.is_empty() {
+        name.to_string()
+    } else {
+        format!("{scope}.{name}")
+    }
+}
+
+/// The scope a full name is defined in (`a.b` for `a.b.C`, the root for `C`).
+fn scope_of(full_name: &str) -> &str {
+    full_name.rsplit_once('.').map_or("", |(s, _)| s)
+}
+
+/// protoc's JSON name of a field: underscores dropped, the letter after each upper-cased.
+pub(super) fn json_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
