@@ -1011,7 +1011,9 @@ fn is_integral_form(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit() || b == b'-')
 }
 
-/// A map key's integer: `-?[0-9]+` exactly as protobuf writes it (no exponent, no fraction).
+/// A map key's integer: `-?[0-9]+` (no exponent, no fraction). Leading zeros are read, as
+/// protobuf-go (`strconv.ParseInt`), C++ and Python read them: a key is a string, not a JSON
+/// number.
 fn exact_plain_integer(key: &str) -> Option<(bool, u64)> {
     let (negative, digits) = match key.strip_prefix('-') {
         Some(rest) => (true, rest),
@@ -1020,8 +1022,9 @@ fn exact_plain_integer(key: &str) -> Option<(bool, u64)> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    if digits.len() > 1 && digits.starts_with('0') {
-        return None;
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Some((negative, 0));
     }
     Some((negative, digits.parse().ok()?))
 }
@@ -1047,6 +1050,20 @@ pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_map_keys_read_leading_zeros_as_the_references_do() {
+        assert_eq!(exact_plain_integer("048576"), Some((false, 48576)));
+        assert_eq!(exact_plain_integer("-007"), Some((true, 7)));
+        assert_eq!(exact_plain_integer("000"), Some((false, 0)));
+        assert_eq!(
+            exact_plain_integer("18446744073709551615"),
+            Some((false, u64::MAX))
+        );
+        for bad in ["", "-", "1e3", "1.0", "+1", " 1", "18446744073709551616"] {
+            assert_eq!(exact_plain_integer(bad), None, "{bad:?}");
+        }
+    }
 
     /// A string map read entry by entry as it arrives: what [`JsonReader::str_map`] must
     /// agree with, result and error alike.
