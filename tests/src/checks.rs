@@ -43,6 +43,77 @@ pub fn conformance(data: &[u8]) {
     }
 }
 
+/// The conformance suite's TestAllTypes messages (the first byte picks one, as in
+/// [`conformance`]) read by a `DynamicMessage` built from their descriptors alone: see
+/// [`check_dynamic`].
+#[cfg(vt_conformance)]
+pub fn dynamic(data: &[u8]) {
+    use crate::conformance_standalone::protobuf_test_messages as s;
+    use std::sync::OnceLock;
+    use vtproto::reflect::DescriptorPool;
+    static POOL: OnceLock<DescriptorPool> = OnceLock::new();
+    let pool = POOL.get_or_init(|| DescriptorPool::decode(crate::CONFORMANCE_DESCRIPTORS).unwrap());
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    if which % 2 == 0 {
+        let desc = pool
+            .get_message_by_name("protobuf_test_messages.proto3.TestAllTypesProto3")
+            .unwrap();
+        check_dynamic::<s::proto3::TestAllTypesProto3>(&desc, rest);
+    } else {
+        let desc = pool
+            .get_message_by_name("protobuf_test_messages.proto2.TestAllTypesProto2")
+            .unwrap();
+        check_dynamic::<s::proto2::TestAllTypesProto2>(&desc, rest);
+    }
+}
+
+/// A `DynamicMessage` of type `desc` reads `data` as the generated `mode=standalone` struct
+/// `S` of the same type does: it accepts and refuses alike, writes the struct's deterministic
+/// encoding byte for byte (unknown fields, extensions, closed enums, groups, MessageSet items,
+/// packing, map entries in key order), and reads what it wrote back to the same bytes.
+pub fn check_dynamic<S: vtproto::Message + PartialEq + std::fmt::Debug>(
+    desc: &vtproto::reflect::MessageDescriptor,
+    data: &[u8],
+) {
+    use vtproto::reflect::DynamicMessage;
+    let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let ours = DynamicMessage::decode(desc.clone(), data);
+    let theirs = crate::properties::partial::<S>(data);
+    match (&ours, &theirs) {
+        (Ok(d), Ok(s)) => {
+            let expected = s.encode_deterministic_to_vec();
+            let written = d.encode_to_vec();
+            assert!(
+                written == expected,
+                "{}: the dynamic message writes other bytes for {}\n ours {}\n gen  {}",
+                desc.full_name(),
+                hex(data),
+                hex(&written),
+                hex(&expected)
+            );
+            let again = DynamicMessage::decode(desc.clone(), &written).unwrap_or_else(|e| {
+                panic!("{}: what it wrote does not read: {e}", desc.full_name())
+            });
+            assert_eq!(
+                again.encode_to_vec(),
+                expected,
+                "{}: round trip",
+                desc.full_name()
+            );
+        }
+        (Err(_), Err(_)) => {}
+        (d, s) => panic!(
+            "{}: dynamic {:?} but generated {:?} on {}",
+            desc.full_name(),
+            d.as_ref().err(),
+            s.as_ref().err(),
+            hex(data)
+        ),
+    }
+}
+
 /// ProtoJSON input for the project's workload and test messages (`mode=standalone`, the first
 /// byte picks one; the rest is the JSON text, not necessarily UTF-8): reading never panics;
 /// what reads writes again (every value read from JSON has a JSON form) and reads back to

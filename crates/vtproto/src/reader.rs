@@ -411,7 +411,7 @@ impl<'a> Reader<'a> {
 
     /// Runs `f` on a reader over `body`, one nesting level deeper.
     #[inline(always)]
-    fn nested<T>(
+    pub(crate) fn nested<T>(
         &mut self,
         body: &'a [u8],
         f: impl FnOnce(&mut Reader<'a>) -> Result<T, DecodeError>,
@@ -456,7 +456,7 @@ impl<'a> Reader<'a> {
     /// Runs `field` on each key of a group (its start key already read) up to the matching end
     /// key, one nesting level deeper.
     #[inline]
-    fn group(
+    pub(crate) fn group(
         &mut self,
         field_number: u32,
         mut field: impl FnMut(&mut Reader<'a>, u32) -> Result<(), DecodeError>,

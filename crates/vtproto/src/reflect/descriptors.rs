@@ -616,12 +616,21 @@ impl FieldDescriptor {
     }
 
     /// Whether a message field is written as a group (proto2 `group`, editions' `DELIMITED`;
-    /// never a map).
+    /// never a map nor a map entry's value).
     pub fn is_group(&self) -> bool {
         let d = self.data();
         match d.features.syntax {
             Syntax::Proto2 | Syntax::Proto3 => d.raw_type == TYPE_GROUP,
-            _ => self.is_message_kind() && d.features.message_encoding == 2 && !self.is_map(),
+            // A map and a map entry's value are length-prefixed whatever the features say.
+            _ => {
+                let in_entry = d
+                    .message
+                    .is_some_and(|m| self.pool.inner.messages[m as usize].map_entry);
+                self.is_message_kind()
+                    && d.features.message_encoding == 2
+                    && !self.is_map()
+                    && !in_entry
+            }
         }
     }
 
@@ -654,6 +663,11 @@ impl FieldDescriptor {
             pool: self.pool.clone(),
             index: i,
         })
+    }
+
+    /// Its position among its message's fields, in declaration order (0 for an extension).
+    pub fn position(&self) -> usize {
+        self.data().position as usize
     }
 
     /// Whether it is an extension.

@@ -24,6 +24,7 @@
 //! tool to read with the options' own types.
 
 mod descriptors;
+mod dynamic;
 mod error;
 mod features;
 mod pool;
@@ -34,6 +35,7 @@ pub use descriptors::{
     IdempotencyLevel, Kind, MessageDescriptor, MethodDescriptor, OneofDescriptor,
     ServiceDescriptor,
 };
+pub use dynamic::{DynamicMessage, MapKey, Value};
 pub use error::{DescriptorError, DescriptorErrorKind};
 pub use features::Syntax;
 pub use pool::DescriptorPool;

@@ -115,6 +115,8 @@ pub(super) enum KindData {
 #[derive(Clone)]
 pub(super) struct FieldData {
     pub name: String,
+    /// Its position among its message's fields (0 for an extension).
+    pub position: u32,
     pub full_name: String,
     pub json_name: String,
     pub number: u32,
@@ -489,6 +491,7 @@ impl Inner {
             if let Some(o) = oneof {
                 self.oneofs[o as usize].fields.push(i);
             }
+            self.fields[i as usize].position = fields.len() as u32;
             fields.push(i);
         }
         let mut by_number: Vec<(u32, u32)> = fields
@@ -567,6 +570,7 @@ impl Inner {
         let features = outer.merge(raw::option_message(&f.options, 21).as_deref());
         self.fields.push(FieldData {
             name: f.name.clone(),
+            position: 0,
             full_name,
             json_name: f.json_name.clone().unwrap_or_else(|| json_name(&f.name)),
             number: f.number as u32,

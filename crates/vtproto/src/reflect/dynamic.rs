@@ -1,0 +1,674 @@
+//! `DynamicMessage`: a message of a type known only at run time, held as values by field,
+//! read and written in the binary format through the same `Reader` and backward writer as
+//! generated code, with the semantics of `mode=standalone`: unknown fields kept as they came
+//! (a declared field with another wire type among them), declared extensions read into their
+//! types, closed enums' undeclared numbers kept as unknown, packed and expanded lists both
+//! read, map entries written whole, MessageSet items, and the written form of generated
+//! structs (known fields by number, then extensions in the order they came, then unknown
+//! records).
+
+use alloc::collections::BTreeMap;
+
+use super::descriptors::{FieldDescriptor, Kind, MessageDescriptor};
+use crate::prelude::*;
+use crate::wire::{self, WireType};
+use crate::{DecodeError, DecodeErrorKind, Reader, ReverseWriter, UnknownFields};
+
+/// One value of a field: a scalar, an enum number, a message, a list or a map.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// `bool`.
+    Bool(bool),
+    /// `int32`, `sint32`, `sfixed32`.
+    I32(i32),
+    /// `int64`, `sint64`, `sfixed64`.
+    I64(i64),
+    /// `uint32`, `fixed32`.
+    U32(u32),
+    /// `uint64`, `fixed64`.
+    U64(u64),
+    /// `float`.
+    F32(f32),
+    /// `double`.
+    F64(f64),
+    /// `string`.
+    String(String),
+    /// `bytes`.
+    Bytes(Vec<u8>),
+    /// An enum's number (declared or not, for open enums).
+    EnumNumber(i32),
+    /// A message.
+    Message(DynamicMessage),
+    /// A repeated field's values.
+    List(Vec<Value>),
+    /// A map field's entries, in key order.
+    Map(BTreeMap<MapKey, Value>),
+}
+
+/// A map's key.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MapKey {
+    /// `bool`.
+    Bool(bool),
+    /// `int32`, `sint32`, `sfixed32`.
+    I32(i32),
+    /// `int64`, `sint64`, `sfixed64`.
+    I64(i64),
+    /// `uint32`, `fixed32`.
+    U32(u32),
+    /// `uint64`, `fixed64`.
+    U64(u64),
+    /// `string`.
+    String(String),
+}
+
+impl Value {
+    /// The default of one value of `kind` (a message's is empty).
+    pub fn default_of(kind: &Kind) -> Value {
+        match kind {
+            Kind::Double => Value::F64(0.0),
+            Kind::Float => Value::F32(0.0),
+            Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Value::I32(0),
+            Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Value::I64(0),
+            Kind::Uint32 | Kind::Fixed32 => Value::U32(0),
+            Kind::Uint64 | Kind::Fixed64 => Value::U64(0),
+            Kind::Bool => Value::Bool(false),
+            Kind::String => Value::String(String::new()),
+            Kind::Bytes => Value::Bytes(Vec::new()),
+            Kind::Enum(e) => Value::EnumNumber(e.default_value().number()),
+            Kind::Message(m) => Value::Message(DynamicMessage::new(m.clone())),
+        }
+    }
+
+    /// The default of `field`: an empty list or map, or one value's default.
+    pub fn default_for(field: &FieldDescriptor) -> Value {
+        if field.is_map() {
+            Value::Map(BTreeMap::new())
+        } else if field.is_list() {
+            Value::List(Vec::new())
+        } else {
+            Value::default_of(&field.kind())
+        }
+    }
+
+    /// Whether a singular value is its type's zero (not written where presence is implicit).
+    fn is_zero(&self) -> bool {
+        match self {
+            Value::Bool(v) => !v,
+            Value::I32(v) | Value::EnumNumber(v) => *v == 0,
+            Value::I64(v) => *v == 0,
+            Value::U32(v) => *v == 0,
+            Value::U64(v) => *v == 0,
+            // -0.0 is written: its bits are not zero.
+            Value::F32(v) => v.to_bits() == 0,
+            Value::F64(v) => v.to_bits() == 0,
+            Value::String(s) => s.is_empty(),
+            Value::Bytes(b) => b.is_empty(),
+            Value::Message(_) => false,
+            Value::List(l) => l.is_empty(),
+            Value::Map(m) => m.is_empty(),
+        }
+    }
+}
+
+impl From<MapKey> for Value {
+    fn from(k: MapKey) -> Value {
+        match k {
+            MapKey::Bool(v) => Value::Bool(v),
+            MapKey::I32(v) => Value::I32(v),
+            MapKey::I64(v) => Value::I64(v),
+            MapKey::U32(v) => Value::U32(v),
+            MapKey::U64(v) => Value::U64(v),
+            MapKey::String(v) => Value::String(v),
+        }
+    }
+}
+
+impl MapKey {
+    fn from_value(v: Value) -> Option<MapKey> {
+        Some(match v {
+            Value::Bool(v) => MapKey::Bool(v),
+            Value::I32(v) => MapKey::I32(v),
+            Value::I64(v) => MapKey::I64(v),
+            Value::U32(v) => MapKey::U32(v),
+            Value::U64(v) => MapKey::U64(v),
+            Value::String(v) => MapKey::String(v),
+            _ => return None,
+        })
+    }
+}
+
+/// A message of a type known at run time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DynamicMessage {
+    desc: MessageDescriptor,
+    /// By the field's position in its message.
+    fields: Vec<Option<Value>>,
+    /// Declared extensions, in the order they first came.
+    extensions: Vec<(FieldDescriptor, Value)>,
+    unknown: UnknownFields,
+}
+
+impl DynamicMessage {
+    /// An empty message of type `desc`.
+    pub fn new(desc: MessageDescriptor) -> Self {
+        let n = desc.fields().len();
+        DynamicMessage {
+            desc,
+            fields: vec![None; n],
+            extensions: Vec::new(),
+            unknown: UnknownFields::default(),
+        }
+    }
+
+    /// Decodes a message of type `desc` (merge alone: required fields are not checked).
+    pub fn decode(desc: MessageDescriptor, bytes: &[u8]) -> Result<Self, DecodeError> {
+        let mut m = Self::new(desc);
+        m.merge(&mut Reader::new(bytes))?;
+        Ok(m)
+    }
+
+    /// Its type.
+    pub fn descriptor(&self) -> &MessageDescriptor {
+        &self.desc
+    }
+
+    /// The unknown fields it kept.
+    pub fn unknown_fields(&self) -> &UnknownFields {
+        &self.unknown
+    }
+
+    fn slot(&self, field: &FieldDescriptor) -> Option<usize> {
+        (!field.is_extension() && field.containing_message() == self.desc).then(|| field.position())
+    }
+
+    /// Whether `field` is set: present where presence is tracked, not its default where it is
+    /// not, not empty for lists and maps.
+    pub fn has_field(&self, field: &FieldDescriptor) -> bool {
+        let value = match self.slot(field) {
+            Some(i) => self.fields[i].as_ref(),
+            None => self
+                .extensions
+                .iter()
+                .find(|(f, _)| f == field)
+                .map(|(_, v)| v),
+        };
+        match value {
+            None => false,
+            Some(v) if field.has_presence() => {
+                let _ = v;
+                true
+            }
+            Some(v) => !v.is_zero(),
+        }
+    }
+
+    /// The value of `field`: its own, or its default.
+    pub fn get_field(&self, field: &FieldDescriptor) -> Value {
+        let value = match self.slot(field) {
+            Some(i) => self.fields[i].clone(),
+            None => self
+                .extensions
+                .iter()
+                .find(|(f, _)| f == field)
+                .map(|(_, v)| v.clone()),
+        };
+        value.unwrap_or_else(|| Value::default_for(field))
+    }
+
+    /// The value of the field of this name, if the message has one.
+    pub fn get_field_by_name(&self, name: &str) -> Option<Value> {
+        let f = self.desc.get_field_by_name(name)?;
+        Some(self.get_field(&f))
+    }
+
+    /// Sets `field` (a field of this message or an extension of it) to `value`, clearing the
+    /// other members of its oneof. The value must fit the field's kind (not checked here).
+    pub fn set_field(&mut self, field: &FieldDescriptor, value: Value) {
+        self.clear_oneof_of(field);
+        match self.slot(field) {
+            Some(i) => self.fields[i] = Some(value),
+            None => match self.extensions.iter_mut().find(|(f, _)| f == field) {
+                Some((_, v)) => *v = value,
+                None => self.extensions.push((field.clone(), value)),
+            },
+        }
+    }
+
+    /// Clears `field`.
+    pub fn clear_field(&mut self, field: &FieldDescriptor) {
+        match self.slot(field) {
+            Some(i) => self.fields[i] = None,
+            None => self.extensions.retain(|(f, _)| f != field),
+        }
+    }
+
+    fn clear_oneof_of(&mut self, field: &FieldDescriptor) {
+        if let Some(o) = field.containing_oneof() {
+            for member in o.fields() {
+                if member != *field {
+                    self.fields[member.position()] = None;
+                }
+            }
+        }
+    }
+
+    /// The fields (and extensions) that are set, with their values.
+    pub fn fields(&self) -> impl Iterator<Item = (FieldDescriptor, &Value)> + '_ {
+        let known = self
+            .desc
+            .fields()
+            .zip(&self.fields)
+            .filter_map(|(f, v)| v.as_ref().map(|v| (f, v)))
+            .filter(|(f, v)| f.has_presence() || !v.is_zero());
+        known.chain(self.extensions.iter().map(|(f, v)| (f.clone(), v)))
+    }
+
+    /// The value of `field`, created as its default if missing, to change in place.
+    fn value_mut(&mut self, field: &FieldDescriptor) -> &mut Value {
+        match self.slot(field) {
+            Some(i) => {
+                if self.fields[i].is_none() {
+                    self.clear_oneof_of(field);
+                    self.fields[i] = Some(Value::default_for(field));
+                }
+                self.fields[i].as_mut().unwrap()
+            }
+            None => {
+                let at = match self.extensions.iter().position(|(f, _)| f == field) {
+                    Some(at) => at,
+                    None => {
+                        self.extensions
+                            .push((field.clone(), Value::default_for(field)));
+                        self.extensions.len() - 1
+                    }
+                };
+                &mut self.extensions[at].1
+            }
+        }
+    }
+
+    /// Merges an encoded message from `r`.
+    pub fn merge(&mut self, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        while !r.is_empty() {
+            let key = r.read_key()?;
+            self.merge_field(key, r)?;
+        }
+        Ok(())
+    }
+
+    fn field_of(&self, number: u32) -> Option<FieldDescriptor> {
+        self.desc
+            .get_field(number)
+            .or_else(|| self.desc.get_extension(number))
+    }
+
+    fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        let number = key >> 3;
+        let wire_type = key & 7;
+        if self.desc.is_message_set() && number == 1 && wire_type == WireType::StartGroup as u32 {
+            return self.merge_message_set_item(key, r);
+        }
+        let Some(field) = self.field_of(number) else {
+            return self.unknown.merge_field(key, r);
+        };
+        let expected = field.wire_type() as u32;
+        let kind = field.kind();
+        if field.is_map() {
+            if wire_type != WireType::LengthDelimited as u32 {
+                return self.unknown.merge_field(key, r);
+            }
+            return self.merge_map_entry(&field, key, r);
+        }
+        let packed =
+            field.is_list() && kind.is_packable() && wire_type == WireType::LengthDelimited as u32;
+        if wire_type != expected && !packed {
+            return self.unknown.merge_field(key, r);
+        }
+        if packed {
+            let body = r.read_len_delimited()?;
+            let mut inner = Reader::new(body);
+            while !inner.is_empty() {
+                let mark = inner.mark();
+                let v = read_scalar(&kind, &mut inner)?;
+                if self.closed_undeclared(&kind, &v) {
+                    let k = wire::key(number, WireType::Varint);
+                    self.unknown.push_since(k, mark, &inner);
+                    continue;
+                }
+                push(self.value_mut(&field), v);
+            }
+            return Ok(());
+        }
+        match &kind {
+            Kind::Message(m) => {
+                let mut msg = match self.take_message(&field) {
+                    Some(msg) => msg,
+                    None => DynamicMessage::new(m.clone()),
+                };
+                let result = if field.is_group() {
+                    r.group(number, |r, key| msg.merge_field(key, r))
+                } else {
+                    let body = r.read_len_delimited()?;
+                    r.nested(body, |inner| msg.merge(inner))
+                };
+                self.put_message(&field, msg);
+                result
+            }
+            _ => {
+                let mark = r.mark();
+                let v = read_scalar(&kind, r)?;
+                if self.closed_undeclared(&kind, &v) {
+                    self.unknown.push_since(key, mark, r);
+                    return Ok(());
+                }
+                if field.is_list() {
+                    push(self.value_mut(&field), v);
+                } else {
+                    self.set_field(&field, v);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A singular message field's value, taken out to merge into (a list's new element is
+    /// always a new message).
+    fn take_message(&mut self, field: &FieldDescriptor) -> Option<DynamicMessage> {
+        if field.is_list() {
+            return None;
+        }
+        let slot = match self.slot(field) {
+            Some(i) => self.fields[i].take(),
+            None => {
+                let at = self.extensions.iter().position(|(f, _)| f == field)?;
+                Some(self.extensions.remove(at).1)
+            }
+        };
+        match slot {
+            Some(Value::Message(m)) => Some(m),
+            _ => None,
+        }
+    }
+
+    fn put_message(&mut self, field: &FieldDescriptor, msg: DynamicMessage) {
+        if field.is_list() {
+            push(self.value_mut(field), Value::Message(msg));
+        } else {
+            self.set_field(field, Value::Message(msg));
+        }
+    }
+
+    fn closed_undeclared(&self, kind: &Kind, v: &Value) -> bool {
+        match (kind, v) {
+            (Kind::Enum(e), Value::EnumNumber(n)) => e.is_closed() && e.get_value(*n).is_none(),
+            _ => false,
+        }
+    }
+
+    /// One map entry: key and value default when missing; an entry whose value is an
+    /// undeclared number of a closed enum goes to the unknown fields whole, as the spec asks.
+    fn merge_map_entry(
+        &mut self,
+        field: &FieldDescriptor,
+        key: u32,
+        r: &mut Reader<'_>,
+    ) -> Result<(), DecodeError> {
+        let Kind::Message(entry) = field.kind() else {
+            unreachable!("a map field's type is its entry")
+        };
+        let (Some(key_field), Some(value_field)) =
+            (entry.map_entry_key_field(), entry.map_entry_value_field())
+        else {
+            return self.unknown.merge_field(key, r);
+        };
+        let mark = r.mark();
+        let body = r.read_len_delimited()?;
+        // Key and value as the entry holds them last (a value read twice: the last one; a
+        // message twice: merged), whatever they hold: an enum's number is checked once the
+        // entry is read, as generated code does.
+        let (key_kind, value_kind) = (key_field.kind(), value_field.kind());
+        let (key_wire, value_wire) = (key_kind.wire_type() as u32, value_kind.wire_type() as u32);
+        let mut k = None;
+        let mut v = None;
+        r.nested(body, |inner| {
+            while !inner.is_empty() {
+                let entry_key = inner.read_key()?;
+                match (entry_key >> 3, entry_key & 7) {
+                    (1, w) if w == key_wire => k = Some(read_scalar(&key_kind, inner)?),
+                    (2, w) if w == value_wire => match &value_kind {
+                        Kind::Message(m) => {
+                            let body = inner.read_len_delimited()?;
+                            let mut msg = match v.take() {
+                                Some(Value::Message(msg)) => msg,
+                                _ => DynamicMessage::new(m.clone()),
+                            };
+                            let result = inner.nested(body, |r| msg.merge(r));
+                            v = Some(Value::Message(msg));
+                            result?;
+                        }
+                        _ => v = Some(read_scalar(&value_kind, inner)?),
+                    },
+                    _ => inner.skip_field(entry_key)?,
+                }
+            }
+            Ok(())
+        })?;
+        let value = v.unwrap_or_else(|| Value::default_of(&value_kind));
+        if self.closed_undeclared(&value_kind, &value) {
+            self.unknown.push_since(key, mark, r);
+            return Ok(());
+        }
+        let k = MapKey::from_value(k.unwrap_or_else(|| Value::default_of(&key_kind)))
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::Truncated))?;
+        if let Value::Map(map) = self.value_mut(field) {
+            map.insert(k, value);
+        }
+        Ok(())
+    }
+
+    /// A MessageSet item: `group Item = 1 { type_id = 2; message = 3 }`. Each message goes
+    /// with the type id before it (or, before any, the first one after) into the extension of
+    /// that number; an item naming an undeclared type id, or without a type id or a message,
+    /// is kept as it came (what came before it in the item, declared, was read too), as the
+    /// generated code does.
+    fn merge_message_set_item(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        let mark = r.mark();
+        let mut pairs = Vec::new();
+        let mut type_id = None;
+        let mut waiting = Vec::new();
+        r.group(1, |r, k| {
+            if k == wire::key(2, WireType::Varint) {
+                let id = r.read_uint32()?;
+                pairs.extend(waiting.drain(..).map(|m| (id, m)));
+                type_id = Some(id);
+            } else if k == wire::key(3, WireType::LengthDelimited) {
+                let body = r.read_len_delimited()?;
+                match type_id {
+                    Some(id) => pairs.push((id, body)),
+                    None => waiting.push(body),
+                }
+            } else {
+                r.skip_field(k)?;
+            }
+            Ok(())
+        })?;
+        let mut merged = false;
+        for (id, body) in pairs {
+            let ext = self.desc.get_extension(id);
+            let Some((ext, Kind::Message(m))) = ext.map(|e| {
+                let kind = e.kind();
+                (e, kind)
+            }) else {
+                merged = false;
+                break;
+            };
+            let mut msg = self
+                .take_message(&ext)
+                .unwrap_or_else(|| DynamicMessage::new(m.clone()));
+            let result = msg.merge(&mut Reader::new(body));
+            self.put_message(&ext, msg);
+            result?;
+            merged = true;
+        }
+        if !merged {
+            self.unknown.push_since(key, mark, r);
+        }
+        Ok(())
+    }
+
+    /// Encodes the message: known fields by number, extensions in the order they came, then
+    /// the unknown records; map entries in key order.
+    pub fn encode_to_vec(&self) -> Vec<u8> {
+        let mut buf = Vec::new();
+        let mut w = ReverseWriter::growable(&mut buf);
+        self.encode_reverse(&mut w);
+        w.written_bytes().to_vec()
+    }
+
+    /// Writes the message so that it ends at the writer's cursor.
+    pub fn encode_reverse(&self, w: &mut ReverseWriter<'_>) {
+        self.unknown.encode_reverse(w);
+        for (f, v) in self.extensions.iter().rev() {
+            if self.desc.is_message_set() {
+                if let Value::Message(m) = v {
+                    // Item { type_id = 2; message = 3 }
+                    w.put_varint(wire::key(1, WireType::EndGroup) as u64);
+                    let mark = w.written();
+                    m.encode_reverse(w);
+                    w.put_len(mark);
+                    w.put_varint(wire::key(3, WireType::LengthDelimited) as u64);
+                    w.put_varint(u64::from(f.number()));
+                    w.put_varint(wire::key(2, WireType::Varint) as u64);
+                    w.put_varint(wire::key(1, WireType::StartGroup) as u64);
+                    continue;
+                }
+            }
+            write_field(f, v, w);
+        }
+        let mut by_number: Vec<(FieldDescriptor, &Value)> = self
+            .desc
+            .fields()
+            .zip(&self.fields)
+            .filter_map(|(f, v)| v.as_ref().map(|v| (f, v)))
+            .collect();
+        by_number.sort_by_key(|(f, _)| f.number());
+        for (f, v) in by_number.iter().rev() {
+            if !f.has_presence() && v.is_zero() {
+                continue;
+            }
+            write_field(f, v, w);
+        }
+    }
+}
+
+fn push(list: &mut Value, v: Value) {
+    if let Value::List(l) = list {
+        l.push(v);
+    }
+}
+
+fn read_scalar(kind: &Kind, r: &mut Reader<'_>) -> Result<Value, DecodeError> {
+    Ok(match kind {
+        Kind::Double => Value::F64(r.read_double()?),
+        Kind::Float => Value::F32(r.read_float()?),
+        Kind::Int64 => Value::I64(r.read_int64()?),
+        Kind::Uint64 => Value::U64(r.read_uint64()?),
+        Kind::Int32 => Value::I32(r.read_int32()?),
+        Kind::Fixed64 => Value::U64(r.read_fixed64()?),
+        Kind::Fixed32 => Value::U32(r.read_fixed32()?),
+        Kind::Bool => Value::Bool(r.read_bool()?),
+        // A Rust `String` holds UTF-8 whatever the schema asks (as generated structs do).
+        Kind::String => Value::String(r.read_string()?),
+        Kind::Bytes => Value::Bytes(r.read_byte_vec()?),
+        Kind::Uint32 => Value::U32(r.read_uint32()?),
+        Kind::Sfixed32 => Value::I32(r.read_sfixed32()?),
+        Kind::Sfixed64 => Value::I64(r.read_sfixed64()?),
+        Kind::Sint32 => Value::I32(r.read_sint32()?),
+        Kind::Sint64 => Value::I64(r.read_sint64()?),
+        Kind::Enum(_) => Value::EnumNumber(r.read_int32()?),
+        Kind::Message(_) => unreachable!("messages are read by merge_field"),
+    })
+}
+
+/// Writes one scalar value, without its key.
+fn write_scalar(kind: &Kind, v: &Value, w: &mut ReverseWriter<'_>) {
+    match (kind, v) {
+        (Kind::Double, Value::F64(v)) => w.put_double(*v),
+        (Kind::Float, Value::F32(v)) => w.put_float(*v),
+        (Kind::Int64, Value::I64(v)) => w.put_int64(*v),
+        (Kind::Uint64, Value::U64(v)) => w.put_uint64(*v),
+        (Kind::Int32, Value::I32(v)) | (Kind::Enum(_), Value::EnumNumber(v)) => w.put_int32(*v),
+        (Kind::Fixed64, Value::U64(v)) => w.put_fixed64(*v),
+        (Kind::Fixed32, Value::U32(v)) => w.put_fixed32(*v),
+        (Kind::Bool, Value::Bool(v)) => w.put_bool(*v),
+        (Kind::String, Value::String(s)) => w.put_string(s),
+        (Kind::Bytes, Value::Bytes(b)) => w.put_bytes(b),
+        (Kind::Uint32, Value::U32(v)) => w.put_uint32(*v),
+        (Kind::Sfixed32, Value::I32(v)) => w.put_sfixed32(*v),
+        (Kind::Sfixed64, Value::I64(v)) => w.put_sfixed64(*v),
+        (Kind::Sint32, Value::I32(v)) => w.put_sint32(*v),
+        (Kind::Sint64, Value::I64(v)) => w.put_sint64(*v),
+        (Kind::Message(_), Value::Message(m)) => {
+            let mark = w.written();
+            m.encode_reverse(w);
+            w.put_len(mark);
+        }
+        // A value of another kind than its field's is not written.
+        _ => {}
+    }
+}
+
+/// Writes one value of `kind` with its key (a group between its start and end keys).
+fn write_one(field: &FieldDescriptor, kind: &Kind, v: &Value, w: &mut ReverseWriter<'_>) {
+    let number = field.number();
+    if field.is_group() {
+        if let Value::Message(m) = v {
+            w.put_varint(wire::key(number, WireType::EndGroup) as u64);
+            m.encode_reverse(w);
+            w.put_varint(wire::key(number, WireType::StartGroup) as u64);
+        }
+        return;
+    }
+    write_scalar(kind, v, w);
+    w.put_varint(wire::key(number, kind.wire_type()) as u64);
+}
+
+fn write_field(field: &FieldDescriptor, v: &Value, w: &mut ReverseWriter<'_>) {
+    let kind = field.kind();
+    let number = field.number();
+    match v {
+        Value::List(list) if field.is_packed() => {
+            if list.is_empty() {
+                return;
+            }
+            let mark = w.written();
+            for item in list.iter().rev() {
+                write_scalar(&kind, item, w);
+            }
+            w.put_len(mark);
+            w.put_varint(wire::key(number, WireType::LengthDelimited) as u64);
+        }
+        Value::List(list) => {
+            for item in list.iter().rev() {
+                write_one(field, &kind, item, w);
+            }
+        }
+        Value::Map(map) => {
+            let Kind::Message(entry) = &kind else { return };
+            let (Some(kf), Some(vf)) = (entry.map_entry_key_field(), entry.map_entry_value_field())
+            else {
+                return;
+            };
+            let (key_kind, value_kind) = (kf.kind(), vf.kind());
+            for (k, v) in map.iter().rev() {
+                let mark = w.written();
+                write_one(&vf, &value_kind, v, w);
+                write_one(&kf, &key_kind, &Value::from(k.clone()), w);
+                w.put_len(mark);
+                w.put_varint(wire::key(number, WireType::LengthDelimited) as u64);
+            }
+        }
+        v => write_one(field, &kind, v, w),
+    }
+}
