@@ -227,8 +227,12 @@ where
     if let Ok(s) = &standalone {
         standalone_round_trip(s);
     }
-    check_reuse_one::<P>(data);
-    check_reuse_one::<S>(data);
+    // Under Miri (scripts/miri.sh's sample) the decoders' unsafe paths are what is checked:
+    // the pairs add decodes, not unsafe code.
+    if !cfg!(miri) {
+        check_reuse_one::<P>(data);
+        check_reuse_one::<S>(data);
+    }
 }
 
 /// The checks on one input for a type that exists in `mode=standalone` alone (editions): the

@@ -529,10 +529,16 @@ impl FieldDescriptor {
 
     /// Its type.
     pub fn kind(&self) -> Kind {
-        let pool = self.pool.clone();
+        // The pool is cloned (an atomic count) only for the kinds that hold it.
         match self.data().kind {
-            KindData::Message(i) => Kind::Message(MessageDescriptor { pool, index: i }),
-            KindData::Enum(i) => Kind::Enum(EnumDescriptor { pool, index: i }),
+            KindData::Message(i) => Kind::Message(MessageDescriptor {
+                pool: self.pool.clone(),
+                index: i,
+            }),
+            KindData::Enum(i) => Kind::Enum(EnumDescriptor {
+                pool: self.pool.clone(),
+                index: i,
+            }),
             KindData::Scalar(t) => match t {
                 1 => Kind::Double,
                 2 => Kind::Float,
@@ -636,11 +642,26 @@ impl FieldDescriptor {
 
     /// The wire type of one of its values.
     pub fn wire_type(&self) -> WireType {
-        if self.is_group() {
-            WireType::StartGroup
-        } else {
-            self.kind().wire_type()
+        match self.data().kind {
+            KindData::Message(_) if self.is_group() => WireType::StartGroup,
+            KindData::Message(_) | KindData::Scalar(9 | 12) => WireType::LengthDelimited,
+            KindData::Scalar(1 | 6 | 16) => WireType::Fixed64,
+            KindData::Scalar(2 | 7 | 15) => WireType::Fixed32,
+            _ => WireType::Varint,
         }
+    }
+
+    /// Whether it is a field (not an extension) of message `index` of the same pool, without
+    /// a handle's count.
+    pub(super) fn is_field_of(&self, message: &MessageDescriptor) -> bool {
+        !self.data().is_extension
+            && self.data().message == Some(message.index)
+            && self.pool == message.pool
+    }
+
+    /// Its oneof's index, without a handle.
+    pub(super) fn oneof_index(&self) -> Option<u32> {
+        self.data().oneof
     }
 
     /// Whether a `string` field's values must be valid UTF-8 (proto3, editions' `VERIFY`).

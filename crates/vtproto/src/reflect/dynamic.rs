@@ -179,7 +179,7 @@ impl DynamicMessage {
     }
 
     fn slot(&self, field: &FieldDescriptor) -> Option<usize> {
-        (!field.is_extension() && field.containing_message() == self.desc).then(|| field.position())
+        field.is_field_of(&self.desc).then(|| field.position())
     }
 
     /// Whether `field` is set: present where presence is tracked, not its default where it is
@@ -244,6 +244,9 @@ impl DynamicMessage {
     }
 
     fn clear_oneof_of(&mut self, field: &FieldDescriptor) {
+        if field.oneof_index().is_none() {
+            return;
+        }
         if let Some(o) = field.containing_oneof() {
             for member in o.fields() {
                 if member != *field {
