@@ -414,31 +414,15 @@ pub fn thin(data: &[u8], salt: u64) -> Vec<u8> {
 
 fn thin_level(data: &[u8], salt: u64, depth: u32) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(data.len());
-    let mut rest = data;
+    let mut r = Reader::new(data);
     let mut index = 0u64;
-    while !rest.is_empty() {
-        let (key, key_len) = varint(rest)?;
-        let (head, after) = rest.split_at(key_len);
-        let field = key >> 3;
-        let (record, tail) = match key & 7 {
-            0 => after.split_at(varint(after)?.1),
-            1 => (after.get(..8)?, &after[8..]),
-            5 => (after.get(..4)?, &after[4..]),
-            2 => {
-                let (len, n) = varint(after)?;
-                let len = usize::try_from(len).ok()?;
-                let end = n.checked_add(len).filter(|&e| e <= after.len())?;
-                (&after[n..end], &after[end..])
-            }
-            3 => {
-                let len = group_len(after, field, 0)?;
-                after.split_at(len)
-            }
-            _ => return None,
-        };
-        rest = tail;
+    while !r.is_empty() {
+        let at = data.len() - r.remaining();
+        let key = r.read_key().ok()?;
+        let head = &data[at..data.len() - r.remaining()];
+        let value = r.skip_field_raw(key).ok()?;
         index += 1;
-        let mut h = salt ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(depth) << 56;
+        let mut h = salt ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (u64::from(depth) << 56);
         h ^= h >> 31;
         h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
         h ^= h >> 29;
@@ -447,62 +431,19 @@ fn thin_level(data: &[u8], salt: u64, depth: u32) -> Option<Vec<u8>> {
         }
         out.extend_from_slice(head);
         if key & 7 == 2 && depth < 16 {
-            if let Some(body) = thin_level(record, h, depth + 1) {
-                let mut len = body.len() as u64;
+            let body = Reader::new(value).read_len_delimited().ok()?;
+            if let Some(thinned) = thin_level(body, h, depth + 1) {
+                let mut len = thinned.len() as u64;
                 while len >= 0x80 {
                     out.push(len as u8 | 0x80);
                     len >>= 7;
                 }
                 out.push(len as u8);
-                out.extend_from_slice(&body);
+                out.extend_from_slice(&thinned);
                 continue;
             }
-            let mut len = record.len() as u64;
-            while len >= 0x80 {
-                out.push(len as u8 | 0x80);
-                len >>= 7;
-            }
-            out.push(len as u8);
         }
-        out.extend_from_slice(record);
+        out.extend_from_slice(value);
     }
     Some(out)
-}
-
-/// The length of a group's body and end key (its start key read), or `None`.
-fn group_len(data: &[u8], field: u64, depth: u32) -> Option<usize> {
-    if depth > 64 {
-        return None;
-    }
-    let mut at = 0;
-    loop {
-        let (key, n) = varint(&data[at..])?;
-        at += n;
-        let rest = &data[at..];
-        let len = match key & 7 {
-            0 => varint(rest)?.1,
-            1 => 8,
-            5 => 4,
-            2 => {
-                let (len, n) = varint(rest)?;
-                n.checked_add(usize::try_from(len).ok()?)?
-            }
-            3 => group_len(rest, key >> 3, depth + 1)?,
-            4 if key >> 3 == field => return Some(at),
-            _ => return None,
-        };
-        at = at.checked_add(len).filter(|&end| end <= data.len())?;
-    }
-}
-
-/// A varint at the start of `data`: its value and length.
-fn varint(data: &[u8]) -> Option<(u64, usize)> {
-    let mut v = 0u64;
-    for (i, &b) in data.iter().take(10).enumerate() {
-        v |= u64::from(b & 0x7f) << (7 * i);
-        if b < 0x80 {
-            return Some((v, i + 1));
-        }
-    }
-    None
 }

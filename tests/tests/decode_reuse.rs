@@ -292,3 +292,24 @@ fn decode_into_drops_old_entries_of_maps_of_empty_values() {
     }
     assert!(reused.own_empty_ordered.is_empty() && reused.wkt_empty_ordered.is_empty());
 }
+
+/// The thinned inputs the reuse checks pair with each input drop records at every level: whole
+/// elements, and entries inside an element kept.
+#[test]
+fn thinning_drops_records_at_every_level() {
+    let input = candidates(3, 1).encode_to_vec();
+    let (mut fewer, mut inner) = (false, false);
+    for salt in 0..200 {
+        let Ok(thinned) = CandidatesResponse::decode(&vt_tests::properties::thin(&input, salt))
+        else {
+            continue;
+        };
+        fewer |= thinned.candidates.len() < 3;
+        inner |= thinned.candidates.len() == 3
+            && thinned.candidates.iter().any(|c| c.meta_data.len() < 6);
+    }
+    assert!(
+        fewer && inner,
+        "fewer elements: {fewer}, fewer entries inside: {inner}"
+    );
+}
