@@ -18,6 +18,14 @@ macro_rules! handle {
         }
 
         impl $name {
+            /// The definition at `index` of `pool`'s table of its kind.
+            fn at(pool: &DescriptorPool, index: u32) -> Self {
+                $name {
+                    pool: pool.clone(),
+                    index,
+                }
+            }
+
             fn data(&self) -> &$data {
                 &self.pool.inner.$table[self.index as usize]
             }
@@ -91,56 +99,37 @@ handle!(
 );
 
 impl DescriptorPool {
-    fn handle<T>(&self, index: u32, make: fn(DescriptorPool, u32) -> T) -> T {
-        make(self.clone(), index)
-    }
-
     /// The files, each after its imports.
     pub fn files(&self) -> impl ExactSizeIterator<Item = FileDescriptor> + '_ {
-        (0..self.inner.files.len() as u32).map(|i| FileDescriptor {
-            pool: self.clone(),
-            index: i,
-        })
+        (0..self.inner.files.len() as u32).map(|i| FileDescriptor::at(self, i))
     }
 
     /// Every message type, nested ones and map entries included.
     pub fn all_messages(&self) -> impl ExactSizeIterator<Item = MessageDescriptor> + '_ {
-        (0..self.inner.messages.len() as u32).map(|i| MessageDescriptor {
-            pool: self.clone(),
-            index: i,
-        })
+        (0..self.inner.messages.len() as u32).map(|i| MessageDescriptor::at(self, i))
     }
 
     /// Every enum type.
     pub fn all_enums(&self) -> impl ExactSizeIterator<Item = EnumDescriptor> + '_ {
-        (0..self.inner.enums.len() as u32).map(|i| EnumDescriptor {
-            pool: self.clone(),
-            index: i,
-        })
+        (0..self.inner.enums.len() as u32).map(|i| EnumDescriptor::at(self, i))
     }
 
     /// Every extension.
     pub fn all_extensions(&self) -> impl Iterator<Item = FieldDescriptor> + '_ {
         (0..self.inner.fields.len() as u32)
             .filter(|&i| self.inner.fields[i as usize].is_extension)
-            .map(|i| FieldDescriptor {
-                pool: self.clone(),
-                index: i,
-            })
+            .map(|i| FieldDescriptor::at(self, i))
     }
 
     /// Every service.
     pub fn services(&self) -> impl ExactSizeIterator<Item = ServiceDescriptor> + '_ {
-        (0..self.inner.services.len() as u32).map(|i| ServiceDescriptor {
-            pool: self.clone(),
-            index: i,
-        })
+        (0..self.inner.services.len() as u32).map(|i| ServiceDescriptor::at(self, i))
     }
 
     /// The file of this name (as imports name it).
     pub fn get_file_by_name(&self, name: &str) -> Option<FileDescriptor> {
         let i = *self.inner.file_names.get(name)?;
-        Some(self.handle(i, |pool, index| FileDescriptor { pool, index }))
+        Some(FileDescriptor::at(self, i))
     }
 
     fn symbol(&self, full_name: &str) -> Option<Symbol> {
@@ -153,9 +142,7 @@ impl DescriptorPool {
     /// The message of this full name (`pkg.Outer.Inner`; a leading dot is allowed).
     pub fn get_message_by_name(&self, full_name: &str) -> Option<MessageDescriptor> {
         match self.symbol(full_name)? {
-            Symbol::Message(i) => {
-                Some(self.handle(i, |pool, index| MessageDescriptor { pool, index }))
-            }
+            Symbol::Message(i) => Some(MessageDescriptor::at(self, i)),
             _ => None,
         }
     }
@@ -163,7 +150,7 @@ impl DescriptorPool {
     /// The enum of this full name.
     pub fn get_enum_by_name(&self, full_name: &str) -> Option<EnumDescriptor> {
         match self.symbol(full_name)? {
-            Symbol::Enum(i) => Some(self.handle(i, |pool, index| EnumDescriptor { pool, index })),
+            Symbol::Enum(i) => Some(EnumDescriptor::at(self, i)),
             _ => None,
         }
     }
@@ -172,7 +159,7 @@ impl DescriptorPool {
     pub fn get_extension_by_name(&self, full_name: &str) -> Option<FieldDescriptor> {
         match self.symbol(full_name)? {
             Symbol::Field(i) if self.inner.fields[i as usize].is_extension => {
-                Some(self.handle(i, |pool, index| FieldDescriptor { pool, index }))
+                Some(FieldDescriptor::at(self, i))
             }
             _ => None,
         }
@@ -181,9 +168,7 @@ impl DescriptorPool {
     /// The service of this full name.
     pub fn get_service_by_name(&self, full_name: &str) -> Option<ServiceDescriptor> {
         match self.symbol(full_name)? {
-            Symbol::Service(i) => {
-                Some(self.handle(i, |pool, index| ServiceDescriptor { pool, index }))
-            }
+            Symbol::Service(i) => Some(ServiceDescriptor::at(self, i)),
             _ => None,
         }
     }
@@ -219,10 +204,10 @@ impl FileDescriptor {
 
     /// The files it imports.
     pub fn dependencies(&self) -> impl ExactSizeIterator<Item = FileDescriptor> + '_ {
-        self.data().dependencies.iter().map(|&i| FileDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .dependencies
+            .iter()
+            .map(|&i| FileDescriptor::at(&self.pool, i))
     }
 
     /// The files it imports publicly.
@@ -230,42 +215,39 @@ impl FileDescriptor {
         self.data()
             .public_dependencies
             .iter()
-            .map(|&i| FileDescriptor {
-                pool: self.pool.clone(),
-                index: i,
-            })
+            .map(|&i| FileDescriptor::at(&self.pool, i))
     }
 
     /// Its top-level messages.
     pub fn messages(&self) -> impl ExactSizeIterator<Item = MessageDescriptor> + '_ {
-        self.data().messages.iter().map(|&i| MessageDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .messages
+            .iter()
+            .map(|&i| MessageDescriptor::at(&self.pool, i))
     }
 
     /// Its top-level enums.
     pub fn enums(&self) -> impl ExactSizeIterator<Item = EnumDescriptor> + '_ {
-        self.data().enums.iter().map(|&i| EnumDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .enums
+            .iter()
+            .map(|&i| EnumDescriptor::at(&self.pool, i))
     }
 
     /// Its top-level extensions.
     pub fn extensions(&self) -> impl ExactSizeIterator<Item = FieldDescriptor> + '_ {
-        self.data().extensions.iter().map(|&i| FieldDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .extensions
+            .iter()
+            .map(|&i| FieldDescriptor::at(&self.pool, i))
     }
 
     /// Its services.
     pub fn services(&self) -> impl ExactSizeIterator<Item = ServiceDescriptor> + '_ {
-        self.data().services.iter().map(|&i| ServiceDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .services
+            .iter()
+            .map(|&i| ServiceDescriptor::at(&self.pool, i))
     }
 
     /// Its encoded `FileOptions` (empty when it has none).
@@ -370,36 +352,29 @@ impl MessageDescriptor {
 
     /// The file it is declared in.
     pub fn parent_file(&self) -> FileDescriptor {
-        FileDescriptor {
-            pool: self.pool.clone(),
-            index: self.data().file,
-        }
+        FileDescriptor::at(&self.pool, self.data().file)
     }
 
     /// The message it is nested in, if any.
     pub fn parent_message(&self) -> Option<MessageDescriptor> {
-        self.data().parent.map(|i| MessageDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .parent
+            .map(|i| MessageDescriptor::at(&self.pool, i))
     }
 
     /// Its fields, in declaration order (extensions are not fields).
     pub fn fields(&self) -> impl ExactSizeIterator<Item = FieldDescriptor> + '_ {
-        self.data().fields.iter().map(|&i| FieldDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .fields
+            .iter()
+            .map(|&i| FieldDescriptor::at(&self.pool, i))
     }
 
     /// The field of this number.
     pub fn get_field(&self, number: u32) -> Option<FieldDescriptor> {
         let by = &self.data().by_number;
         let at = by.binary_search_by_key(&number, |&(n, _)| n).ok()?;
-        Some(FieldDescriptor {
-            pool: self.pool.clone(),
-            index: by[at].1,
-        })
+        Some(FieldDescriptor::at(&self.pool, by[at].1))
     }
 
     /// The field of this name.
@@ -414,26 +389,26 @@ impl MessageDescriptor {
 
     /// Its oneofs, synthetic ones included.
     pub fn oneofs(&self) -> impl ExactSizeIterator<Item = OneofDescriptor> + '_ {
-        self.data().oneofs.iter().map(|&i| OneofDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .oneofs
+            .iter()
+            .map(|&i| OneofDescriptor::at(&self.pool, i))
     }
 
     /// The messages nested in it (map entries included).
     pub fn child_messages(&self) -> impl ExactSizeIterator<Item = MessageDescriptor> + '_ {
-        self.data().messages.iter().map(|&i| MessageDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .messages
+            .iter()
+            .map(|&i| MessageDescriptor::at(&self.pool, i))
     }
 
     /// The enums nested in it.
     pub fn child_enums(&self) -> impl ExactSizeIterator<Item = EnumDescriptor> + '_ {
-        self.data().enums.iter().map(|&i| EnumDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .enums
+            .iter()
+            .map(|&i| EnumDescriptor::at(&self.pool, i))
     }
 
     /// The extensions declared inside it (of any message).
@@ -441,18 +416,15 @@ impl MessageDescriptor {
         self.data()
             .scoped_extensions
             .iter()
-            .map(|&i| FieldDescriptor {
-                pool: self.pool.clone(),
-                index: i,
-            })
+            .map(|&i| FieldDescriptor::at(&self.pool, i))
     }
 
     /// The extensions of this message in the pool, wherever declared.
     pub fn extensions(&self) -> impl ExactSizeIterator<Item = FieldDescriptor> + '_ {
-        self.data().extensions.iter().map(|&i| FieldDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .extensions
+            .iter()
+            .map(|&i| FieldDescriptor::at(&self.pool, i))
     }
 
     /// The extension of this message with this number, if the pool has one.
@@ -531,14 +503,8 @@ impl FieldDescriptor {
     pub fn kind(&self) -> Kind {
         // The pool is cloned (an atomic count) only for the kinds that hold it.
         match self.data().kind {
-            KindData::Message(i) => Kind::Message(MessageDescriptor {
-                pool: self.pool.clone(),
-                index: i,
-            }),
-            KindData::Enum(i) => Kind::Enum(EnumDescriptor {
-                pool: self.pool.clone(),
-                index: i,
-            }),
+            KindData::Message(i) => Kind::Message(MessageDescriptor::at(&self.pool, i)),
+            KindData::Enum(i) => Kind::Enum(EnumDescriptor::at(&self.pool, i)),
             KindData::Scalar(t) => match t {
                 1 => Kind::Double,
                 2 => Kind::Float,
@@ -680,10 +646,9 @@ impl FieldDescriptor {
 
     /// The oneof it belongs to (a synthetic one for a proto3 `optional`).
     pub fn containing_oneof(&self) -> Option<OneofDescriptor> {
-        self.data().oneof.map(|i| OneofDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .oneof
+            .map(|i| OneofDescriptor::at(&self.pool, i))
     }
 
     /// Its position among its message's fields, in declaration order (0 for an extension).
@@ -698,18 +663,14 @@ impl FieldDescriptor {
 
     /// Where an extension is declared: the message it is nested in (none at file level).
     pub fn extension_scope(&self) -> Option<MessageDescriptor> {
-        self.data().scope.map(|i| MessageDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .scope
+            .map(|i| MessageDescriptor::at(&self.pool, i))
     }
 
     /// The file it is declared in.
     pub fn parent_file(&self) -> FileDescriptor {
-        FileDescriptor {
-            pool: self.pool.clone(),
-            index: self.data().file,
-        }
+        FileDescriptor::at(&self.pool, self.data().file)
     }
 
     /// Its declared default (`[default = ..]`), as `descriptor.proto` spells it: a number, a
@@ -742,10 +703,10 @@ impl OneofDescriptor {
 
     /// Its fields.
     pub fn fields(&self) -> impl ExactSizeIterator<Item = FieldDescriptor> + '_ {
-        self.data().fields.iter().map(|&i| FieldDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .fields
+            .iter()
+            .map(|&i| FieldDescriptor::at(&self.pool, i))
     }
 
     /// Whether it is the synthetic oneof of a proto3 `optional` field.
@@ -756,10 +717,7 @@ impl OneofDescriptor {
 
     /// The message it belongs to.
     pub fn parent_message(&self) -> MessageDescriptor {
-        MessageDescriptor {
-            pool: self.pool.clone(),
-            index: self.data().message,
-        }
+        MessageDescriptor::at(&self.pool, self.data().message)
     }
 
     /// Its encoded `OneofOptions` (empty when it has none).
@@ -781,26 +739,22 @@ impl EnumDescriptor {
 
     /// The file it is declared in.
     pub fn parent_file(&self) -> FileDescriptor {
-        FileDescriptor {
-            pool: self.pool.clone(),
-            index: self.data().file,
-        }
+        FileDescriptor::at(&self.pool, self.data().file)
     }
 
     /// The message it is nested in, if any.
     pub fn parent_message(&self) -> Option<MessageDescriptor> {
-        self.data().parent.map(|i| MessageDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .parent
+            .map(|i| MessageDescriptor::at(&self.pool, i))
     }
 
     /// Its values, in declaration order (aliases included).
     pub fn values(&self) -> impl ExactSizeIterator<Item = EnumValueDescriptor> + '_ {
-        self.data().values.iter().map(|&i| EnumValueDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .values
+            .iter()
+            .map(|&i| EnumValueDescriptor::at(&self.pool, i))
     }
 
     /// The first value declared with this number.
@@ -815,10 +769,7 @@ impl EnumDescriptor {
 
     /// Its default: the first value declared.
     pub fn default_value(&self) -> EnumValueDescriptor {
-        EnumValueDescriptor {
-            pool: self.pool.clone(),
-            index: self.data().values[0],
-        }
+        EnumValueDescriptor::at(&self.pool, self.data().values[0])
     }
 
     /// Whether it is closed (proto2, editions' `CLOSED`): a number it does not declare is
@@ -863,10 +814,7 @@ impl EnumValueDescriptor {
 
     /// The enum it belongs to.
     pub fn parent_enum(&self) -> EnumDescriptor {
-        EnumDescriptor {
-            pool: self.pool.clone(),
-            index: self.data().enumeration,
-        }
+        EnumDescriptor::at(&self.pool, self.data().enumeration)
     }
 
     /// Its encoded `EnumValueOptions` (empty when it has none).
@@ -888,18 +836,15 @@ impl ServiceDescriptor {
 
     /// The file it is declared in.
     pub fn parent_file(&self) -> FileDescriptor {
-        FileDescriptor {
-            pool: self.pool.clone(),
-            index: self.data().file,
-        }
+        FileDescriptor::at(&self.pool, self.data().file)
     }
 
     /// Its methods.
     pub fn methods(&self) -> impl ExactSizeIterator<Item = MethodDescriptor> + '_ {
-        self.data().methods.iter().map(|&i| MethodDescriptor {
-            pool: self.pool.clone(),
-            index: i,
-        })
+        self.data()
+            .methods
+            .iter()
+            .map(|&i| MethodDescriptor::at(&self.pool, i))
     }
 
     /// Its encoded `ServiceOptions` (empty when it has none).
@@ -932,26 +877,17 @@ impl MethodDescriptor {
 
     /// The service it belongs to.
     pub fn parent_service(&self) -> ServiceDescriptor {
-        ServiceDescriptor {
-            pool: self.pool.clone(),
-            index: self.data().service,
-        }
+        ServiceDescriptor::at(&self.pool, self.data().service)
     }
 
     /// Its request message.
     pub fn input(&self) -> MessageDescriptor {
-        MessageDescriptor {
-            pool: self.pool.clone(),
-            index: self.data().input,
-        }
+        MessageDescriptor::at(&self.pool, self.data().input)
     }
 
     /// Its response message.
     pub fn output(&self) -> MessageDescriptor {
-        MessageDescriptor {
-            pool: self.pool.clone(),
-            index: self.data().output,
-        }
+        MessageDescriptor::at(&self.pool, self.data().output)
     }
 
     /// Whether the client streams requests.
