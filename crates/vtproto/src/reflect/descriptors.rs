@@ -318,6 +318,34 @@ impl Kind {
     }
 }
 
+/// The kind of field `index` of `pool` (the pool is cloned, an atomic count, only for the
+/// kinds that hold it).
+fn kind_at(pool: &DescriptorPool, index: u32) -> Kind {
+    match pool.inner.fields[index as usize].kind {
+        KindData::Message(i) => Kind::Message(MessageDescriptor::at(pool, i)),
+        KindData::Enum(i) => Kind::Enum(EnumDescriptor::at(pool, i)),
+        KindData::Scalar(t) => match t {
+            1 => Kind::Double,
+            2 => Kind::Float,
+            3 => Kind::Int64,
+            4 => Kind::Uint64,
+            5 => Kind::Int32,
+            6 => Kind::Fixed64,
+            7 => Kind::Fixed32,
+            8 => Kind::Bool,
+            9 => Kind::String,
+            12 => Kind::Bytes,
+            13 => Kind::Uint32,
+            15 => Kind::Sfixed32,
+            16 => Kind::Sfixed64,
+            17 => Kind::Sint32,
+            _ => Kind::Sint64,
+        },
+        // Every field of a pool is resolved when its file is added.
+        KindData::Unresolved => unreachable!("unresolved field in a pool"),
+    }
+}
+
 /// Whether a field holds one value (with or without presence), one that must be set, or a
 /// list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -501,30 +529,21 @@ impl FieldDescriptor {
 
     /// Its type.
     pub fn kind(&self) -> Kind {
-        // The pool is cloned (an atomic count) only for the kinds that hold it.
-        match self.data().kind {
-            KindData::Message(i) => Kind::Message(MessageDescriptor::at(&self.pool, i)),
-            KindData::Enum(i) => Kind::Enum(EnumDescriptor::at(&self.pool, i)),
-            KindData::Scalar(t) => match t {
-                1 => Kind::Double,
-                2 => Kind::Float,
-                3 => Kind::Int64,
-                4 => Kind::Uint64,
-                5 => Kind::Int32,
-                6 => Kind::Fixed64,
-                7 => Kind::Fixed32,
-                8 => Kind::Bool,
-                9 => Kind::String,
-                12 => Kind::Bytes,
-                13 => Kind::Uint32,
-                15 => Kind::Sfixed32,
-                16 => Kind::Sfixed64,
-                17 => Kind::Sint32,
-                _ => Kind::Sint64,
-            },
-            // Every field of a pool is resolved when its file is added.
-            KindData::Unresolved => unreachable!("unresolved field in a pool"),
-        }
+        kind_at(&self.pool, self.index)
+    }
+
+    /// A map field's key and value kinds, without a handle on the entry's fields.
+    pub(super) fn map_kinds(&self) -> Option<(Kind, Kind)> {
+        let KindData::Message(m) = self.data().kind else {
+            return None;
+        };
+        let entry = &self.pool.inner.messages[m as usize];
+        let find = |n: u32| {
+            let at = entry.by_number.binary_search_by_key(&n, |&(k, _)| k).ok()?;
+            Some(entry.by_number[at].1)
+        };
+        let (k, v) = (find(1)?, find(2)?);
+        Some((kind_at(&self.pool, k), kind_at(&self.pool, v)))
     }
 
     /// Optional, required or repeated, with editions' features applied.

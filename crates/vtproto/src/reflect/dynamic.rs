@@ -37,8 +37,8 @@ pub enum Value {
     Bytes(Vec<u8>),
     /// An enum's number (declared or not, for open enums).
     EnumNumber(i32),
-    /// A message.
-    Message(DynamicMessage),
+    /// A message (boxed: a value is then four words, whatever its kind).
+    Message(Box<DynamicMessage>),
     /// A repeated field's values.
     List(Vec<Value>),
     /// A map field's entries, in key order.
@@ -76,7 +76,7 @@ impl Value {
             Kind::String => Value::String(String::new()),
             Kind::Bytes => Value::Bytes(Vec::new()),
             Kind::Enum(e) => Value::EnumNumber(e.default_value().number()),
-            Kind::Message(m) => Value::Message(DynamicMessage::new(m.clone())),
+            Kind::Message(m) => Value::Message(Box::new(DynamicMessage::new(m.clone()))),
         }
     }
 
@@ -347,7 +347,7 @@ impl DynamicMessage {
             Kind::Message(m) => {
                 let mut msg = match self.take_message(&field) {
                     Some(msg) => msg,
-                    None => DynamicMessage::new(m.clone()),
+                    None => Box::new(DynamicMessage::new(m.clone())),
                 };
                 let result = if field.is_group() {
                     r.group(number, |r, key| msg.merge_field(key, r))
@@ -377,7 +377,7 @@ impl DynamicMessage {
 
     /// A singular message field's value, taken out to merge into (a list's new element is
     /// always a new message).
-    fn take_message(&mut self, field: &FieldDescriptor) -> Option<DynamicMessage> {
+    fn take_message(&mut self, field: &FieldDescriptor) -> Option<Box<DynamicMessage>> {
         if field.is_list() {
             return None;
         }
@@ -394,7 +394,7 @@ impl DynamicMessage {
         }
     }
 
-    fn put_message(&mut self, field: &FieldDescriptor, msg: DynamicMessage) {
+    fn put_message(&mut self, field: &FieldDescriptor, msg: Box<DynamicMessage>) {
         if field.is_list() {
             push(self.value_mut(field), Value::Message(msg));
         } else {
@@ -417,12 +417,7 @@ impl DynamicMessage {
         key: u32,
         r: &mut Reader<'_>,
     ) -> Result<(), DecodeError> {
-        let Kind::Message(entry) = field.kind() else {
-            unreachable!("a map field's type is its entry")
-        };
-        let (Some(key_field), Some(value_field)) =
-            (entry.map_entry_key_field(), entry.map_entry_value_field())
-        else {
+        let Some((key_kind, value_kind)) = field.map_kinds() else {
             return self.unknown.merge_field(key, r);
         };
         let mark = r.mark();
@@ -430,7 +425,6 @@ impl DynamicMessage {
         // Key and value as the entry holds them last (a value read twice: the last one; a
         // message twice: merged), whatever they hold: an enum's number is checked once the
         // entry is read, as generated code does.
-        let (key_kind, value_kind) = (key_field.kind(), value_field.kind());
         let (key_wire, value_wire) = (key_kind.wire_type() as u32, value_kind.wire_type() as u32);
         let mut k = None;
         let mut v = None;
@@ -444,7 +438,7 @@ impl DynamicMessage {
                             let body = inner.read_len_delimited()?;
                             let mut msg = match v.take() {
                                 Some(Value::Message(msg)) => msg,
-                                _ => DynamicMessage::new(m.clone()),
+                                _ => Box::new(DynamicMessage::new(m.clone())),
                             };
                             let result = inner.nested(body, |r| msg.merge(r));
                             v = Some(Value::Message(msg));
@@ -508,7 +502,7 @@ impl DynamicMessage {
             };
             let mut msg = self
                 .take_message(&ext)
-                .unwrap_or_else(|| DynamicMessage::new(m.clone()));
+                .unwrap_or_else(|| Box::new(DynamicMessage::new(m.clone())));
             let result = msg.merge(&mut Reader::new(body));
             self.put_message(&ext, msg);
             result?;
