@@ -1,8 +1,10 @@
 //! Compiles the conformance suite's protos (installed by `scripts/fetch-corpora.sh` into
 //! `target/corpora`, or `VT_CORPORA`) twice: with prost-build plus rust-vt (`mode=prost`, for
 //! `conformance-testee`) and with rust-vt alone (`mode=standalone`, editions included, for
-//! `conformance-testee-standalone`). Without them the testees are built as stubs that say how
-//! to get them; the folder is watched, so installing the corpora rebuilds the real testees.
+//! `conformance-testee-standalone`), and for `conformance-testee-dynamic` the protocol alone
+//! plus the test messages' descriptor set, read at run time. Without them the testees are built
+//! as stubs that say how to get them; the folder is watched, so installing the corpora rebuilds
+//! the real testees.
 
 use std::path::PathBuf;
 
@@ -61,5 +63,23 @@ fn main() {
         .include_file("_includes.rs")
         .compile_protos(&all, &includes)
         .expect("compiling the conformance protos (mode=standalone)");
+
+    // For the testee on reflection alone: the protocol generated, the test messages as data.
+    let protocol_out = out.join("protocol");
+    std::fs::create_dir_all(&protocol_out).unwrap();
+    let mut protocol = vtproto_build::Config::new();
+    protocol
+        .mode(vtproto_build::Mode::Standalone)
+        .features(["structs", "codec"])
+        .protoc(&protoc)
+        .out_dir(&protocol_out)
+        .include_file("_includes.rs");
+    protocol
+        .compile_protos(&all[..1], &includes)
+        .expect("compiling conformance.proto");
+    let set = protocol
+        .load_fds_bytes(&all[1..], &includes)
+        .expect("the test messages' descriptors");
+    std::fs::write(out.join("test_messages.fds"), set).unwrap();
     println!("cargo:rustc-cfg=vt_conformance");
 }
