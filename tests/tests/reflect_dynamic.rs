@@ -133,3 +133,66 @@ fn fields_are_set_read_and_cleared_by_descriptor() {
     assert_eq!(m.fields().count(), 0);
     assert_eq!(m.encode_to_vec(), Vec::<u8>::new());
 }
+
+/// Declared defaults (`[default = ..]`) read as the generated accessors give them, for every
+/// scalar kind (bytes C-escaped, floats in exponent form), in a proto2 message and in its
+/// editions twin.
+#[cfg(vt_conformance)]
+#[test]
+fn declared_defaults_read_as_generated_accessors() {
+    use vt_tests::conformance_standalone::protobuf_test_messages::proto2::TestAllTypesProto2;
+    use vtproto::reflect::Value;
+    let pool = conformance::pool();
+    let g = TestAllTypesProto2::default();
+    let expected = [
+        ("default_int32", Value::I32(g.default_int32())),
+        ("default_int64", Value::I64(g.default_int64())),
+        ("default_uint32", Value::U32(g.default_uint32())),
+        ("default_uint64", Value::U64(g.default_uint64())),
+        ("default_sint32", Value::I32(g.default_sint32())),
+        ("default_sint64", Value::I64(g.default_sint64())),
+        ("default_fixed32", Value::U32(g.default_fixed32())),
+        ("default_fixed64", Value::U64(g.default_fixed64())),
+        ("default_sfixed32", Value::I32(g.default_sfixed32())),
+        ("default_sfixed64", Value::I64(g.default_sfixed64())),
+        ("default_float", Value::F32(g.default_float())),
+        ("default_double", Value::F64(g.default_double())),
+        ("default_bool", Value::Bool(g.default_bool())),
+        ("default_string", Value::String(g.default_string().into())),
+        ("default_bytes", Value::Bytes(g.default_bytes().to_vec())),
+    ];
+    let name = "protobuf_test_messages.proto2.TestAllTypesProto2";
+    let m = DynamicMessage::new(pool.get_message_by_name(name).unwrap());
+    for (field, value) in &expected {
+        assert_eq!(
+            m.get_field_by_name(field).as_ref(),
+            Some(value),
+            "{name}.{field}"
+        );
+    }
+}
+
+/// Declared defaults with escapes, an enum's by name, and a closed enum's first value where
+/// none is declared.
+#[test]
+fn declared_defaults_with_escapes_and_enums() {
+    use vt_tests::own_standalone::vt::test::proto2::Defaults;
+    use vtproto::reflect::Value;
+    let g = Defaults::default();
+    let m = DynamicMessage::new(
+        own::pool()
+            .get_message_by_name("vt.test.proto2.Defaults")
+            .unwrap(),
+    );
+    let get = |name: &str| m.get_field_by_name(name).unwrap();
+    assert_eq!(get("d_string"), Value::String(g.d_string().into()));
+    assert_eq!(get("d_bytes"), Value::Bytes(g.d_bytes().to_vec()));
+    assert_eq!(get("d_double"), Value::F64(g.d_double()));
+    assert_eq!(get("d_float"), Value::F32(g.d_float()));
+    assert_eq!(get("d_level"), Value::EnumNumber(g.d_level() as i32));
+    assert_eq!(
+        get("no_default_level"),
+        Value::EnumNumber(g.no_default_level() as i32)
+    );
+    assert_eq!(get("d_sint64"), Value::I64(g.d_sint64()));
+}

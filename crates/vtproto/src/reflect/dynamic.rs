@@ -80,14 +80,19 @@ impl Value {
         }
     }
 
-    /// The default of `field`: an empty list or map, or one value's default.
+    /// The default of `field`: an empty list or map, its declared default (`[default = ..]`),
+    /// or its type's.
     pub fn default_for(field: &FieldDescriptor) -> Value {
         if field.is_map() {
             Value::Map(BTreeMap::new())
         } else if field.is_list() {
             Value::List(Vec::new())
         } else {
-            Value::default_of(&field.kind())
+            let kind = field.kind();
+            field
+                .default_value_text()
+                .and_then(|text| declared_default(&kind, text))
+                .unwrap_or_else(|| Value::default_of(&kind))
         }
     }
 
@@ -668,4 +673,92 @@ fn write_field(field: &FieldDescriptor, v: &Value, w: &mut ReverseWriter<'_>) {
         }
         v => write_one(field, &kind, v, w),
     }
+}
+
+/// A declared default, as `descriptor.proto` spells it (protoc writes numbers in decimal,
+/// floats as `inf`, `-inf`, `nan` or a number, bytes C-escaped, enums by value name); `None`
+/// for a spelling no protoc writes.
+fn declared_default(kind: &Kind, text: &str) -> Option<Value> {
+    let float = |text: &str| -> Option<f64> {
+        match text {
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            "nan" => Some(f64::NAN),
+            _ => text.parse().ok(),
+        }
+    };
+    Some(match kind {
+        Kind::Double => Value::F64(float(text)?),
+        Kind::Float => Value::F32(match text {
+            "inf" | "-inf" | "nan" => float(text)? as f32,
+            _ => text.parse().ok()?,
+        }),
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Value::I32(text.parse().ok()?),
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Value::I64(text.parse().ok()?),
+        Kind::Uint32 | Kind::Fixed32 => Value::U32(text.parse().ok()?),
+        Kind::Uint64 | Kind::Fixed64 => Value::U64(text.parse().ok()?),
+        Kind::Bool => Value::Bool(match text {
+            "true" => true,
+            "false" => false,
+            _ => return None,
+        }),
+        Kind::String => Value::String(text.into()),
+        Kind::Bytes => Value::Bytes(unescape_c(text)?),
+        Kind::Enum(e) => Value::EnumNumber(e.get_value_by_name(text)?.number()),
+        Kind::Message(_) => return None,
+    })
+}
+
+/// The bytes of a C-escaped string (`\n`, `\"`, octal `\NNN`, hex `\xHH`, as protoc's
+/// `CEscape` writes `bytes` defaults).
+fn unescape_c(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        i += 1;
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        let c = *bytes.get(i)?;
+        i += 1;
+        match c {
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'a' => out.push(0x07),
+            b'b' => out.push(0x08),
+            b'f' => out.push(0x0c),
+            b'v' => out.push(0x0b),
+            b'0'..=b'7' => {
+                let mut v = u32::from(c - b'0');
+                for _ in 0..2 {
+                    match bytes.get(i) {
+                        Some(d @ b'0'..=b'7') => {
+                            v = v * 8 + u32::from(d - b'0');
+                            i += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                out.push(u8::try_from(v).ok()?);
+            }
+            b'x' => {
+                let mut v = 0u32;
+                let start = i;
+                while i < bytes.len() && i - start < 2 && bytes[i].is_ascii_hexdigit() {
+                    v = v * 16 + (bytes[i] as char).to_digit(16)?;
+                    i += 1;
+                }
+                if i == start {
+                    return None;
+                }
+                out.push(v as u8);
+            }
+            other => out.push(other),
+        }
+    }
+    Some(out)
 }
