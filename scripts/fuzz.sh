@@ -9,8 +9,8 @@
 #                 long campaigns (the decoders' unsafe paths are checked by Miri and by the
 #                 AddressSanitizer runs)
 # --parallel      run the targets at once, one per core, each logging to target/fuzz-work/<target>.log
-# target...       a subset of decode_workloads, decode_conformance, decode_json, decode_text,
-#                 codegen
+# target...       a subset of decode_workloads, decode_conformance, decode_dynamic, decode_json,
+#                 decode_text, codegen
 #
 # Installs cargo-fuzz from crates.io for the nightly toolchain if missing, builds the targets,
 # seeds each corpus with the differential test's generator (valid and corrupted messages of
@@ -29,12 +29,12 @@ while (($#)); do
         --sanitizer) shift; sanitizer=${1:?--sanitizer S} ;;
         --parallel) parallel=1 ;;
         [0-9]*) seconds=$1 ;;
-        decode_workloads | decode_conformance | decode_json | decode_text | codegen) targets+=("$1") ;;
+        decode_workloads | decode_conformance | decode_dynamic | decode_json | decode_text | codegen) targets+=("$1") ;;
         *) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
     esac
     shift
 done
-((${#targets[@]})) || targets=(decode_workloads decode_conformance decode_json decode_text codegen)
+((${#targets[@]})) || targets=(decode_workloads decode_conformance decode_dynamic decode_json decode_text codegen)
 if ((runs)); then limit=(-runs="$runs"); else limit=(-max_total_time="$seconds"); fi
 fuzz=(cargo +nightly fuzz run -O -s "$sanitizer")
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
@@ -95,6 +95,10 @@ campaign() {
 }
 
 mkdir -p "$root/target/fuzz-work"
+# decode_dynamic reads decode_conformance's inputs: that target's seeds and corpus seed it.
+mkdir -p "$seeds/decode_dynamic"
+cp "$seeds/decode_conformance/"* "$seeds/decode_dynamic/" 2>/dev/null || true
+unpack corpus/decode_conformance.corpus "$seeds/decode_dynamic"
 for target in "${targets[@]}"; do
     if ((parallel)); then
         campaign "$target" >"$root/target/fuzz-work/$target.log" 2>&1 &

@@ -235,11 +235,11 @@ fn codegen_corpus() {
     eprintln!("replayed {replayed} corpus inputs");
 }
 
-/// `decode_dynamic`'s property on the conformance corpus, whose inputs it shares (the first
-/// byte picks TestAllTypesProto3 or Proto2).
+/// `decode_dynamic`'s corpus (seeded with `decode_conformance`'s, whose inputs it shares: the
+/// first byte picks TestAllTypesProto3 or Proto2) and regressions.
 #[cfg(vt_conformance)]
 #[test]
-fn dynamic_messages_on_the_conformance_corpus() {
-    let replayed = replay("decode_conformance", vt_tests::checks::dynamic);
+fn dynamic_corpus() {
+    let replayed = replay("decode_dynamic", vt_tests::checks::dynamic);
     assert!(replayed > 1000, "the corpus is missing: {replayed} inputs");
 }
