@@ -196,3 +196,27 @@ fn declared_defaults_with_escapes_and_enums() {
     );
     assert_eq!(get("d_sint64"), Value::I64(g.d_sint64()));
 }
+
+/// An extension message that comes twice, with another extension between, is merged where it
+/// first came: extensions are written in the order they first came, as generated code does.
+#[test]
+fn an_extension_merged_twice_keeps_its_place() {
+    use vt_tests::own_standalone::vt::test::proto2::Extendable;
+    // ext_message (102) { d_int32: 1 }, ext_int32 (100): 7, ext_message { d_bool: false }.
+    let input = [
+        0xb2, 0x06, 0x02, 0x28, 0x01, 0xa0, 0x06, 0x07, 0xb2, 0x06, 0x02, 0x40, 0x00,
+    ];
+    let pool = own::pool();
+    let desc = pool
+        .get_message_by_name("vt.test.proto2.Extendable")
+        .unwrap();
+    vt_tests::checks::check_dynamic::<Extendable>(&desc, &input);
+    let written = DynamicMessage::decode(desc, &input)
+        .unwrap()
+        .encode_to_vec();
+    assert_eq!(
+        written[..2],
+        [0xb2, 0x06],
+        "the message first, where it first came"
+    );
+}

@@ -398,6 +398,22 @@ fn errors_name_what_is_wrong_and_leave_the_pool_as_it_was() {
         kind(&mut pool, &[numbers]),
         DescriptorErrorKind::DuplicateNumber { number: 1, .. }
     ));
+    // A map whose key is a double: protoc refuses it, and so does the pool.
+    let mut entry = message(
+        "BadEntry",
+        &[("key", 1, Type::Double, ""), ("value", 2, Type::Int32, "")],
+    );
+    entry.options = Some(Box::new(vtproto_codegen::descriptor::MessageOptions {
+        map_entry: Some(true),
+        ..Default::default()
+    }));
+    let mut with_map = message("WithMap", &[]);
+    with_map.nested_type.push(entry);
+    let bad_map = file("m.proto", "p", &[], vec![with_map]);
+    assert!(matches!(
+        kind(&mut pool, &[bad_map]),
+        DescriptorErrorKind::Invalid { name, .. } if name == "p.WithMap.BadEntry.key"
+    ));
     // A file that is no descriptor, and one cut short.
     let bytes = set(&[file("h.proto", "p", &[], vec![message("H", &[])])]);
     for bad in [&[0x0a, 0x03, 0xff][..], &bytes[..bytes.len() - 2]] {

@@ -6,7 +6,8 @@
 //! bytes are protoc's.
 //!
 //! Only the descriptor messages are walked; a custom option's value is kept as written, as is
-//! `source_code_info`. Input that does not parse as records is returned unchanged.
+//! `source_code_info`. Input that does not parse as records is returned unchanged. Also here:
+//! a `FileDescriptorSet` split into its encoded files and joined again.
 
 /// What a length-delimited record holds, by the message it sits in and its field number.
 #[derive(Clone, Copy, PartialEq)]
@@ -72,31 +73,51 @@ fn rewrite(bytes: &[u8], kind: Kind) -> Option<Vec<u8>> {
         let number = key >> 3;
         let mut record = rest[..n].to_vec();
         rest = &rest[n..];
-        let len = match key & 7 {
-            0 => varint(rest)?.1,
-            1 => 8,
-            5 => 4,
-            2 => {
-                let (len, n) = varint(rest)?;
-                let len = usize::try_from(len).ok()?;
-                let body = rest.get(n..n.checked_add(len)?)?;
-                rest = &rest[n + len..];
-                match child(kind, number) {
-                    Kind::Opaque => put_len(&mut record, body),
-                    inner => put_len(&mut record, &rewrite(body, inner)?),
-                }
-                records.push((number, record));
-                continue;
-            }
-            3 => group_len(rest, number)?,
-            _ => return None,
-        };
-        record.extend_from_slice(rest.get(..len)?);
-        rest = &rest[len..];
+        let child = child(kind, number);
+        if key & 7 == 2 && child != Kind::Opaque {
+            let (len, n) = varint(rest)?;
+            let len = usize::try_from(len).ok()?;
+            let body = rest.get(n..n.checked_add(len)?)?;
+            rest = &rest[n + len..];
+            put_len(&mut record, &rewrite(body, child)?);
+        } else {
+            let len = value_len(key, rest)?;
+            record.extend_from_slice(rest.get(..len)?);
+            rest = &rest[len..];
+        }
         records.push((number, record));
     }
     records.sort_by_key(|(number, _)| *number);
     Some(records.into_iter().flat_map(|(_, r)| r).collect())
+}
+
+/// The encoded files of a `FileDescriptorSet` (its field-1 records), as they are.
+pub(crate) fn files(set: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut rest = set;
+    while let Some((key, n)) = varint(rest) {
+        let Some(len) = value_len(key, &rest[n..]) else {
+            break;
+        };
+        let value = &rest[n..n + len];
+        if key == 0x0a {
+            // The value is a length prefix and the file.
+            let (_, prefix) = varint(value).unwrap_or((0, value.len()));
+            out.push(value[prefix..].to_vec());
+        }
+        rest = &rest[n + len..];
+    }
+    out
+}
+
+/// An encoded `FileDescriptorSet` of `files`.
+pub(crate) fn set(files: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for f in files {
+        out.push(0x0a);
+        put_len(&mut out, f);
+    }
+    out
 }
 
 fn put_len(out: &mut Vec<u8>, body: &[u8]) {
@@ -109,26 +130,33 @@ fn put_len(out: &mut Vec<u8>, body: &[u8]) {
     out.extend_from_slice(body);
 }
 
-/// The length of a group's body and end key, its start key read.
+/// The length of the value of a record with `key` at the start of `rest` (a group's: its
+/// fields and end key), within `rest`.
+fn value_len(key: u64, rest: &[u8]) -> Option<usize> {
+    let len = match key & 7 {
+        0 => varint(rest)?.1,
+        1 => 8,
+        5 => 4,
+        2 => {
+            let (len, n) = varint(rest)?;
+            n.checked_add(usize::try_from(len).ok()?)?
+        }
+        3 => group_len(rest, key >> 3)?,
+        _ => return None,
+    };
+    (len <= rest.len()).then_some(len)
+}
+
+/// The length of a group's fields and end key, its start key read.
 fn group_len(data: &[u8], number: u64) -> Option<usize> {
     let mut at = 0usize;
     loop {
         let (key, n) = varint(data.get(at..)?)?;
         at += n;
-        let rest = data.get(at..)?;
-        let len = match key & 7 {
-            0 => varint(rest)?.1,
-            1 => 8,
-            5 => 4,
-            2 => {
-                let (len, n) = varint(rest)?;
-                n.checked_add(usize::try_from(len).ok()?)?
-            }
-            3 => group_len(rest, key >> 3)?,
-            4 if key >> 3 == number => return Some(at),
-            _ => return None,
-        };
-        at = at.checked_add(len).filter(|&end| end <= data.len())?;
+        if key & 7 == 4 {
+            return (key >> 3 == number).then_some(at);
+        }
+        at += value_len(key, &data[at..])?;
     }
 }
 
@@ -167,5 +195,17 @@ mod tests {
         assert_eq!(file(&expected), expected, "a fixed point");
         // Not records: unchanged.
         assert_eq!(file(&[0x0a, 0x05, 1]), [0x0a, 0x05, 1]);
+    }
+
+    #[test]
+    fn sets_split_into_files_and_join_again() {
+        let files = vec![vec![0x0a, 0x01, b'a'], vec![0u8; 200], Vec::new()];
+        let joined = set(&files);
+        assert_eq!(super::files(&joined), files);
+        // Another field of the set is skipped; a record cut short ends the list.
+        let mut with_other = vec![0x10, 0x07];
+        with_other.extend_from_slice(&joined);
+        assert_eq!(super::files(&with_other), files);
+        assert_eq!(super::files(&joined[..joined.len() - 1]).len(), 2);
     }
 }

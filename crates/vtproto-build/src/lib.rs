@@ -259,7 +259,7 @@ impl Config {
         if let Some(path) = &self.descriptor_set {
             use prost::Message as _;
             let set = match encoded {
-                Some(files) => encode_set(files),
+                Some(files) => canonical::set(files),
                 None => fds.encode_to_vec(),
             };
             write_if_changed(path, &set)?;
@@ -338,7 +338,7 @@ impl Config {
         protos: &[impl AsRef<Path>],
         includes: &[impl AsRef<Path>],
     ) -> Result<Vec<u8>> {
-        Ok(encode_set(&self.load_encoded(protos, includes)?))
+        Ok(canonical::set(&self.load_encoded(protos, includes)?))
     }
 
     /// The encoded files of `protos` and their imports, each after its imports.
@@ -373,22 +373,6 @@ fn decode_files(encoded: &[Vec<u8>]) -> Result<FileDescriptorSet> {
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(FileDescriptorSet { file })
-}
-
-/// An encoded `FileDescriptorSet` of `files`.
-fn encode_set(files: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for f in files {
-        out.push(0x0a);
-        let mut len = f.len() as u64;
-        while len >= 0x80 {
-            out.push(len as u8 | 0x80);
-            len >>= 7;
-        }
-        out.push(len as u8);
-        out.extend_from_slice(f);
-    }
-    out
 }
 
 /// Parses with `protoc` into encoded files (editions fields included; comments only where
@@ -426,7 +410,7 @@ fn parse_protoc(
     }
     let bytes = std::fs::read(&out)?;
     let _ = std::fs::remove_file(&out);
-    Ok(pure::records(&bytes))
+    Ok(canonical::files(&bytes))
 }
 
 /// For a "path `x.proto` is not found" error, the `file:line` of the `import "x.proto"` that

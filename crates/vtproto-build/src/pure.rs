@@ -69,42 +69,13 @@ fn find(name: &str, includes: &[impl AsRef<Path>]) -> Option<PathBuf> {
 
 /// The embedded well-known files, by name.
 fn well_known() -> Vec<(String, Vec<u8>)> {
-    records(WELL_KNOWN)
+    crate::canonical::files(WELL_KNOWN)
         .into_iter()
         .filter_map(|bytes| {
             let file = FileDescriptorProto::parse_from_bytes(&bytes).ok()?;
             Some((file.name().to_string(), bytes))
         })
         .collect()
-}
-
-/// The bodies of the field-1 records of an encoded `FileDescriptorSet`.
-pub(crate) fn records(set: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut rest = set;
-    let next = |rest: &mut &[u8]| -> Option<u64> {
-        let mut v = 0u64;
-        for i in 0..10 {
-            let b = *rest.get(i)?;
-            v |= u64::from(b & 0x7f) << (7 * i);
-            if b < 0x80 {
-                *rest = &rest[i + 1..];
-                return Some(v);
-            }
-        }
-        None
-    };
-    while let Some(key) = next(&mut rest) {
-        let Some(len) = next(&mut rest) else { break };
-        let Some(body) = rest.get(..len as usize) else {
-            break;
-        };
-        if key == 0x0a {
-            out.push(body.to_vec());
-        }
-        rest = &rest[len as usize..];
-    }
-    out
 }
 
 /// Brings one parsed file to protoc's shape (`source`: its text, when it can be read).

@@ -405,6 +405,20 @@ impl MessageDescriptor {
         Some(FieldDescriptor::at(&self.pool, by[at].1))
     }
 
+    /// Its fields' positions (see [`FieldDescriptor::position`]) in field-number order.
+    pub(super) fn positions_by_number(&self) -> impl DoubleEndedIterator<Item = usize> + '_ {
+        let fields = &self.pool.inner.fields;
+        self.data()
+            .by_number
+            .iter()
+            .map(move |&(_, i)| fields[i as usize].position as usize)
+    }
+
+    /// The field at a position (see [`FieldDescriptor::position`]).
+    pub(super) fn field_at(&self, position: usize) -> FieldDescriptor {
+        FieldDescriptor::at(&self.pool, self.data().fields[position])
+    }
+
     /// The field of this name.
     pub fn get_field_by_name(&self, name: &str) -> Option<FieldDescriptor> {
         self.fields().find(|f| f.name() == name)

@@ -12,7 +12,7 @@ use alloc::collections::BTreeMap;
 use super::descriptors::{FieldDescriptor, Kind, MessageDescriptor};
 use crate::prelude::*;
 use crate::wire::{self, WireType};
-use crate::{DecodeError, DecodeErrorKind, Reader, ReverseWriter, UnknownFields};
+use crate::{DecodeError, Reader, ReverseWriter, UnknownFields};
 
 /// One value of a field: a scalar, an enum number, a message, a list or a map.
 #[derive(Clone, Debug, PartialEq)]
@@ -200,10 +200,7 @@ impl DynamicMessage {
         };
         match value {
             None => false,
-            Some(v) if field.has_presence() => {
-                let _ = v;
-                true
-            }
+            Some(_) if field.has_presence() => true,
             Some(v) => !v.is_zero(),
         }
     }
@@ -320,14 +317,14 @@ impl DynamicMessage {
         let Some(field) = self.field_of(number) else {
             return self.unknown.merge_field(key, r);
         };
-        let expected = field.wire_type() as u32;
-        let kind = field.kind();
         if field.is_map() {
             if wire_type != WireType::LengthDelimited as u32 {
                 return self.unknown.merge_field(key, r);
             }
             return self.merge_map_entry(&field, key, r);
         }
+        let expected = field.wire_type() as u32;
+        let kind = field.kind();
         let packed =
             field.is_list() && kind.is_packable() && wire_type == WireType::LengthDelimited as u32;
         if wire_type != expected && !packed {
@@ -388,9 +385,11 @@ impl DynamicMessage {
         }
         let slot = match self.slot(field) {
             Some(i) => self.fields[i].take(),
+            // Taken out in place (put back by `set_field`), so that extensions keep the order
+            // they first came in.
             None => {
-                let at = self.extensions.iter().position(|(f, _)| f == field)?;
-                Some(self.extensions.remove(at).1)
+                let (_, v) = self.extensions.iter_mut().find(|(f, _)| f == field)?;
+                Some(core::mem::replace(v, Value::Bool(false)))
             }
         };
         match slot {
@@ -461,8 +460,12 @@ impl DynamicMessage {
             self.unknown.push_since(key, mark, r);
             return Ok(());
         }
-        let k = MapKey::from_value(k.unwrap_or_else(|| Value::default_of(&key_kind)))
-            .ok_or_else(|| DecodeError::new(DecodeErrorKind::Truncated))?;
+        // The pool refuses map entries whose key has no `MapKey`; were one to come, its entry
+        // would be kept as it came.
+        let Some(k) = MapKey::from_value(k.unwrap_or_else(|| Value::default_of(&key_kind))) else {
+            self.unknown.push_since(key, mark, r);
+            return Ok(());
+        };
         if let Value::Map(map) = self.value_mut(field) {
             map.insert(k, value);
         }
@@ -548,18 +551,16 @@ impl DynamicMessage {
             }
             write_field(f, v, w);
         }
-        let mut by_number: Vec<(FieldDescriptor, &Value)> = self
-            .desc
-            .fields()
-            .zip(&self.fields)
-            .filter_map(|(f, v)| v.as_ref().map(|v| (f, v)))
-            .collect();
-        by_number.sort_by_key(|(f, _)| f.number());
-        for (f, v) in by_number.iter().rev() {
+        // Last to first: the pool keeps each message's fields sorted by number.
+        for position in self.desc.positions_by_number().rev() {
+            let Some(v) = &self.fields[position] else {
+                continue;
+            };
+            let f = self.desc.field_at(position);
             if !f.has_presence() && v.is_zero() {
                 continue;
             }
-            write_field(f, v, w);
+            write_field(&f, v, w);
         }
     }
 }

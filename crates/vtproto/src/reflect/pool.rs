@@ -412,7 +412,7 @@ impl Inner {
             });
             self.files[index as usize].services.push(service);
         }
-        self.resolve(first_field, first_method, &file.name)
+        self.resolve(first_field, first_method)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -641,12 +641,7 @@ impl Inner {
 
     /// Resolves the type names of the fields and methods added since `first_field` and
     /// `first_method`, and links extensions to the messages they extend.
-    fn resolve(
-        &mut self,
-        first_field: usize,
-        first_method: usize,
-        file_name: &str,
-    ) -> Result<(), DescriptorError> {
+    fn resolve(&mut self, first_field: usize, first_method: usize) -> Result<(), DescriptorError> {
         for i in first_field..self.fields.len() {
             let f = &self.fields[i];
             let scope = scope_of(&f.full_name).to_string();
@@ -696,6 +691,22 @@ impl Inner {
                 self.messages[extendee as usize].extensions.push(i as u32);
             }
         }
+        // A map entry's key is an integer, a bool or a string (what protoc accepts), so a
+        // map key read from the wire always has a `MapKey`.
+        for i in first_field..self.fields.len() {
+            let f = &self.fields[i];
+            let entry = match f.message {
+                Some(m) if f.number == 1 && !f.is_extension => &self.messages[m as usize],
+                _ => continue,
+            };
+            let keyable = matches!(f.kind, KindData::Scalar(t) if !matches!(t, 1 | 2 | 12));
+            if entry.map_entry && !keyable {
+                return Err(DescriptorError::new(DescriptorErrorKind::Invalid {
+                    name: f.full_name.clone(),
+                    reason: "a map key that is not an integer, a bool or a string",
+                }));
+            }
+        }
         for i in first_method..self.methods.len() {
             let scope = scope_of(&self.methods[i].full_name);
             let scope = scope_of(scope).to_string();
@@ -718,7 +729,6 @@ impl Inner {
             self.methods[i].input = ends[0];
             self.methods[i].output = ends[1];
         }
-        let _ = file_name;
         Ok(())
     }
 
