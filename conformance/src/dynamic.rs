@@ -1,9 +1,8 @@
 //! The testee for the official protobuf conformance suite on `vtproto::reflect` alone: the
 //! test messages have no generated code here; their descriptors are loaded into a
 //! `DescriptorPool` when the testee starts (a descriptor set `build.rs` wrote) and every
-//! request is read and written as a `DynamicMessage`. Binary input and output; JSON and the
-//! text format are answered `skipped` until dynamic messages have them. Run it with
-//! `scripts/conformance.sh`.
+//! request is read and written as a `DynamicMessage`, in binary, ProtoJSON and the text format
+//! (an `Any`'s type looked up in the same pool). Run it with `scripts/conformance.sh`.
 
 #[cfg(vt_conformance)]
 fn main() -> std::io::Result<()> {
@@ -39,10 +38,9 @@ const SERVED: &[&str] = &[
 #[cfg(vt_conformance)]
 fn respond(request: &[u8]) -> Vec<u8> {
     use pb::conformance::{
-        conformance_request::Payload, conformance_response::Result as Outcome, ConformanceRequest,
-        ConformanceResponse, FailureSet, WireFormat,
+        conformance_response::Result as Outcome, ConformanceRequest, ConformanceResponse,
+        FailureSet,
     };
-    use vtproto::reflect::DynamicMessage;
     use vtproto::Message;
 
     let outcome = match ConformanceRequest::decode(request) {
@@ -51,19 +49,7 @@ fn respond(request: &[u8]) -> Vec<u8> {
             Outcome::ProtobufPayload(FailureSet::default().encode_to_vec())
         }
         Ok(req) => match pool().get_message_by_name(&req.message_type) {
-            Some(desc) if SERVED.contains(&req.message_type.as_str()) => {
-                match (&req.payload, req.requested_output_format) {
-                    (Some(Payload::ProtobufPayload(bytes)), f)
-                        if f == WireFormat::Protobuf as i32 =>
-                    {
-                        match DynamicMessage::decode(desc, bytes) {
-                            Ok(msg) => Outcome::ProtobufPayload(msg.encode_to_vec()),
-                            Err(e) => Outcome::ParseError(e.to_string()),
-                        }
-                    }
-                    _ => Outcome::Skipped("dynamic messages read and write binary only".into()),
-                }
-            }
+            Some(desc) if SERVED.contains(&req.message_type.as_str()) => round_trip(desc, &req),
             _ => Outcome::Skipped(format!("message type {} is not served", req.message_type)),
         },
     };
@@ -73,6 +59,61 @@ fn respond(request: &[u8]) -> Vec<u8> {
         ..Default::default()
     };
     response.encode_to_vec()
+}
+
+/// Reads the request's payload as a `DynamicMessage` of type `desc` and writes it in the
+/// requested format.
+#[cfg(vt_conformance)]
+fn round_trip(
+    desc: vtproto::reflect::MessageDescriptor,
+    req: &pb::conformance::ConformanceRequest,
+) -> pb::conformance::conformance_response::Result {
+    use pb::conformance::{
+        conformance_request::Payload, conformance_response::Result as Outcome, TestCategory,
+        WireFormat,
+    };
+    use vtproto::reflect::DynamicMessage;
+
+    let msg = match &req.payload {
+        Some(Payload::ProtobufPayload(bytes)) => match DynamicMessage::decode(desc, bytes) {
+            Ok(msg) => msg,
+            Err(e) => return Outcome::ParseError(e.to_string()),
+        },
+        Some(Payload::JsonPayload(json)) => {
+            let options = vtproto::json::DecodeOptions {
+                ignore_unknown_fields: req.test_category
+                    == TestCategory::JsonIgnoreUnknownParsingTest as i32,
+                ..Default::default()
+            };
+            match DynamicMessage::from_json_with(desc, json, &options) {
+                Ok(msg) => msg,
+                Err(e) => return Outcome::ParseError(e.to_string()),
+            }
+        }
+        Some(Payload::TextPayload(text)) => match DynamicMessage::from_text(desc, text) {
+            Ok(msg) => msg,
+            Err(e) => return Outcome::ParseError(e.to_string()),
+        },
+        _ => return Outcome::Skipped("only binary, JSON and text input are supported".into()),
+    };
+    match req.requested_output_format {
+        f if f == WireFormat::Protobuf as i32 => Outcome::ProtobufPayload(msg.encode_to_vec()),
+        f if f == WireFormat::Json as i32 => match msg.to_json() {
+            Ok(json) => Outcome::JsonPayload(json),
+            Err(e) => Outcome::SerializeError(e.to_string()),
+        },
+        f if f == WireFormat::TextFormat as i32 => {
+            let options = vtproto::text::EncodeOptions {
+                print_unknown_fields: req.print_unknown_fields,
+                ..Default::default()
+            };
+            match msg.to_text_with(&options) {
+                Ok(text) => Outcome::TextPayload(text),
+                Err(e) => Outcome::SerializeError(e.to_string()),
+            }
+        }
+        _ => Outcome::Skipped("only binary, JSON and text output are supported".into()),
+    }
 }
 
 #[cfg(not(vt_conformance))]

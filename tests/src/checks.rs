@@ -69,50 +69,7 @@ pub fn dynamic(data: &[u8]) {
     }
 }
 
-/// A `DynamicMessage` of type `desc` reads `data` as the generated `mode=standalone` struct
-/// `S` of the same type does: it accepts and refuses alike, writes the struct's deterministic
-/// encoding byte for byte (unknown fields, extensions, closed enums, groups, MessageSet items,
-/// packing, map entries in key order), and reads what it wrote back to the same bytes.
-pub fn check_dynamic<S: vtproto::Message + PartialEq + std::fmt::Debug>(
-    desc: &vtproto::reflect::MessageDescriptor,
-    data: &[u8],
-) {
-    use vtproto::reflect::DynamicMessage;
-    let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
-    let ours = DynamicMessage::decode(desc.clone(), data);
-    let theirs = crate::properties::partial::<S>(data);
-    match (&ours, &theirs) {
-        (Ok(d), Ok(s)) => {
-            let expected = s.encode_deterministic_to_vec();
-            let written = d.encode_to_vec();
-            assert!(
-                written == expected,
-                "{}: the dynamic message writes other bytes for {}\n ours {}\n gen  {}",
-                desc.full_name(),
-                hex(data),
-                hex(&written),
-                hex(&expected)
-            );
-            let again = DynamicMessage::decode(desc.clone(), &written).unwrap_or_else(|e| {
-                panic!("{}: what it wrote does not read: {e}", desc.full_name())
-            });
-            assert_eq!(
-                again.encode_to_vec(),
-                expected,
-                "{}: round trip",
-                desc.full_name()
-            );
-        }
-        (Err(_), Err(_)) => {}
-        (d, s) => panic!(
-            "{}: dynamic {:?} but generated {:?} on {}",
-            desc.full_name(),
-            d.as_ref().err(),
-            s.as_ref().err(),
-            hex(data)
-        ),
-    }
-}
+pub use crate::properties::check_dynamic;
 
 /// ProtoJSON input for the project's workload and test messages (`mode=standalone`, the first
 /// byte picks one; the rest is the JSON text, not necessarily UTF-8): reading never panics;

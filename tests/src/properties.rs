@@ -148,6 +148,192 @@ where
     assert!(same(&a, &c), "serde reads another value from {direct}");
 }
 
+/// What the generated code (the `mode=standalone` struct `S`) makes of one input, in every
+/// form, for [`check_dynamic`] to compare a `DynamicMessage` with.
+pub struct Generated {
+    /// The deterministic encoding, or the decode error.
+    pub binary: Result<Vec<u8>, DecodeError>,
+    /// ProtoJSON with the default options and with every option on (`None`: no JSON form
+    /// without a registry, or the type has no JSON code).
+    pub json: [Option<Result<String, vtproto::json::JsonError>>; 2],
+    /// The value read back from `json[0]`, encoded.
+    pub json_read: Option<Vec<u8>>,
+    /// The text format on one line, and pretty with unknown fields.
+    pub text: [Result<String, vtproto::text::TextError>; 2],
+    /// The value read back from `text[0]`, encoded.
+    pub text_read: Option<Vec<u8>>,
+}
+
+/// The encodings of `S` for [`check_dynamic`].
+pub fn generated<S>(data: &[u8]) -> Option<Generated>
+where
+    S: Message + vtproto::json::JsonMessage + vtproto::text::TextMessage,
+{
+    use vtproto::{json, text};
+    let s = match partial::<S>(data) {
+        Ok(s) => s,
+        Err(e) => {
+            return Some(Generated {
+                binary: Err(e),
+                json: [None, None],
+                json_read: None,
+                text: [Ok(String::new()), Ok(String::new())],
+                text_read: None,
+            })
+        }
+    };
+    let json_options = dynamic_json_options();
+    let json = json_options.map(|o| match json::to_string_with(&s, &o) {
+        // The generated code's registry is empty here; the pool knows every type.
+        Err(e) if matches!(e.kind(), json::JsonErrorKind::UnknownAnyType { .. }) => None,
+        other => Some(other),
+    });
+    let json_read = match &json[0] {
+        Some(Ok(text)) => Some(
+            json::from_str::<S>(text)
+                .unwrap_or_else(|e| panic!("our JSON does not read back: {e}\n{text}"))
+                .encode_deterministic_to_vec(),
+        ),
+        _ => None,
+    };
+    let text_options = dynamic_text_options();
+    let text = text_options.map(|o| text::to_string_with(&s, &o));
+    let text_read = text[0].as_ref().ok().map(|line| {
+        text::from_str::<S>(line)
+            .unwrap_or_else(|e| panic!("our text does not read back: {e}\n{line}"))
+            .encode_deterministic_to_vec()
+    });
+    Some(Generated {
+        binary: Ok(s.encode_deterministic_to_vec()),
+        json,
+        json_read,
+        text,
+        text_read,
+    })
+}
+
+fn dynamic_json_options() -> [vtproto::json::EncodeOptions<'static>; 2] {
+    use vtproto::json::EncodeOptions;
+    [
+        EncodeOptions::default(),
+        EncodeOptions {
+            emit_unpopulated: true,
+            use_proto_names: true,
+            enums_as_ints: true,
+            indent: 2,
+            ..EncodeOptions::default()
+        },
+    ]
+}
+
+fn dynamic_text_options() -> [vtproto::text::EncodeOptions<'static>; 2] {
+    use vtproto::text::EncodeOptions;
+    [
+        EncodeOptions::default(),
+        EncodeOptions {
+            pretty: true,
+            print_unknown_fields: true,
+            ..EncodeOptions::default()
+        },
+    ]
+}
+
+/// A `DynamicMessage` of type `desc` reads `data` as the generated `mode=standalone` struct
+/// `S` of the same type does: it accepts and refuses alike, writes the struct's deterministic
+/// encoding byte for byte (unknown fields, extensions, closed enums, groups, MessageSet items,
+/// packing, map entries in key order), and reads what it wrote back to the same bytes; it
+/// writes the same ProtoJSON (compared as JSON values: generated maps may be hash maps) and
+/// the same text format, byte for byte, with each option, and reads the generated code's
+/// JSON and text to the value the generated code reads.
+pub fn check_dynamic<S>(desc: &vtproto::reflect::MessageDescriptor, data: &[u8])
+where
+    S: Message + vtproto::json::JsonMessage + vtproto::text::TextMessage,
+{
+    if let Some(generated) = generated::<S>(data) {
+        compare_dynamic(desc, data, &generated);
+    }
+}
+
+/// The non-generic half of [`check_dynamic`].
+pub fn compare_dynamic(desc: &vtproto::reflect::MessageDescriptor, data: &[u8], g: &Generated) {
+    use vtproto::reflect::DynamicMessage;
+    let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let name = desc.full_name();
+    let d = match (DynamicMessage::decode(desc.clone(), data), &g.binary) {
+        (Ok(d), Ok(expected)) => {
+            let written = d.encode_to_vec();
+            assert!(
+                written == *expected,
+                "{name}: the dynamic message writes other bytes for {}\n ours {}\n gen  {}",
+                hex(data),
+                hex(&written),
+                hex(expected)
+            );
+            let again = DynamicMessage::decode(desc.clone(), &written)
+                .unwrap_or_else(|e| panic!("{name}: what it wrote does not read: {e}"));
+            assert_eq!(again.encode_to_vec(), *expected, "{name}: round trip");
+            d
+        }
+        (Err(_), Err(_)) => return,
+        (d, s) => panic!(
+            "{name}: dynamic {:?} but generated {:?} on {}",
+            d.as_ref().err(),
+            s.as_ref().err(),
+            hex(data)
+        ),
+    };
+    for (options, expected) in dynamic_json_options().iter().zip(&g.json) {
+        let Some(expected) = expected else { continue };
+        match (d.to_json_with(options), expected) {
+            (Ok(ours), Ok(theirs)) => {
+                let a: serde_json::Value = serde_json::from_str(&ours)
+                    .unwrap_or_else(|e| panic!("{name}: our JSON is not JSON ({e}): {ours}"));
+                let b: serde_json::Value = serde_json::from_str(theirs).unwrap();
+                assert!(
+                    a == b,
+                    "{name}: other JSON for {}\n ours {ours}\n gen  {theirs}",
+                    hex(data)
+                );
+            }
+            (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "{name}: JSON errors"),
+            (ours, theirs) => panic!(
+                "{name}: JSON {ours:?} where the generated code gives {theirs:?} for {}",
+                hex(data)
+            ),
+        }
+    }
+    if let (Some(Ok(text)), Some(expected)) = (&g.json[0], &g.json_read) {
+        let read = DynamicMessage::from_json(desc.clone(), text)
+            .unwrap_or_else(|e| panic!("{name}: the generated JSON does not read: {e}\n{text}"));
+        assert!(
+            read.encode_to_vec() == *expected,
+            "{name}: reads other values from {text}"
+        );
+    }
+    for (options, expected) in dynamic_text_options().iter().zip(&g.text) {
+        match (d.to_text_with(options), expected) {
+            (Ok(ours), Ok(theirs)) => assert!(
+                ours == *theirs,
+                "{name}: other text for {}\n ours {ours:?}\n gen  {theirs:?}",
+                hex(data)
+            ),
+            (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "{name}: text errors"),
+            (ours, theirs) => panic!(
+                "{name}: text {ours:?} where the generated code gives {theirs:?} for {}",
+                hex(data)
+            ),
+        }
+    }
+    if let (Ok(text), Some(expected)) = (&g.text[0], &g.text_read) {
+        let read = DynamicMessage::from_text(desc.clone(), text)
+            .unwrap_or_else(|e| panic!("{name}: the generated text does not read: {e}\n{text}"));
+        assert!(
+            read.encode_to_vec() == *expected,
+            "{name}: reads other values from {text}"
+        );
+    }
+}
+
 /// Decodes without the required-field check (merge alone).
 pub fn partial<S: Message>(data: &[u8]) -> Result<S, DecodeError> {
     let mut s = S::default();

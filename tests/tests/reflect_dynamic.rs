@@ -18,7 +18,7 @@ use vtproto::Message;
 
 type Check = fn(&DescriptorPool, &Schema, &str, u64);
 
-fn check<S: Message + PartialEq + Debug>(
+fn check<S: Message + vtproto::json::JsonMessage + vtproto::text::TextMessage>(
     pool: &DescriptorPool,
     schema: &Schema,
     name: &str,

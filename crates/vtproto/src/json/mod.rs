@@ -32,7 +32,7 @@ pub(crate) mod read;
 pub(crate) mod registry;
 #[cfg(feature = "serde")]
 pub mod serde_impls;
-mod wkt;
+pub(crate) mod wkt;
 mod wkt_forms;
 mod write;
 

@@ -606,6 +606,14 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         &mut self,
         lookup: fn(&str) -> Option<i32>,
     ) -> Result<Option<i32>, JsonError> {
+        self.enum_value_by(&lookup)
+    }
+
+    /// [`enum_value`](Self::enum_value) with any lookup (a descriptor's).
+    pub(crate) fn enum_value_by(
+        &mut self,
+        lookup: &dyn Fn(&str) -> Option<i32>,
+    ) -> Result<Option<i32>, JsonError> {
         let at = self.peek_pos();
         match self.peek() {
             Some(b'"') => {
@@ -653,8 +661,17 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         lookup: fn(&str) -> Option<i32>,
         known: fn(i32) -> bool,
     ) -> Result<Option<i32>, JsonError> {
+        self.closed_enum_value_by(&lookup, &known)
+    }
+
+    /// [`closed_enum_value`](Self::closed_enum_value) with any lookup (a descriptor's).
+    pub(crate) fn closed_enum_value_by(
+        &mut self,
+        lookup: &dyn Fn(&str) -> Option<i32>,
+        known: &dyn Fn(i32) -> bool,
+    ) -> Result<Option<i32>, JsonError> {
         let at = self.peek_pos();
-        match self.enum_value(lookup)? {
+        match self.enum_value_by(lookup)? {
             Some(v) if !known(v) => {
                 if self.options.ignore_unknown_fields {
                     Ok(None)

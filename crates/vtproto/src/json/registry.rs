@@ -13,9 +13,9 @@ use crate::registry::{encoded, merged};
 #[derive(Clone, Copy)]
 pub struct AnyType {
     name: &'static str,
-    special: bool,
+    pub(crate) special: bool,
     write: fn(&[u8], &mut JsonWriter<'_>) -> Result<(), JsonError>,
-    read: fn(&mut JsonReader<'_, '_>) -> Result<Vec<u8>, JsonError>,
+    pub(crate) read: fn(&mut JsonReader<'_, '_>) -> Result<Vec<u8>, JsonError>,
 }
 
 impl core::fmt::Debug for AnyType {
@@ -51,7 +51,10 @@ impl AnyType {
 
 /// The entry for a type URL: its last segment looked up in `registry`, then among the
 /// well-known types.
-fn resolve(registry: Option<&TypeRegistry>, type_url: &str) -> Result<AnyType, JsonError> {
+pub(crate) fn resolve(
+    registry: Option<&TypeRegistry>,
+    type_url: &str,
+) -> Result<AnyType, JsonError> {
     let name = type_url.rsplit('/').next().unwrap_or_default();
     let known = (!type_url.is_empty() && type_url.contains('/')).then(|| {
         registry
@@ -98,6 +101,25 @@ pub(crate) fn write_any(
 
 /// Reads an `Any`: its type URL and its message's binary form.
 pub(crate) fn read_any(r: &mut JsonReader<'_, '_>) -> Result<(String, Vec<u8>), JsonError> {
+    read_any_with(
+        r,
+        |r, type_url| {
+            resolve(r.options().registry, type_url).map_err(|e| r.error(e.kind().clone()))
+        },
+        |t| t.special,
+        |t, r| (t.read)(r),
+    )
+}
+
+/// Reads an `Any` whose type URL `resolve` turns into a `T` (an entry of the registry, a
+/// descriptor), `special` tells a well-known type with a special form, and `read` reads a
+/// value of into its binary form.
+pub(crate) fn read_any_with<T>(
+    r: &mut JsonReader<'_, '_>,
+    resolve: impl FnOnce(&JsonReader<'_, '_>, &str) -> Result<T, JsonError>,
+    special: impl FnOnce(&T) -> bool,
+    mut read: impl FnMut(&T, &mut JsonReader<'_, '_>) -> Result<Vec<u8>, JsonError>,
+) -> Result<(String, Vec<u8>), JsonError> {
     let mark = r.mark();
     // Find "@type" first, wherever it is.
     let outer = r.set_any_depth(0);
@@ -107,16 +129,15 @@ pub(crate) fn read_any(r: &mut JsonReader<'_, '_>) -> Result<(String, Vec<u8>), 
         // `{}`: the empty Any.
         return Ok((String::new(), Vec::new()));
     };
-    let registry = r.options().registry;
-    let t = resolve(registry, &type_url).map_err(|e| r.error(e.kind().clone()))?;
+    let t = resolve(r, &type_url)?;
     r.reset(mark);
-    let value = if t.special {
+    let value = if special(&t) {
         r.begin_object()?;
         let mut value = None;
         while let Some(key) = r.next_key()? {
             match &*key {
                 "@type" => r.skip_value()?,
-                "value" if value.is_none() => value = Some((t.read)(r)?),
+                "value" if value.is_none() => value = Some(read(&t, r)?),
                 "value" => return Err(r.duplicate()),
                 _ => {
                     return Err(r.error(JsonErrorKind::UnknownField {
@@ -128,7 +149,7 @@ pub(crate) fn read_any(r: &mut JsonReader<'_, '_>) -> Result<(String, Vec<u8>), 
         value.unwrap_or_default()
     } else {
         let outer = r.set_any_depth(r.next_depth());
-        let value = (t.read)(r);
+        let value = read(&t, r);
         r.set_any_depth(outer);
         value?
     };

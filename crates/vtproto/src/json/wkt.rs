@@ -80,7 +80,11 @@ fn wrapper(name: &str) -> Option<AnyType> {
     }
 }
 
-fn write_timestamp(seconds: i64, nanos: i32, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
+pub(crate) fn write_timestamp(
+    seconds: i64,
+    nanos: i32,
+    w: &mut JsonWriter<'_>,
+) -> Result<(), JsonError> {
     let out = w.out();
     out.push('"');
     wkt_forms::write_timestamp(seconds, nanos, out)
@@ -90,13 +94,17 @@ fn write_timestamp(seconds: i64, nanos: i32, w: &mut JsonWriter<'_>) -> Result<(
     Ok(())
 }
 
-fn read_timestamp(r: &mut JsonReader<'_, '_>) -> Result<(i64, i32), JsonError> {
+pub(crate) fn read_timestamp(r: &mut JsonReader<'_, '_>) -> Result<(i64, i32), JsonError> {
     let text = r.string()?;
     wkt_forms::parse_timestamp(&text)
         .map_err(|_| form_error(r, "a Timestamp as RFC 3339 (1972-01-01T10:00:20.021Z)"))
 }
 
-fn write_duration(seconds: i64, nanos: i32, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
+pub(crate) fn write_duration(
+    seconds: i64,
+    nanos: i32,
+    w: &mut JsonWriter<'_>,
+) -> Result<(), JsonError> {
     let out = w.out();
     out.push('"');
     wkt_forms::write_duration(seconds, nanos, out)
@@ -106,26 +114,29 @@ fn write_duration(seconds: i64, nanos: i32, w: &mut JsonWriter<'_>) -> Result<()
     Ok(())
 }
 
-fn read_duration(r: &mut JsonReader<'_, '_>) -> Result<(i64, i32), JsonError> {
+pub(crate) fn read_duration(r: &mut JsonReader<'_, '_>) -> Result<(i64, i32), JsonError> {
     let text = r.string()?;
     wkt_forms::parse_duration(&text)
         .map_err(|_| form_error(r, "a Duration as seconds (1.5s) in range"))
 }
 
-fn write_field_mask(paths: &[String], w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
+pub(crate) fn write_field_mask<S: AsRef<str>>(
+    paths: &[S],
+    w: &mut JsonWriter<'_>,
+) -> Result<(), JsonError> {
     let mut text = String::new();
     for (i, path) in paths.iter().enumerate() {
         if i > 0 {
             text.push(',');
         }
-        wkt_forms::write_field_mask_path(path, &mut text)
+        wkt_forms::write_field_mask_path(path.as_ref(), &mut text)
             .map_err(|_| encode_error("a FieldMask path that has no lowerCamel form"))?;
     }
     w.str(&text);
     Ok(())
 }
 
-fn read_field_mask(r: &mut JsonReader<'_, '_>) -> Result<Vec<String>, JsonError> {
+pub(crate) fn read_field_mask(r: &mut JsonReader<'_, '_>) -> Result<Vec<String>, JsonError> {
     let text = r.string()?;
     let mut paths = Vec::new();
     if text.is_empty() {

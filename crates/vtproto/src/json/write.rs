@@ -431,7 +431,7 @@ impl<'o> JsonWriter<'o> {
 
     /// An enum value: its name (from the generated lookup) unless the options ask for numbers
     /// or the number has no name.
-    pub fn enum_value(&mut self, number: i32, name: Option<&'static str>) {
+    pub fn enum_value(&mut self, number: i32, name: Option<&str>) {
         match name {
             Some(name) if !self.options.enums_as_ints => {
                 // Names are identifiers: nothing to escape.

@@ -419,6 +419,30 @@ impl MessageDescriptor {
         FieldDescriptor::at(&self.pool, self.data().fields[position])
     }
 
+    /// Its fields' positions in the order ProtoJSON and the text format write them: by
+    /// number, a oneof's members at the oneof's lowest number.
+    #[cfg(any(feature = "json", feature = "text"))]
+    pub(super) fn write_order(&self) -> &[u32] {
+        &self.data().write_order
+    }
+
+    /// The position of the field a ProtoJSON key names (its JSON name or its proto name).
+    #[cfg(feature = "json")]
+    pub(super) fn json_key(&self, key: &str) -> Option<usize> {
+        let keys = &self.data().json_keys;
+        let at = keys.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok()?;
+        Some(keys[at].1 as usize)
+    }
+
+    /// The position of the field a text-format name names (its proto name, or a group-like
+    /// field's type name).
+    #[cfg(feature = "text")]
+    pub(super) fn text_key(&self, name: &str) -> Option<usize> {
+        let keys = &self.data().text_keys;
+        let at = keys.binary_search_by(|(k, _)| k.as_str().cmp(name)).ok()?;
+        Some(keys[at].1 as usize)
+    }
+
     /// The field of this name.
     pub fn get_field_by_name(&self, name: &str) -> Option<FieldDescriptor> {
         self.fields().find(|f| f.name() == name)
@@ -687,6 +711,25 @@ impl FieldDescriptor {
     /// Its position among its message's fields, in declaration order (0 for an extension).
     pub fn position(&self) -> usize {
         self.data().position as usize
+    }
+
+    /// Its name in the text format: a group-like field's type name (a group, or a delimited
+    /// field, whose type is declared beside it and named as the field but for case), else its
+    /// proto name.
+    #[cfg(feature = "text")]
+    pub(super) fn text_name(&self) -> &str {
+        let d = self.data();
+        if let (Kind::Message(t), Some(m), false) = (self.kind(), d.message, d.is_extension) {
+            let delimited = match d.features.syntax {
+                Syntax::Proto2 | Syntax::Proto3 => d.raw_type == TYPE_GROUP,
+                _ => d.features.message_encoding == 2,
+            };
+            let td = &self.pool.inner.messages[t.index()];
+            if delimited && td.parent == Some(m) && td.name.to_ascii_lowercase() == d.name {
+                return &td.name;
+            }
+        }
+        &d.name
     }
 
     /// Whether it is an extension.

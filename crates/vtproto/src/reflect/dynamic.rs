@@ -97,7 +97,7 @@ impl Value {
     }
 
     /// Whether a singular value is its type's zero (not written where presence is implicit).
-    fn is_zero(&self) -> bool {
+    pub(super) fn is_zero(&self) -> bool {
         match self {
             Value::Bool(v) => !v,
             Value::I32(v) | Value::EnumNumber(v) => *v == 0,
@@ -130,7 +130,7 @@ impl From<MapKey> for Value {
 }
 
 impl MapKey {
-    fn from_value(v: Value) -> Option<MapKey> {
+    pub(super) fn from_value(v: Value) -> Option<MapKey> {
         Some(match v {
             Value::Bool(v) => MapKey::Bool(v),
             Value::I32(v) => MapKey::I32(v),
@@ -146,12 +146,12 @@ impl MapKey {
 /// A message of a type known at run time.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DynamicMessage {
-    desc: MessageDescriptor,
+    pub(super) desc: MessageDescriptor,
     /// By the field's position in its message.
-    fields: Vec<Option<Value>>,
+    pub(super) fields: Vec<Option<Value>>,
     /// Declared extensions, in the order they first came.
-    extensions: Vec<(FieldDescriptor, Value)>,
-    unknown: UnknownFields,
+    pub(super) extensions: Vec<(FieldDescriptor, Value)>,
+    pub(super) unknown: UnknownFields,
 }
 
 impl DynamicMessage {
@@ -270,7 +270,7 @@ impl DynamicMessage {
     }
 
     /// The value of `field`, created as its default if missing, to change in place.
-    fn value_mut(&mut self, field: &FieldDescriptor) -> &mut Value {
+    pub(super) fn value_mut(&mut self, field: &FieldDescriptor) -> &mut Value {
         match self.slot(field) {
             Some(i) => {
                 if self.fields[i].is_none() {
@@ -563,6 +563,83 @@ impl DynamicMessage {
             write_field(&f, v, w);
         }
     }
+}
+
+/// Fields by number, for the well-known types' special forms.
+#[cfg(any(feature = "json", feature = "text"))]
+impl DynamicMessage {
+    /// The value of the field of this number, if set.
+    pub(super) fn value_at(&self, number: u32) -> Option<&Value> {
+        let f = self.desc.get_field(number)?;
+        self.fields[f.position()].as_ref()
+    }
+
+    /// Sets the field of this number (if the type has it).
+    pub(super) fn set_at(&mut self, number: u32, v: Value) {
+        if let Some(f) = self.desc.get_field(number) {
+            self.set_field(&f, v);
+        }
+    }
+
+    #[cfg(feature = "json")]
+    pub(super) fn i64_at(&self, number: u32) -> i64 {
+        match self.value_at(number) {
+            Some(Value::I64(v)) => *v,
+            _ => 0,
+        }
+    }
+
+    #[cfg(feature = "json")]
+    pub(super) fn i32_at(&self, number: u32) -> i32 {
+        match self.value_at(number) {
+            Some(Value::I32(v)) => *v,
+            _ => 0,
+        }
+    }
+
+    pub(super) fn str_at(&self, number: u32) -> &str {
+        match self.value_at(number) {
+            Some(Value::String(v)) => v,
+            _ => "",
+        }
+    }
+
+    pub(super) fn bytes_at(&self, number: u32) -> &[u8] {
+        match self.value_at(number) {
+            Some(Value::Bytes(v)) => v,
+            _ => &[],
+        }
+    }
+
+    #[cfg(feature = "json")]
+    pub(super) fn list_at(&self, number: u32) -> &[Value] {
+        match self.value_at(number) {
+            Some(Value::List(v)) => v,
+            _ => &[],
+        }
+    }
+}
+
+#[cfg(any(feature = "json", feature = "text"))]
+/// The extension of `desc` a bracketed key names: `[full.name]`, or, in a MessageSet, the
+/// type of an extension declared in its own message type (`[pkg.Type]`), when only one
+/// extension of the MessageSet is named so.
+pub(super) fn extension_named(desc: &MessageDescriptor, key: &str) -> Option<FieldDescriptor> {
+    let name = key.strip_prefix('[')?.strip_suffix(']')?;
+    if let Some(x) = desc.extensions().find(|x| x.full_name() == name) {
+        return Some(x);
+    }
+    if !desc.is_message_set() {
+        return None;
+    }
+    let by_type = |x: &FieldDescriptor| {
+        x.full_name().rsplit_once('.').is_some_and(|(scope, _)| {
+            scope == name && matches!(x.kind(), Kind::Message(t) if t.full_name() == scope)
+        })
+    };
+    let mut named = desc.extensions().filter(by_type);
+    let x = named.next()?;
+    named.next().is_none().then_some(x)
 }
 
 fn push(list: &mut Value, v: Value) {

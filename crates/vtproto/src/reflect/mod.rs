@@ -27,8 +27,12 @@ mod descriptors;
 mod dynamic;
 mod error;
 mod features;
+#[cfg(feature = "json")]
+mod json;
 mod pool;
 mod raw;
+#[cfg(feature = "text")]
+mod text;
 
 pub use descriptors::{
     Cardinality, EnumDescriptor, EnumValueDescriptor, FieldDescriptor, FileDescriptor,

@@ -93,7 +93,7 @@ pub(super) struct MessageData {
     pub enums: Vec<u32>,
     /// Extensions declared inside this message.
     pub scoped_extensions: Vec<u32>,
-    /// Extensions of this message, wherever declared.
+    /// Extensions of this message, wherever declared, by number.
     pub extensions: Vec<u32>,
     pub extension_ranges: Vec<(i32, i32)>,
     pub reserved_ranges: Vec<(i32, i32)>,
@@ -101,6 +101,15 @@ pub(super) struct MessageData {
     pub map_entry: bool,
     pub message_set: bool,
     pub options: Vec<u8>,
+    /// The positions of its fields in the order ProtoJSON and the text format write them (as
+    /// generated code does): by number, a oneof's members at its lowest number.
+    pub write_order: Vec<u32>,
+    /// ProtoJSON keys (JSON names and proto names) and the position of the field each names,
+    /// sorted by key; where two fields share a key, the first of the plain fields in
+    /// declaration order, then the oneofs' members, takes it.
+    pub json_keys: Vec<(String, u32)>,
+    /// Text-format names (proto names, and a group-like field's type name) likewise.
+    pub text_keys: Vec<(String, u32)>,
 }
 
 /// A field's type before and after resolution.
@@ -367,6 +376,7 @@ impl Inner {
         self.file_names.insert(file.name.clone(), index);
         let first_field = self.fields.len();
         let first_method = self.methods.len();
+        let first_message = self.messages.len();
         let scope = file.package.clone();
         for m in &file.message_type {
             let i = self.add_message(m, &scope, index, None, features, &file.name)?;
@@ -412,7 +422,83 @@ impl Inner {
             });
             self.files[index as usize].services.push(service);
         }
-        self.resolve(first_field, first_method)
+        self.resolve(first_field, first_method)?;
+        for m in first_message..self.messages.len() {
+            self.index_names(m);
+        }
+        Ok(())
+    }
+
+    /// Fills a message's `write_order`, `json_keys` and `text_keys` (its fields' types
+    /// resolved).
+    fn index_names(&mut self, m: usize) {
+        let data = &self.messages[m];
+        let real_oneof = |f: &FieldData| f.oneof.filter(|_| !f.proto3_optional);
+        let mut order: Vec<(u32, u32, u32)> = data
+            .fields
+            .iter()
+            .map(|&i| {
+                let f = &self.fields[i as usize];
+                let at = match real_oneof(f) {
+                    Some(o) => self.oneofs[o as usize]
+                        .fields
+                        .iter()
+                        .map(|&g| self.fields[g as usize].number)
+                        .min()
+                        .unwrap_or(f.number),
+                    None => f.number,
+                };
+                (at, f.number, f.position)
+            })
+            .collect();
+        order.sort_unstable();
+        // Plain fields in declaration order, then each oneof's members.
+        let mut claim_order: Vec<u32> = data
+            .fields
+            .iter()
+            .copied()
+            .filter(|&i| real_oneof(&self.fields[i as usize]).is_none())
+            .collect();
+        for &o in &data.oneofs {
+            claim_order.extend(&self.oneofs[o as usize].fields);
+        }
+        let mut json_keys: Vec<(String, u32)> = Vec::new();
+        let mut text_keys: Vec<(String, u32)> = Vec::new();
+        let claim = |keys: &mut Vec<(String, u32)>, key: &str, position: u32| {
+            if !keys.iter().any(|(k, _)| k == key) {
+                keys.push((key.into(), position));
+            }
+        };
+        for &i in &claim_order {
+            let f = &self.fields[i as usize];
+            claim(&mut json_keys, &f.json_name, f.position);
+            claim(&mut json_keys, &f.name, f.position);
+            if let Some(name) = self.group_type_name(f, m) {
+                claim(&mut text_keys, name, f.position);
+            }
+            claim(&mut text_keys, &f.name, f.position);
+        }
+        json_keys.sort_unstable();
+        text_keys.sort_unstable();
+        let data = &mut self.messages[m];
+        data.write_order = order.into_iter().map(|(_, _, p)| p).collect();
+        data.json_keys = json_keys;
+        data.text_keys = text_keys;
+    }
+
+    /// A group-like field's type name, which the text format writes for it: a group (or a
+    /// delimited field) whose type is declared beside it, named as the field but for case.
+    fn group_type_name(&self, f: &FieldData, m: usize) -> Option<&str> {
+        let KindData::Message(t) = f.kind else {
+            return None;
+        };
+        let delimited = match f.features.syntax {
+            Syntax::Proto2 | Syntax::Proto3 => f.raw_type == TYPE_GROUP,
+            _ => f.features.message_encoding == 2,
+        };
+        let t = &self.messages[t as usize];
+        (delimited && t.parent == Some(m as u32) && t.name.to_ascii_lowercase() == f.name)
+            .then_some(t.name.as_str())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -447,6 +533,9 @@ impl Inner {
             map_entry: raw::option_varint(&m.options, 7) == Some(1),
             message_set: raw::option_varint(&m.options, 1) == Some(1),
             options: m.options.clone(),
+            write_order: Vec::new(),
+            json_keys: Vec::new(),
+            text_keys: Vec::new(),
         });
         let mut oneofs = Vec::new();
         for o in &m.oneof_decl {
@@ -688,7 +777,13 @@ impl Inner {
                     }));
                 }
                 self.fields[i].message = Some(extendee);
-                self.messages[extendee as usize].extensions.push(i as u32);
+                // By number, the order generated code writes them in.
+                let at = self.messages[extendee as usize]
+                    .extensions
+                    .partition_point(|&x| self.fields[x as usize].number < number);
+                self.messages[extendee as usize]
+                    .extensions
+                    .insert(at, i as u32);
             }
         }
         // A map entry's key is an integer, a bool or a string (what protoc accepts), so a

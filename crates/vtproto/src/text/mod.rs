@@ -25,7 +25,7 @@
 
 mod error;
 mod read;
-mod wkt;
+pub(crate) mod wkt;
 mod write;
 
 pub use crate::registry::TypeRegistry;

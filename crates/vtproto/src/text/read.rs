@@ -596,6 +596,14 @@ impl<'a, 'o> TextReader<'a, 'o> {
 
     /// An enum value of an open enum: a declared name, or any `int32` number.
     pub fn enum_value(&mut self, lookup: fn(&str) -> Option<i32>) -> Result<i32, TextError> {
+        self.enum_value_by(&lookup)
+    }
+
+    /// [`enum_value`](Self::enum_value) with any lookup (a descriptor's).
+    pub(crate) fn enum_value_by(
+        &mut self,
+        lookup: &dyn Fn(&str) -> Option<i32>,
+    ) -> Result<i32, TextError> {
         self.skip_space();
         let start = self.pos;
         if let Some(name) = self.ident() {
@@ -617,9 +625,18 @@ impl<'a, 'o> TextReader<'a, 'o> {
         lookup: fn(&str) -> Option<i32>,
         known: fn(i32) -> bool,
     ) -> Result<i32, TextError> {
+        self.closed_enum_value_by(&lookup, &known)
+    }
+
+    /// [`closed_enum_value`](Self::closed_enum_value) with any lookup (a descriptor's).
+    pub(crate) fn closed_enum_value_by(
+        &mut self,
+        lookup: &dyn Fn(&str) -> Option<i32>,
+        known: &dyn Fn(i32) -> bool,
+    ) -> Result<i32, TextError> {
         self.skip_space();
         let start = self.pos;
-        let v = self.enum_value(lookup)?;
+        let v = self.enum_value_by(lookup)?;
         if known(v) {
             Ok(v)
         } else {

@@ -12,7 +12,7 @@ const PREFIXES: &[&str] = &["type.googleapis.com/", "type.googleprod.com/"];
 /// The entry for a type URL of one of the prefixes C++ expands (`type.googleapis.com/`,
 /// `type.googleprod.com/`): its full name looked up in the registry, then among the well-known
 /// types.
-fn resolve(registry: Option<&super::TypeRegistry>, type_url: &str) -> Option<AnyText> {
+pub(crate) fn resolve(registry: Option<&super::TypeRegistry>, type_url: &str) -> Option<AnyText> {
     let name = PREFIXES.iter().find_map(|p| type_url.strip_prefix(p))?;
     registry
         .and_then(|r| r.get_text(name).copied())

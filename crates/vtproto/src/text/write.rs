@@ -150,7 +150,7 @@ impl<'o> TextWriter<'o> {
     }
 
     /// An enum value: its name if the enum declares the number, else the number.
-    pub fn enum_value(&mut self, number: i32, name: Option<&'static str>) {
+    pub fn enum_value(&mut self, number: i32, name: Option<&str>) {
         match name {
             Some(name) => self.out.push_str(name),
             None => self.i32(number),

@@ -1,0 +1,659 @@
+//! ProtoJSON for [`DynamicMessage`] (features `reflect` and `json`): one walker over the
+//! descriptors, on the same [`JsonReader`] and [`JsonWriter`] as generated code, with the same
+//! options, errors and forms: the JSON name (or the proto name) of each field, in the order
+//! generated code writes them; presence and `emit_unpopulated`; enums by name; 64-bit integers
+//! as strings; the well-known types' special forms; extensions as `[full.name]`; `Any` with
+//! its message's fields and `"@type"`, its type looked up in the message's pool first, then in
+//! the options' registry and among the well-known types.
+
+use alloc::collections::BTreeMap;
+
+use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
+use super::dynamic::{extension_named, DynamicMessage, MapKey, Value};
+use crate::json::{DecodeOptions, EncodeOptions, JsonError, JsonErrorKind, JsonReader, JsonWriter};
+use crate::prelude::*;
+
+/// The well-known types whose ProtoJSON is not an object of their fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Special {
+    Any,
+    Timestamp,
+    Duration,
+    FieldMask,
+    Struct,
+    Value,
+    ListValue,
+    /// `DoubleValue` ... `BytesValue`: their field `value` alone.
+    Wrapper,
+}
+
+/// The special form of `desc`, if it is one of the well-known types that have one.
+pub(super) fn special(desc: &MessageDescriptor) -> Option<Special> {
+    let name = desc.full_name().strip_prefix("google.protobuf.")?;
+    Some(match name {
+        "Any" => Special::Any,
+        "Timestamp" => Special::Timestamp,
+        "Duration" => Special::Duration,
+        "FieldMask" => Special::FieldMask,
+        "Struct" => Special::Struct,
+        "Value" => Special::Value,
+        "ListValue" => Special::ListValue,
+        "DoubleValue" | "FloatValue" | "Int64Value" | "UInt64Value" | "Int32Value"
+        | "UInt32Value" | "BoolValue" | "StringValue" | "BytesValue" => Special::Wrapper,
+        _ => return None,
+    })
+}
+
+const NULL_VALUE: &str = "google.protobuf.NullValue";
+
+fn is_null_value(e: &EnumDescriptor) -> bool {
+    e.full_name() == NULL_VALUE
+}
+
+/// Whether JSON `null` is a value of `kind` (`google.protobuf.Value`, `NullValue`) rather than
+/// "not set".
+fn null_is_value(kind: &Kind) -> bool {
+    match kind {
+        Kind::Enum(e) => is_null_value(e),
+        Kind::Message(m) => m.full_name() == "google.protobuf.Value",
+        _ => false,
+    }
+}
+
+fn first(seen: &mut [u64], bit: usize) -> bool {
+    crate::registry::first(seen, bit)
+}
+
+impl DynamicMessage {
+    /// The message as compact ProtoJSON with the default options.
+    pub fn to_json(&self) -> Result<String, JsonError> {
+        self.to_json_with(&EncodeOptions::default())
+    }
+
+    /// The message as ProtoJSON with `options` (an `Any`'s type is looked up in the message's
+    /// pool, then in `options.registry`).
+    pub fn to_json_with(&self, options: &EncodeOptions<'_>) -> Result<String, JsonError> {
+        let mut out = String::with_capacity(256);
+        let mut w = JsonWriter::new(&mut out, options);
+        self.write_json(&mut w)?;
+        Ok(out)
+    }
+
+    /// Reads a message of type `desc` from ProtoJSON with the default options.
+    pub fn from_json(desc: MessageDescriptor, json: &str) -> Result<Self, JsonError> {
+        Self::from_json_with(desc, json, &DecodeOptions::default())
+    }
+
+    /// Reads a message of type `desc` from ProtoJSON with `options`.
+    pub fn from_json_with(
+        desc: MessageDescriptor,
+        json: &str,
+        options: &DecodeOptions<'_>,
+    ) -> Result<Self, JsonError> {
+        let mut m = Self::new(desc);
+        let mut r = JsonReader::new(json, options);
+        m.merge_json(&mut r)?;
+        r.finish()?;
+        Ok(m)
+    }
+
+    /// Writes the message as one JSON value.
+    pub fn write_json(&self, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
+        match special(&self.desc) {
+            Some(form) => self.write_special(form, w),
+            None => self.write_object(w),
+        }
+    }
+
+    /// Reads one JSON value into the message, merging as the binary `merge` does.
+    pub fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
+        match special(&self.desc) {
+            Some(form) => self.merge_special(form, r),
+            None => self.merge_object(r),
+        }
+    }
+
+    fn write_object(&self, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
+        w.begin_object();
+        let proto_names = w.options().use_proto_names;
+        let emit = w.emit_unpopulated();
+        for &position in self.desc.write_order() {
+            let position = position as usize;
+            let value = self.fields[position].as_ref();
+            let f = self.desc.field_at(position);
+            let written = match value {
+                Some(v) if f.has_presence() || !v.is_zero() => v,
+                // Unset, or a zero without presence: written only as asked, at its default.
+                _ if emit && !f.has_presence() => {
+                    let default = Value::default_for(&f);
+                    write_key(&f, proto_names, w);
+                    write_field_value(&f, &default, w)?;
+                    continue;
+                }
+                _ => continue,
+            };
+            write_key(&f, proto_names, w);
+            write_field_value(&f, written, w)?;
+        }
+        if !self.extensions.is_empty() {
+            for x in self.desc.extensions() {
+                let Some((_, v)) = self.extensions.iter().find(|(f, _)| *f == x) else {
+                    continue;
+                };
+                if matches!(v, Value::List(l) if l.is_empty()) {
+                    continue;
+                }
+                w.key_str(&format!("[{}]", x.full_name()));
+                write_field_value(&x, v, w)?;
+            }
+        }
+        w.end_object();
+        Ok(())
+    }
+
+    fn merge_object(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
+        r.begin_object()?;
+        let desc = self.desc.clone();
+        let fields = self.fields.len();
+        let mut seen = vec![0u64; fields.div_ceil(64).max(1)];
+        let mut oneofs: Vec<usize> = Vec::new();
+        let mut extensions: Vec<u32> = Vec::new();
+        while let Some(key) = r.next_key()? {
+            if let Some(position) = desc.json_key(&key) {
+                let f = desc.field_at(position);
+                if let Err(e) = self.json_read_field(&f, position, &mut seen, &mut oneofs, r) {
+                    return Err(e.in_field(desc.full_name(), f.name(), &key));
+                }
+            } else if let Some(x) = extension_named(&desc, &key) {
+                let result = if extensions.contains(&x.number()) {
+                    Err(r.duplicate())
+                } else {
+                    extensions.push(x.number());
+                    self.json_read_extension(&x, r)
+                };
+                if let Err(e) = result {
+                    return Err(e.in_field(desc.full_name(), x.full_name(), &key));
+                }
+            } else {
+                r.unknown_field(&key)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn json_read_field(
+        &mut self,
+        f: &FieldDescriptor,
+        position: usize,
+        seen: &mut [u64],
+        oneofs: &mut Vec<usize>,
+        r: &mut JsonReader<'_, '_>,
+    ) -> Result<(), JsonError> {
+        if !first(seen, position) {
+            return Err(r.duplicate());
+        }
+        let kind = f.kind();
+        if f.is_map() {
+            if r.null() {
+                return Ok(());
+            }
+            return self.json_read_map(f, r);
+        }
+        if !null_is_value(&kind) && r.null() {
+            return Ok(());
+        }
+        if f.is_list() {
+            r.begin_array()?;
+            let mut read = Vec::new();
+            while r.next_element()? {
+                if let Some(v) = read_value(&kind, r)? {
+                    read.push(v);
+                }
+            }
+            if let Value::List(list) = self.value_mut(f) {
+                list.extend(read);
+            }
+            return Ok(());
+        }
+        if let Some(o) = f.containing_oneof().filter(|o| !o.is_synthetic()) {
+            // A oneof's member replaces what the oneof held, a message included.
+            if oneofs.contains(&o.index()) {
+                return Err(r.duplicate());
+            }
+            oneofs.push(o.index());
+            if let Some(v) = read_value(&kind, r)? {
+                self.set_field(f, v);
+            }
+            return Ok(());
+        }
+        match &kind {
+            Kind::Message(m) => {
+                let mut msg = match self.fields[position].take() {
+                    Some(Value::Message(msg)) => msg,
+                    _ => Box::new(DynamicMessage::new(m.clone())),
+                };
+                let result = msg.merge_json(r);
+                self.fields[position] = Some(Value::Message(msg));
+                result
+            }
+            _ => {
+                if let Some(v) = read_value(&kind, r)? {
+                    self.fields[position] = Some(v);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A map's object: its entries replace those of the same keys; a key twice is an error.
+    fn json_read_map(
+        &mut self,
+        f: &FieldDescriptor,
+        r: &mut JsonReader<'_, '_>,
+    ) -> Result<(), JsonError> {
+        let Some((key_kind, value_kind)) = f.map_kinds() else {
+            return r.skip_value();
+        };
+        let mut read = BTreeMap::new();
+        r.begin_object()?;
+        while let Some(key) = r.next_key()? {
+            let k = match key_kind {
+                Kind::String => MapKey::String(key.into_owned()),
+                Kind::Bool => MapKey::Bool(r.map_key_bool(&key)?),
+                Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => MapKey::I64(r.map_key_i64(&key)?),
+                Kind::Uint64 | Kind::Fixed64 => MapKey::U64(r.map_key_u64(&key)?),
+                Kind::Uint32 | Kind::Fixed32 => MapKey::U32(r.map_key_u32(&key)?),
+                _ => MapKey::I32(r.map_key_i32(&key)?),
+            };
+            if let Some(v) = read_value(&value_kind, r)? {
+                if read.insert(k, v).is_some() {
+                    return Err(r.duplicate());
+                }
+            }
+        }
+        if let Value::Map(map) = self.value_mut(f) {
+            map.extend(read);
+        }
+        Ok(())
+    }
+
+    /// A declared extension's value, replacing what it held.
+    fn json_read_extension(
+        &mut self,
+        x: &FieldDescriptor,
+        r: &mut JsonReader<'_, '_>,
+    ) -> Result<(), JsonError> {
+        if r.null() {
+            return Ok(());
+        }
+        let kind = x.kind();
+        if x.is_list() {
+            let mut values = Vec::new();
+            r.begin_array()?;
+            while r.next_element()? {
+                if let Some(v) = read_value(&kind, r)? {
+                    values.push(v);
+                }
+            }
+            self.set_field(x, Value::List(values));
+        } else if let Some(v) = read_value(&kind, r)? {
+            self.set_field(x, v);
+        }
+        Ok(())
+    }
+
+    fn write_special(&self, form: Special, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
+        match form {
+            Special::Any => self.json_write_any(w),
+            Special::Timestamp => {
+                crate::json::wkt::write_timestamp(self.i64_at(1), self.i32_at(2), w)
+            }
+            Special::Duration => {
+                crate::json::wkt::write_duration(self.i64_at(1), self.i32_at(2), w)
+            }
+            Special::FieldMask => {
+                let paths: Vec<&str> = self
+                    .list_at(1)
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::String(s) => Some(s.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                crate::json::wkt::write_field_mask(&paths, w)
+            }
+            Special::Struct => {
+                w.begin_object();
+                if let Some(Value::Map(map)) = self.value_at(1) {
+                    for (k, v) in map {
+                        if let (MapKey::String(k), Value::Message(v)) = (k, v) {
+                            w.key_str(k);
+                            v.write_json(w)?;
+                        }
+                    }
+                }
+                w.end_object();
+                Ok(())
+            }
+            Special::ListValue => {
+                w.begin_array();
+                for v in self.list_at(1) {
+                    if let Value::Message(v) = v {
+                        w.element();
+                        v.write_json(w)?;
+                    }
+                }
+                w.end_array();
+                Ok(())
+            }
+            Special::Value => {
+                let set = self.desc.fields().find_map(|f| {
+                    let v = self.fields[f.position()].as_ref()?;
+                    Some((f.number(), v))
+                });
+                match set {
+                    Some((2, Value::F64(v))) if !v.is_finite() => {
+                        return Err(JsonError::new(JsonErrorKind::InvalidValue {
+                            reason: "a Value that is NaN or infinite",
+                        }))
+                    }
+                    Some((2, Value::F64(v))) => w.f64(*v),
+                    Some((3, Value::String(v))) => w.str(v),
+                    Some((4, Value::Bool(v))) => w.bool(*v),
+                    Some((5 | 6, Value::Message(m))) => m.write_json(w)?,
+                    // No kind reads back as `null`, as Python and C++ write it.
+                    _ => w.null(),
+                }
+                Ok(())
+            }
+            Special::Wrapper => match self.desc.get_field(1) {
+                Some(f) => match self.fields[f.position()].as_ref() {
+                    Some(v) => write_value(&f.kind(), v, w),
+                    None => write_value(&f.kind(), &Value::default_for(&f), w),
+                },
+                None => {
+                    w.null();
+                    Ok(())
+                }
+            },
+        }
+    }
+
+    fn merge_special(
+        &mut self,
+        form: Special,
+        r: &mut JsonReader<'_, '_>,
+    ) -> Result<(), JsonError> {
+        match form {
+            Special::Any => self.json_merge_any(r),
+            Special::Timestamp => {
+                let (seconds, nanos) = crate::json::wkt::read_timestamp(r)?;
+                self.set_at(1, Value::I64(seconds));
+                self.set_at(2, Value::I32(nanos));
+                Ok(())
+            }
+            Special::Duration => {
+                let (seconds, nanos) = crate::json::wkt::read_duration(r)?;
+                self.set_at(1, Value::I64(seconds));
+                self.set_at(2, Value::I32(nanos));
+                Ok(())
+            }
+            Special::FieldMask => {
+                let paths = crate::json::wkt::read_field_mask(r)?;
+                self.set_at(
+                    1,
+                    Value::List(paths.into_iter().map(Value::String).collect()),
+                );
+                Ok(())
+            }
+            Special::Struct => {
+                let Some(f) = self.desc.get_field(1) else {
+                    return r.skip_value();
+                };
+                let Some((_, Kind::Message(value_type))) = f.map_kinds() else {
+                    return r.skip_value();
+                };
+                let mut read = BTreeMap::new();
+                r.begin_object()?;
+                while let Some(key) = r.next_key()? {
+                    let mut v = DynamicMessage::new(value_type.clone());
+                    v.merge_json(r)?;
+                    let k = MapKey::String(key.into_owned());
+                    if read.insert(k, Value::Message(Box::new(v))).is_some() {
+                        return Err(r.duplicate());
+                    }
+                }
+                if let Value::Map(map) = self.value_mut(&f) {
+                    map.extend(read);
+                }
+                Ok(())
+            }
+            Special::ListValue => {
+                let Some(f) = self.desc.get_field(1) else {
+                    return r.skip_value();
+                };
+                let Kind::Message(value_type) = f.kind() else {
+                    return r.skip_value();
+                };
+                r.begin_array()?;
+                while r.next_element()? {
+                    let mut v = DynamicMessage::new(value_type.clone());
+                    v.merge_json(r)?;
+                    if let Value::List(list) = self.value_mut(&f) {
+                        list.push(Value::Message(Box::new(v)));
+                    }
+                }
+                Ok(())
+            }
+            Special::Value => {
+                let (number, v) = match r.peek_kind() {
+                    Some(b'n') => {
+                        r.null_value()?;
+                        (1, Value::EnumNumber(0))
+                    }
+                    Some(b't' | b'f') => (4, Value::Bool(r.bool()?)),
+                    Some(b'"') => (3, Value::String(r.string_owned()?)),
+                    Some(b'{') | Some(b'[') => {
+                        let number = if r.peek_kind() == Some(b'{') { 5 } else { 6 };
+                        let Some(Kind::Message(t)) = self.desc.get_field(number).map(|f| f.kind())
+                        else {
+                            return r.skip_value();
+                        };
+                        let mut m = DynamicMessage::new(t);
+                        m.merge_json(r)?;
+                        (number, Value::Message(Box::new(m)))
+                    }
+                    _ => (2, Value::F64(r.f64()?)),
+                };
+                self.set_at(number, v);
+                Ok(())
+            }
+            Special::Wrapper => {
+                let Some(f) = self.desc.get_field(1) else {
+                    return r.skip_value();
+                };
+                if let Some(v) = read_value(&f.kind(), r)? {
+                    self.set_field(&f, v);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn json_write_any(&self, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
+        let type_url = self.str_at(1);
+        let value = self.bytes_at(2);
+        if type_url.is_empty() && value.is_empty() {
+            w.begin_object();
+            w.end_object();
+            return Ok(());
+        }
+        // Each `Any` decodes its value anew, so the binary decoder's depth limit does not
+        // bound a chain of them: the writer's own depth does.
+        if w.depth() >= crate::json::DEFAULT_RECURSION_LIMIT as usize {
+            return Err(JsonError::new(JsonErrorKind::RecursionLimitExceeded));
+        }
+        let Some(desc) = any_type(&self.desc, type_url) else {
+            return crate::json::registry::write_any(type_url, value, w);
+        };
+        let inner = DynamicMessage::decode(desc, value)
+            .map_err(|e| JsonError::new(JsonErrorKind::Decode(e.to_string())))?;
+        if special(&inner.desc).is_some() {
+            w.begin_object();
+            w.key_str("@type");
+            w.str(type_url);
+            w.key_str("value");
+            inner.write_json(w)?;
+            w.end_object();
+            Ok(())
+        } else {
+            w.set_any_type_url(type_url);
+            inner.write_json(w)
+        }
+    }
+
+    fn json_merge_any(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
+        enum Resolved {
+            Pool(MessageDescriptor),
+            Registry(crate::json::AnyType),
+        }
+        let desc = self.desc.clone();
+        let (type_url, value) = crate::json::registry::read_any_with(
+            r,
+            |r, type_url| match any_type(&desc, type_url) {
+                Some(d) => Ok(Resolved::Pool(d)),
+                None => crate::json::registry::resolve(r.options().registry, type_url)
+                    .map(Resolved::Registry)
+                    .map_err(|e| r.error(e.kind().clone())),
+            },
+            |t| match t {
+                Resolved::Pool(d) => special(d).is_some(),
+                Resolved::Registry(t) => t.special,
+            },
+            |t, r| match t {
+                Resolved::Pool(d) => {
+                    let mut m = DynamicMessage::new(d.clone());
+                    m.merge_json(r)?;
+                    Ok(m.encode_to_vec())
+                }
+                Resolved::Registry(t) => (t.read)(r),
+            },
+        )?;
+        self.set_at(1, Value::String(type_url));
+        self.set_at(2, Value::Bytes(value));
+        Ok(())
+    }
+}
+
+/// The type an `Any` of `owner`'s pool names, if that pool has it.
+fn any_type(owner: &MessageDescriptor, type_url: &str) -> Option<MessageDescriptor> {
+    if type_url.is_empty() || !type_url.contains('/') {
+        return None;
+    }
+    let name = type_url.rsplit('/').next()?;
+    owner.parent_pool().get_message_by_name(name)
+}
+
+fn write_key(f: &FieldDescriptor, proto_names: bool, w: &mut JsonWriter<'_>) {
+    w.key_str(if proto_names { f.name() } else { f.json_name() });
+}
+
+/// A field's value: a list as an array, a map as an object, else one value.
+fn write_field_value(
+    f: &FieldDescriptor,
+    v: &Value,
+    w: &mut JsonWriter<'_>,
+) -> Result<(), JsonError> {
+    match v {
+        Value::List(list) => {
+            let kind = f.kind();
+            w.begin_array();
+            for item in list {
+                w.element();
+                write_value(&kind, item, w)?;
+            }
+            w.end_array();
+        }
+        Value::Map(map) => {
+            let Some((_, value_kind)) = f.map_kinds() else {
+                return Ok(());
+            };
+            w.begin_object();
+            for (k, v) in map {
+                match k {
+                    MapKey::String(k) => w.key_str(k),
+                    MapKey::Bool(k) => w.key_display(*k),
+                    MapKey::I32(k) => w.key_display(*k),
+                    MapKey::I64(k) => w.key_display(*k),
+                    MapKey::U32(k) => w.key_display(*k),
+                    MapKey::U64(k) => w.key_display(*k),
+                }
+                write_value(&value_kind, v, w)?;
+            }
+            w.end_object();
+        }
+        v => write_value(&f.kind(), v, w)?,
+    }
+    Ok(())
+}
+
+/// One value of `kind`.
+fn write_value(kind: &Kind, v: &Value, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
+    match v {
+        Value::Bool(v) => w.bool(*v),
+        Value::I32(v) => w.i32(*v),
+        Value::I64(v) => w.i64(*v),
+        Value::U32(v) => w.u32(*v),
+        Value::U64(v) => w.u64(*v),
+        Value::F32(v) => w.f32(*v),
+        Value::F64(v) => w.f64(*v),
+        Value::String(v) => w.str(v),
+        Value::Bytes(v) => w.bytes(v),
+        Value::EnumNumber(n) => match kind {
+            Kind::Enum(e) if is_null_value(e) => w.null(),
+            Kind::Enum(e) => {
+                let value = e.get_value(*n);
+                w.enum_value(*n, value.as_ref().map(|v| v.name()));
+            }
+            _ => w.i32(*n),
+        },
+        Value::Message(m) => m.write_json(w)?,
+        // A list or a map where one value belongs: not a value of any field's kind.
+        Value::List(_) | Value::Map(_) => w.null(),
+    }
+    Ok(())
+}
+
+/// One value of `kind`; `None` for an enum name the enum does not declare, skipped as the
+/// options ask.
+fn read_value(kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<Option<Value>, JsonError> {
+    Ok(Some(match kind {
+        Kind::Double => Value::F64(r.f64()?),
+        Kind::Float => Value::F32(r.f32()?),
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Value::I32(r.i32()?),
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Value::I64(r.i64()?),
+        Kind::Uint32 | Kind::Fixed32 => Value::U32(r.u32()?),
+        Kind::Uint64 | Kind::Fixed64 => Value::U64(r.u64()?),
+        Kind::Bool => Value::Bool(r.bool()?),
+        Kind::String => Value::String(r.string_owned()?),
+        Kind::Bytes => Value::Bytes(r.bytes()?),
+        Kind::Enum(e) => return Ok(read_enum(e, r)?.map(Value::EnumNumber)),
+        Kind::Message(m) => {
+            let mut msg = DynamicMessage::new(m.clone());
+            msg.merge_json(r)?;
+            Value::Message(Box::new(msg))
+        }
+    }))
+}
+
+fn read_enum(e: &EnumDescriptor, r: &mut JsonReader<'_, '_>) -> Result<Option<i32>, JsonError> {
+    if is_null_value(e) && r.null() {
+        return Ok(Some(0));
+    }
+    let lookup = |name: &str| e.get_value_by_name(name).map(|v| v.number());
+    if e.is_closed() {
+        r.closed_enum_value_by(&lookup, &|n| e.get_value(n).is_some())
+    } else {
+        r.enum_value_by(&lookup)
+    }
+}

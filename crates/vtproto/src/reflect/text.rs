@@ -1,0 +1,536 @@
+//! The text format for [`DynamicMessage`] (features `reflect` and `text`): one walker over the
+//! descriptors, on the same [`TextReader`] and [`TextWriter`] as generated code, with the same
+//! options, errors and forms: fields in the order generated code writes them, a group-like
+//! field under its type's name, extensions as `[full.name]`, map entries in key order, unknown
+//! fields by number when asked, and `Any` expanded as `[type.googleapis.com/pkg.Msg] { .. }`
+//! when its type is in the message's pool (or in the options' registry, or well known).
+
+use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
+use super::dynamic::{extension_named, DynamicMessage, MapKey, Value};
+use crate::prelude::*;
+use crate::text::{DecodeOptions, EncodeOptions, TextError, TextErrorKind, TextReader, TextWriter};
+
+/// The type-URL prefixes an expanded `Any` may use, as C++ accepts them.
+const PREFIXES: &[&str] = &["type.googleapis.com/", "type.googleprod.com/"];
+
+fn is_any(desc: &MessageDescriptor) -> bool {
+    desc.full_name() == "google.protobuf.Any"
+}
+
+/// How an expanded `Any`'s type is known.
+enum Resolved {
+    Pool(MessageDescriptor),
+    Registry(crate::text::AnyText),
+}
+
+fn resolve(
+    owner: &MessageDescriptor,
+    registry: Option<&crate::TypeRegistry>,
+    type_url: &str,
+) -> Option<Resolved> {
+    let name = PREFIXES.iter().find_map(|p| type_url.strip_prefix(p))?;
+    match owner.parent_pool().get_message_by_name(name) {
+        Some(d) => Some(Resolved::Pool(d)),
+        None => crate::text::wkt::resolve(registry, type_url).map(Resolved::Registry),
+    }
+}
+
+impl DynamicMessage {
+    /// The message in the text format, on one line, with the default options.
+    pub fn to_text(&self) -> Result<String, TextError> {
+        self.to_text_with(&EncodeOptions::default())
+    }
+
+    /// The message in the text format with `options`.
+    pub fn to_text_with(&self, options: &EncodeOptions<'_>) -> Result<String, TextError> {
+        let mut out = String::new();
+        let mut w = TextWriter::new(&mut out, options);
+        self.write_text(&mut w)?;
+        if options.pretty && !out.is_empty() {
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// Reads a message of type `desc` from the text format with the default options.
+    pub fn from_text(desc: MessageDescriptor, text: &str) -> Result<Self, TextError> {
+        Self::from_text_with(desc, text, &DecodeOptions::default())
+    }
+
+    /// Reads a message of type `desc` from the text format with `options`.
+    pub fn from_text_with(
+        desc: MessageDescriptor,
+        text: &str,
+        options: &DecodeOptions<'_>,
+    ) -> Result<Self, TextError> {
+        let mut m = Self::new(desc);
+        let mut r = TextReader::new(text, options);
+        m.merge_text(&mut r)?;
+        r.finish()?;
+        Ok(m)
+    }
+
+    /// Writes the message's fields (not its braces).
+    pub fn write_text(&self, w: &mut TextWriter<'_>) -> Result<(), TextError> {
+        if is_any(&self.desc) {
+            self.text_write_any(w);
+            w.unknown_fields(self.unknown.as_bytes());
+            return Ok(());
+        }
+        for &position in self.desc.write_order() {
+            let position = position as usize;
+            let Some(v) = self.fields[position].as_ref() else {
+                continue;
+            };
+            let f = self.desc.field_at(position);
+            if !f.has_presence() && v.is_zero() {
+                continue;
+            }
+            write_field(&f, f.text_name(), v, w)?;
+        }
+        if !self.extensions.is_empty() {
+            for x in self.desc.extensions() {
+                if let Some((_, v)) = self.extensions.iter().find(|(f, _)| *f == x) {
+                    let name = message_set_alias(&self.desc, &x)
+                        .unwrap_or_else(|| format!("[{}]", x.full_name()));
+                    write_field(&x, &name, v, w)?;
+                }
+            }
+        }
+        w.unknown_fields(self.unknown.as_bytes());
+        Ok(())
+    }
+
+    /// Reads fields into the message up to the end of the message being read (its closing
+    /// delimiter, or the end of the input at the top level), merging as the binary `merge`
+    /// does.
+    pub fn merge_text(&mut self, r: &mut TextReader<'_, '_>) -> Result<(), TextError> {
+        if is_any(&self.desc) {
+            return self.text_merge_any(r);
+        }
+        let desc = self.desc.clone();
+        let mut seen = vec![0u64; self.fields.len().div_ceil(64).max(1)];
+        let mut oneofs: Vec<usize> = Vec::new();
+        let mut extensions: Vec<u32> = Vec::new();
+        // A repeated extension the message did not hold yet is added once the message is read
+        // (after the singular ones read with it, by number), as generated code adds it.
+        let mut pending: Vec<(FieldDescriptor, Vec<Value>)> = Vec::new();
+        while let Some(name) = r.next_field()? {
+            if let Some(position) = desc.text_key(&name) {
+                let f = desc.field_at(position);
+                if let Err(e) = self.text_read_field(&f, position, &mut seen, &mut oneofs, r) {
+                    return Err(e.in_field(desc.full_name(), f.name()));
+                }
+            } else if let Some(x) = extension_named(&desc, &name) {
+                if let Err(e) = self.text_read_extension(&x, &mut extensions, &mut pending, r) {
+                    return Err(e.in_field(desc.full_name(), x.full_name()));
+                }
+            } else if desc.reserved_names().any(|n| n == name) {
+                r.skip_field()?;
+            } else {
+                r.skip_unknown_field(&name)?;
+                continue;
+            }
+            r.end_field();
+        }
+        pending.sort_by_key(|(x, _)| x.number());
+        for (x, values) in pending {
+            self.set_field(&x, Value::List(values));
+        }
+        Ok(())
+    }
+
+    fn text_read_field(
+        &mut self,
+        f: &FieldDescriptor,
+        position: usize,
+        seen: &mut [u64],
+        oneofs: &mut Vec<usize>,
+        r: &mut TextReader<'_, '_>,
+    ) -> Result<(), TextError> {
+        let kind = f.kind();
+        let message = matches!(kind, Kind::Message(_));
+        if f.is_map() {
+            return self.text_read_map(f, r);
+        }
+        if f.is_list() {
+            let mut items = if message {
+                r.message_items()?
+            } else {
+                r.scalar_items()?
+            };
+            let mut read = Vec::new();
+            while items.next(r)? {
+                read.push(read_value(&kind, r)?);
+            }
+            if let Value::List(list) = self.value_mut(f) {
+                list.extend(read);
+            }
+            return Ok(());
+        }
+        if let Some(o) = f.containing_oneof().filter(|o| !o.is_synthetic()) {
+            if oneofs.contains(&o.index()) {
+                return Err(r.duplicate());
+            }
+            oneofs.push(o.index());
+            colon(message, r)?;
+            let v = read_value(&kind, r)?;
+            self.set_field(f, v);
+            return Ok(());
+        }
+        // A field without presence may come again while it holds its default.
+        let again = !crate::registry::first(seen, position);
+        if again
+            && (f.has_presence() || self.fields[position].as_ref().is_some_and(|v| !v.is_zero()))
+        {
+            return Err(r.duplicate());
+        }
+        match &kind {
+            Kind::Message(m) => {
+                r.message_colon();
+                let mut msg = match self.fields[position].take() {
+                    Some(Value::Message(msg)) => msg,
+                    _ => Box::new(DynamicMessage::new(m.clone())),
+                };
+                let result = r.begin_message().and_then(|()| msg.merge_text(r));
+                self.fields[position] = Some(Value::Message(msg));
+                result
+            }
+            _ => {
+                r.colon()?;
+                self.fields[position] = Some(read_value(&kind, r)?);
+                Ok(())
+            }
+        }
+    }
+
+    /// A map's entries (`name { key: .. value: .. }`, or a `[..]` list of them), each
+    /// replacing the entry of its key; a key or value twice in one entry is an error once it
+    /// holds more than its default (always where the file tracks presence).
+    fn text_read_map(
+        &mut self,
+        f: &FieldDescriptor,
+        r: &mut TextReader<'_, '_>,
+    ) -> Result<(), TextError> {
+        let (Some((key_kind, value_kind)), Kind::Message(entry)) = (f.map_kinds(), f.kind()) else {
+            return r.skip_field();
+        };
+        let presence = entry
+            .map_entry_key_field()
+            .is_some_and(|k| k.has_presence());
+        let mut items = r.message_items()?;
+        while items.next(r)? {
+            r.begin_message()?;
+            let mut k: Option<Value> = None;
+            let mut v: Option<Value> = None;
+            let mut seen = [false; 2];
+            while let Some(name) = r.next_field()? {
+                match &*name {
+                    "key" => {
+                        let held = k.as_ref().is_some_and(|k| !k.is_zero());
+                        if core::mem::replace(&mut seen[0], true) && (presence || held) {
+                            return Err(r.duplicate());
+                        }
+                        r.colon()?;
+                        k = Some(read_value(&key_kind, r)?);
+                    }
+                    "value" => {
+                        let held = v.as_ref().is_some_and(|v| match v {
+                            Value::Message(m) => {
+                                m.fields().next().is_some() || !m.unknown.is_empty()
+                            }
+                            v => !v.is_zero(),
+                        });
+                        if core::mem::replace(&mut seen[1], true) && (presence || held) {
+                            return Err(r.duplicate());
+                        }
+                        match &value_kind {
+                            Kind::Message(m) => {
+                                r.message_colon();
+                                let mut msg = match v.take() {
+                                    Some(Value::Message(msg)) => msg,
+                                    _ => Box::new(DynamicMessage::new(m.clone())),
+                                };
+                                r.begin_message()?;
+                                msg.merge_text(r)?;
+                                v = Some(Value::Message(msg));
+                            }
+                            _ => {
+                                r.colon()?;
+                                v = Some(read_value(&value_kind, r)?);
+                            }
+                        }
+                    }
+                    other => {
+                        r.skip_unknown_field(other)?;
+                        continue;
+                    }
+                }
+                r.end_field();
+            }
+            let k = k.unwrap_or_else(|| Value::default_of(&key_kind));
+            let v = v.unwrap_or_else(|| Value::default_of(&value_kind));
+            if let (Some(k), Value::Map(map)) = (MapKey::from_value(k), self.value_mut(f)) {
+                map.insert(k, v);
+            }
+        }
+        Ok(())
+    }
+
+    /// An extension: a singular one replaces its value (once per message), a repeated one
+    /// appends.
+    fn text_read_extension(
+        &mut self,
+        x: &FieldDescriptor,
+        seen: &mut Vec<u32>,
+        pending: &mut Vec<(FieldDescriptor, Vec<Value>)>,
+        r: &mut TextReader<'_, '_>,
+    ) -> Result<(), TextError> {
+        let kind = x.kind();
+        let message = matches!(kind, Kind::Message(_));
+        if x.is_list() {
+            let mut items = if message {
+                r.message_items()?
+            } else {
+                r.scalar_items()?
+            };
+            let mut read = Vec::new();
+            while items.next(r)? {
+                read.push(read_value(&kind, r)?);
+            }
+            if let Some((_, values)) = pending.iter_mut().find(|(p, _)| p == x) {
+                values.extend(read);
+            } else if self.extensions.iter().any(|(f, _)| f == x) {
+                if let Value::List(list) = self.value_mut(x) {
+                    list.extend(read);
+                }
+            } else {
+                pending.push((x.clone(), read));
+            }
+            return Ok(());
+        }
+        if seen.contains(&x.number()) {
+            return Err(r.duplicate());
+        }
+        seen.push(x.number());
+        colon(message, r)?;
+        let v = read_value(&kind, r)?;
+        self.set_field(x, v);
+        Ok(())
+    }
+
+    /// Writes an `Any`: expanded when its type is known and its value decodes, else its
+    /// fields.
+    fn text_write_any(&self, w: &mut TextWriter<'_>) {
+        let type_url = self.str_at(1);
+        let value = self.bytes_at(2);
+        // Only so deep: each `Any` decodes its value anew, so the binary decoder's depth limit
+        // does not bound a chain of them.
+        let shallow = w.depth() < crate::text::DEFAULT_RECURSION_LIMIT as usize;
+        if let Some(t) = resolve(&self.desc, w.options().registry, type_url).filter(|_| shallow) {
+            let mark = w.mark();
+            w.begin_message(&format!("[{type_url}]"));
+            let written = match t {
+                Resolved::Pool(d) => DynamicMessage::decode(d, value)
+                    .ok()
+                    .is_some_and(|m| m.write_text(w).is_ok()),
+                Resolved::Registry(t) => (t.write)(value, w).is_ok(),
+            };
+            if written {
+                w.end_message();
+                return;
+            }
+            w.reset(mark);
+        }
+        if !type_url.is_empty() {
+            w.field("type_url");
+            w.str(type_url);
+        }
+        if !value.is_empty() {
+            w.field("value");
+            w.bytes(value);
+        }
+    }
+
+    /// Reads an `Any`'s fields: `type_url` and `value`, or one expanded `[url] { .. }`.
+    fn text_merge_any(&mut self, r: &mut TextReader<'_, '_>) -> Result<(), TextError> {
+        let (mut plain, mut expanded) = (false, false);
+        let mut seen = [false; 2];
+        while let Some(name) = r.next_field()? {
+            match &*name {
+                "type_url" | "value" if expanded => return Err(r.duplicate()),
+                "type_url" | "value" => {
+                    let i = usize::from(&*name == "value");
+                    if core::mem::replace(&mut seen[i], true) {
+                        return Err(r.duplicate());
+                    }
+                    plain = true;
+                    r.colon()?;
+                    if i == 0 {
+                        let url = r.string()?;
+                        self.set_at(1, Value::String(url));
+                    } else {
+                        let value = r.bytes()?;
+                        self.set_at(2, Value::Bytes(value));
+                    }
+                }
+                url if url.starts_with('[') && url.contains('/') => {
+                    if plain || expanded {
+                        return Err(r.duplicate());
+                    }
+                    expanded = true;
+                    let url = &url[1..url.len() - 1];
+                    let t = resolve(&self.desc, r.options().registry, url).ok_or_else(|| {
+                        r.error(TextErrorKind::UnknownAnyType {
+                            type_url: url.to_string(),
+                        })
+                    })?;
+                    r.message_colon();
+                    r.begin_message()?;
+                    let value = match t {
+                        Resolved::Pool(d) => {
+                            let mut m = DynamicMessage::new(d);
+                            m.merge_text(r)?;
+                            m.encode_to_vec()
+                        }
+                        Resolved::Registry(t) => (t.read)(r)?,
+                    };
+                    self.set_at(1, Value::String(url.to_string()));
+                    self.set_at(2, Value::Bytes(value));
+                }
+                other => {
+                    r.skip_unknown_field(other)?;
+                    continue;
+                }
+            }
+            r.end_field();
+        }
+        Ok(())
+    }
+}
+
+fn colon(message: bool, r: &mut TextReader<'_, '_>) -> Result<(), TextError> {
+    if message {
+        r.message_colon();
+        Ok(())
+    } else {
+        r.colon()
+    }
+}
+
+/// A MessageSet's extension declared in its own message type is written by that type's name
+/// (`[pkg.Type]`), as C++ prints it, unless two extensions of the MessageSet share that name.
+fn message_set_alias(desc: &MessageDescriptor, x: &FieldDescriptor) -> Option<String> {
+    if !desc.is_message_set() {
+        return None;
+    }
+    let (scope, _) = x.full_name().rsplit_once('.')?;
+    let alias = format!("[{scope}]");
+    let named = extension_named(desc, &alias)?;
+    (named == *x).then_some(alias)
+}
+
+/// A field's value(s) under `name`: each element of a list, each entry of a map.
+fn write_field(
+    f: &FieldDescriptor,
+    name: &str,
+    v: &Value,
+    w: &mut TextWriter<'_>,
+) -> Result<(), TextError> {
+    match v {
+        Value::List(list) => {
+            let kind = f.kind();
+            for item in list {
+                write_value(name, &kind, item, w)?;
+            }
+        }
+        Value::Map(map) => {
+            let Some((_, value_kind)) = f.map_kinds() else {
+                return Ok(());
+            };
+            for (k, v) in map {
+                w.begin_message(name);
+                w.field("key");
+                match k {
+                    MapKey::String(k) => w.str(k),
+                    MapKey::Bool(k) => w.bool(*k),
+                    MapKey::I32(k) => w.i32(*k),
+                    MapKey::I64(k) => w.i64(*k),
+                    MapKey::U32(k) => w.u32(*k),
+                    MapKey::U64(k) => w.u64(*k),
+                }
+                write_value("value", &value_kind, v, w)?;
+                w.end_message();
+            }
+        }
+        v => write_value(name, &f.kind(), v, w)?,
+    }
+    Ok(())
+}
+
+fn write_value(
+    name: &str,
+    kind: &Kind,
+    v: &Value,
+    w: &mut TextWriter<'_>,
+) -> Result<(), TextError> {
+    if let Value::Message(m) = v {
+        w.begin_message(name);
+        m.write_text(w)?;
+        w.end_message();
+        return Ok(());
+    }
+    w.field(name);
+    match v {
+        Value::Bool(v) => w.bool(*v),
+        Value::I32(v) => w.i32(*v),
+        Value::I64(v) => w.i64(*v),
+        Value::U32(v) => w.u32(*v),
+        Value::U64(v) => w.u64(*v),
+        Value::F32(v) => w.f32(*v),
+        Value::F64(v) => w.f64(*v),
+        Value::String(v) => w.str(v),
+        Value::Bytes(v) => w.bytes(v),
+        Value::EnumNumber(n) => match kind {
+            Kind::Enum(e) => {
+                let value = e.get_value(*n);
+                w.enum_value(*n, value.as_ref().map(|v| v.name()));
+            }
+            _ => w.i32(*n),
+        },
+        // Not a value of any field's kind.
+        Value::Message(_) | Value::List(_) | Value::Map(_) => {}
+    }
+    Ok(())
+}
+
+/// One value of `kind` (a message's braces included).
+fn read_value(kind: &Kind, r: &mut TextReader<'_, '_>) -> Result<Value, TextError> {
+    Ok(match kind {
+        Kind::Double => Value::F64(r.f64()?),
+        Kind::Float => Value::F32(r.f32()?),
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Value::I32(r.i32()?),
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Value::I64(r.i64()?),
+        Kind::Uint32 | Kind::Fixed32 => Value::U32(r.u32()?),
+        Kind::Uint64 | Kind::Fixed64 => Value::U64(r.u64()?),
+        Kind::Bool => Value::Bool(r.bool()?),
+        Kind::String => Value::String(r.string()?),
+        Kind::Bytes => Value::Bytes(r.bytes()?),
+        Kind::Enum(e) => Value::EnumNumber(read_enum(e, r)?),
+        Kind::Message(m) => {
+            let mut msg = DynamicMessage::new(m.clone());
+            r.begin_message()?;
+            msg.merge_text(r)?;
+            Value::Message(Box::new(msg))
+        }
+    })
+}
+
+fn read_enum(e: &EnumDescriptor, r: &mut TextReader<'_, '_>) -> Result<i32, TextError> {
+    let lookup = |name: &str| e.get_value_by_name(name).map(|v| v.number());
+    if e.is_closed() {
+        r.closed_enum_value_by(&lookup, &|n| e.get_value(n).is_some())
+    } else {
+        r.enum_value_by(&lookup)
+    }
+}
