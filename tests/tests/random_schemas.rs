@@ -284,6 +284,13 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
         );
         let bytes = std::fs::read(&bin).unwrap();
         let fds = FileDescriptorSet::decode(&bytes[..]).unwrap();
+        // The set's pool, for DynamicMessage against the generated code.
+        let _ = write!(
+            main,
+            "fn pool_{}() -> &'static vtproto::reflect::DescriptorPool {{ static P: std::sync::OnceLock<vtproto::reflect::DescriptorPool> = std::sync::OnceLock::new(); P.get_or_init(|| vtproto::reflect::DescriptorPool::decode(include_bytes!({:?})).unwrap()) }}\n",
+            set.prefix,
+            bin.display().to_string()
+        );
         let c = choices(set, &fds);
         let to_generate: Vec<String> = fds.file.iter().map(|f| f.name().to_string()).collect();
 
@@ -392,9 +399,13 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                 } else {
                     format!("properties::check_standalone::<{s}::{path}, {s}::{view}>(data); properties::check_json::<{s}::{path}>(data); properties::check_text::<{s}::{path}>(data); properties::check_serde::<{s}::{path}>(data)")
                 };
+                let dynamic = format!(
+                    "properties::check_dynamic::<{s}::{path}>(&pool_{}().get_message_by_name({:?}).unwrap(), data)",
+                    set.prefix, m.full_name
+                );
                 let _ = writeln!(
                     dispatch,
-                    "        {:?} => {{ {call}; reencode::<{s}::{path}>(data) }}",
+                    "        {:?} => {{ {call}; {dynamic}; reencode::<{s}::{path}>(data) }}",
                     m.full_name
                 );
                 let reuse = if prost {
@@ -489,7 +500,7 @@ fn main() {{
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"vt-random-schemas\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nvtproto = {{ path = {:?}, features = [\"prost-types\", \"tonic\", \"json\", \"serde\", \"text\"] }}\n\
+             [dependencies]\nvtproto = {{ path = {:?}, features = [\"prost-types\", \"tonic\", \"json\", \"serde\", \"text\", \"reflect\"] }}\n\
              serde_json = {{ version = \"1\", features = [\"float_roundtrip\"] }}\n\
              prost = \"0.14\"\nprost-types = \"0.14\"\nbytes = \"1\"\n\
              tonic = {{ version = \"0.14\", default-features = false, features = [\"codegen\", \"transport\"] }}\n\n[workspace]\n\n\

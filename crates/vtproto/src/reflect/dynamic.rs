@@ -332,6 +332,10 @@ impl DynamicMessage {
         }
         if packed {
             let body = r.read_len_delimited()?;
+            // The list exists from its first record on, even if every value it holds goes to
+            // the unknown fields (an extension then keeps the place it first came at, as in
+            // generated code).
+            self.value_mut(&field);
             let mut inner = Reader::new(body);
             while !inner.is_empty() {
                 let mark = inner.mark();
