@@ -9,8 +9,6 @@
 
 mod support;
 
-use std::fmt::Debug;
-
 use proptest::prelude::*;
 use support::{mutate, Rng, Schema};
 use vtproto::reflect::{DescriptorPool, DynamicMessage};
@@ -219,4 +217,71 @@ fn an_extension_merged_twice_keeps_its_place() {
         [0xb2, 0x06],
         "the message first, where it first came"
     );
+}
+
+#[test]
+fn json_and_text_with_well_known_types_and_any() {
+    use vtproto::reflect::Value;
+    let pool = own::pool();
+    let desc = pool
+        .get_message_by_name("vt.test.proto3.WellKnown")
+        .unwrap();
+    let json = r#"{"ts":"1972-01-01T10:00:20.021Z","dur":"-1.5s","wInt64":"-7","wString":"x",
+        "st":{"a":[1,"b",null,{"c":true}]},"val":null,"mask":"fooBar,baz",
+        "any":{"@type":"type.googleapis.com/vt.test.proto3.Tree","value":3,"left":{"value":1}},
+        "mValue":{"k":{"n":2.5}},"owEmpty":{}}"#;
+    let m = DynamicMessage::from_json(desc.clone(), json).unwrap();
+    // The generated code reads the same JSON to the same bytes.
+    let mut registry = vtproto::TypeRegistry::new();
+    vt_tests::own_standalone::vt::test::proto3::register_json_types(&mut registry);
+    let options = vtproto::json::DecodeOptions {
+        registry: Some(&registry),
+        ..Default::default()
+    };
+    let generated: vt_tests::own_standalone::vt::test::proto3::WellKnown =
+        vtproto::json::from_str_with(json, &options).unwrap();
+    assert_eq!(m.encode_to_vec(), generated.encode_deterministic_to_vec());
+    // `null` for a Value is its null_value, not "unset".
+    let val = desc.get_field_by_name("val").unwrap();
+    assert!(m.has_field(&val));
+    // It writes what it read, and the text format expands the Any from the pool.
+    let again = DynamicMessage::from_json(desc.clone(), &m.to_json().unwrap()).unwrap();
+    assert_eq!(again, m);
+    let text = m.to_text().unwrap();
+    assert!(
+        text.contains(
+            "any { [type.googleapis.com/vt.test.proto3.Tree] { left { value: 1 } value: 3 } }"
+        ),
+        "{text}"
+    );
+    assert_eq!(DynamicMessage::from_text(desc.clone(), &text).unwrap(), m);
+
+    // Any: unpacked from the pool, and packed back to the same bytes.
+    let any_field = desc.get_field_by_name("any").unwrap();
+    let Value::Message(any) = m.get_field(&any_field) else {
+        panic!("any is a message")
+    };
+    let tree = any.unpack_any().unwrap().unwrap();
+    assert_eq!(tree.descriptor().full_name(), "vt.test.proto3.Tree");
+    assert_eq!(tree.get_field_by_name("value"), Some(Value::I32(3)));
+    assert_eq!(
+        tree.pack_any().unwrap().encode_to_vec(),
+        any.encode_to_vec()
+    );
+    assert!(tree.unpack_any().is_none(), "a Tree is no Any");
+
+    // Errors name the field and the position, as the generated code's do.
+    let bad = r#"{"ts":"yesterday"}"#;
+    let e = DynamicMessage::from_json(desc.clone(), bad).unwrap_err();
+    let g = vtproto::json::from_str::<vt_tests::own_standalone::vt::test::proto3::WellKnown>(bad)
+        .unwrap_err();
+    assert_eq!(e.field(), Some("vt.test.proto3.WellKnown.ts"));
+    assert_eq!(e, g);
+    let e = DynamicMessage::from_json(desc.clone(), r#"{"nope":1}"#).unwrap_err();
+    assert!(matches!(
+        e.kind(),
+        vtproto::json::JsonErrorKind::UnknownField { .. }
+    ));
+    let e = DynamicMessage::from_text(desc, "ts { seconds: 1 } ts { }").unwrap_err();
+    assert_eq!(*e.kind(), vtproto::text::TextErrorKind::DuplicateField);
 }

@@ -569,9 +569,34 @@ impl DynamicMessage {
     }
 }
 
-/// Fields by number, for the well-known types' special forms.
-#[cfg(any(feature = "json", feature = "text"))]
+/// Fields by number, for the well-known types (`Any`, and the special forms of JSON).
 impl DynamicMessage {
+    /// This message packed in a `google.protobuf.Any` (type URL
+    /// `type.googleapis.com/<full name>`); `None` if its pool does not hold `Any`.
+    pub fn pack_any(&self) -> Option<DynamicMessage> {
+        let any = self
+            .desc
+            .parent_pool()
+            .get_message_by_name("google.protobuf.Any")?;
+        let mut packed = DynamicMessage::new(any);
+        packed.set_at(1, Value::String(self.desc.type_url()));
+        packed.set_at(2, Value::Bytes(self.encode_to_vec()));
+        Some(packed)
+    }
+
+    /// The message this `google.protobuf.Any` holds, its type looked up in this message's
+    /// pool by the type URL's last segment; `None` if this is not an `Any` or the pool does not
+    /// know the type.
+    pub fn unpack_any(&self) -> Option<Result<DynamicMessage, DecodeError>> {
+        if self.desc.full_name() != "google.protobuf.Any" {
+            return None;
+        }
+        let type_url = self.str_at(1);
+        let name = type_url.rsplit('/').next()?;
+        let desc = self.desc.parent_pool().get_message_by_name(name)?;
+        Some(DynamicMessage::decode(desc, self.bytes_at(2)))
+    }
+
     /// The value of the field of this number, if set.
     pub(super) fn value_at(&self, number: u32) -> Option<&Value> {
         let f = self.desc.get_field(number)?;
