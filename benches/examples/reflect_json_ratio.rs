@@ -1,0 +1,136 @@
+//! Interleaved ratios of `vtproto::reflect::DynamicMessage`'s ProtoJSON time to two peers on
+//! the same messages: prost + pbjson + serde_json (generated serde impls, the common Rust way:
+//! labels `pbjson`) and prost-reflect 0.16's `DynamicMessage` through serde_json (labels
+//! `prost-reflect`). See `ratio.rs` for the method: the sides alternate in batches of about
+//! 2 ms, and each row prints the median ratio with its quartiles.
+//!
+//! ```sh
+//! cargo run --release -p vt-benches --example reflect_json_ratio            # every row
+//! cargo run --release -p vt-benches --example reflect_json_ratio -- events   # rows containing it
+//! ```
+
+use std::hint::black_box;
+
+use prost::Message as _;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use vt_benches::interleave::{cycle, labelled_row};
+
+fn rows<J: Serialize + DeserializeOwned + prost::Message + Default + PartialEq>(
+    filter: &str,
+    name: &str,
+    full_name: &str,
+    inputs: &[Vec<u8>],
+) {
+    let fds = std::fs::read(concat!(env!("OUT_DIR"), "/bench.fds")).unwrap();
+    let theirs_pool = prost_reflect::DescriptorPool::decode(&fds[..]).unwrap();
+    let ours_pool = vtproto::reflect::DescriptorPool::decode(&fds).unwrap();
+    let theirs_desc = theirs_pool.get_message_by_name(full_name).unwrap();
+    let ours_desc = ours_pool.get_message_by_name(full_name).unwrap();
+    let pbjson: Vec<J> = inputs.iter().map(|b| J::decode(&b[..]).unwrap()).collect();
+    let theirs: Vec<prost_reflect::DynamicMessage> = inputs
+        .iter()
+        .map(|b| prost_reflect::DynamicMessage::decode(theirs_desc.clone(), &b[..]).unwrap())
+        .collect();
+    let ours: Vec<vtproto::reflect::DynamicMessage> = inputs
+        .iter()
+        .map(|b| vtproto::reflect::DynamicMessage::decode(ours_desc.clone(), b).unwrap())
+        .collect();
+    let texts: Vec<String> = ours.iter().map(|m| m.to_json().unwrap()).collect();
+    // Every side reads our JSON to the input's value (compared through its bytes' length:
+    // maps may reorder).
+    for ((text, b), p) in texts.iter().zip(inputs).zip(&pbjson) {
+        let read: J = serde_json::from_str(text).unwrap();
+        assert_eq!(read.encoded_len(), b.len());
+        assert!(read == *p);
+        let mut de = serde_json::Deserializer::from_str(text);
+        let t = prost_reflect::DynamicMessage::deserialize(theirs_desc.clone(), &mut de).unwrap();
+        assert_eq!(t.encode_to_vec().len(), b.len());
+        let o = vtproto::reflect::DynamicMessage::from_json(ours_desc.clone(), text).unwrap();
+        assert_eq!(o.encode_to_vec().len(), b.len());
+    }
+    let (mut j, mut v) = (cycle(&pbjson), cycle(&ours));
+    labelled_row(
+        filter,
+        &format!("{name}_json_encode"),
+        ("pbjson", "rust-vt dynamic/pbjson"),
+        || drop(black_box(serde_json::to_string(black_box(j())).unwrap())),
+        || drop(black_box(black_box(v()).to_json().unwrap())),
+    );
+    let (mut p, mut v) = (cycle(&theirs), cycle(&ours));
+    labelled_row(
+        filter,
+        &format!("{name}_json_encode"),
+        ("prost-reflect", "rust-vt dynamic/prost-reflect"),
+        || drop(black_box(serde_json::to_string(black_box(p())).unwrap())),
+        || drop(black_box(black_box(v()).to_json().unwrap())),
+    );
+    let (mut j, mut v) = (cycle(&texts), cycle(&texts));
+    let od = ours_desc.clone();
+    labelled_row(
+        filter,
+        &format!("{name}_json_decode"),
+        ("pbjson", "rust-vt dynamic/pbjson"),
+        || {
+            drop(black_box(
+                serde_json::from_str::<J>(black_box(j())).unwrap(),
+            ))
+        },
+        || {
+            let m = vtproto::reflect::DynamicMessage::from_json(od.clone(), black_box(v()));
+            drop(black_box(m.unwrap()))
+        },
+    );
+    let (mut p, mut v) = (cycle(&texts), cycle(&texts));
+    let (td, od) = (theirs_desc.clone(), ours_desc.clone());
+    labelled_row(
+        filter,
+        &format!("{name}_json_decode"),
+        ("prost-reflect", "rust-vt dynamic/prost-reflect"),
+        || {
+            let mut de = serde_json::Deserializer::from_str(black_box(p()));
+            let m = prost_reflect::DynamicMessage::deserialize(td.clone(), &mut de);
+            drop(black_box(m.unwrap()))
+        },
+        || {
+            let m = vtproto::reflect::DynamicMessage::from_json(od.clone(), black_box(v()));
+            drop(black_box(m.unwrap()))
+        },
+    );
+}
+
+fn main() {
+    use vt_benches::pj;
+    let filter = std::env::args().nth(1).unwrap_or_default();
+    let candidates: Vec<Vec<u8>> = [100, 2000]
+        .iter()
+        .map(|&n| vt_benches::candidates(n).encode_to_vec())
+        .collect();
+    rows::<pj::vt::candidates::CandidatesResponse>(
+        &filter,
+        "candidates",
+        "vt.candidates.CandidatesResponse",
+        &candidates,
+    );
+    let mut rng = vt_benches::Rng::new(7);
+    let events: Vec<Vec<u8>> = (0..64)
+        .map(|_| vt_benches::event(&mut rng).encode_to_vec())
+        .collect();
+    rows::<pj::vt::event::Event>(&filter, "events_fresh64", "vt.event.Event", &events);
+    let batches = vec![vt_benches::event_batch(1000).encode_to_vec()];
+    rows::<pj::vt::event::EventBatch>(&filter, "event_batch_1000", "vt.event.EventBatch", &batches);
+    let deep: Vec<Vec<u8>> = [10, 100]
+        .iter()
+        .map(|&d| vt_benches::deep(d).encode_to_vec())
+        .collect();
+    rows::<pj::vt::deep::Node>(&filter, "deep", "vt.deep.Node", &deep);
+    let otel: Vec<Vec<u8>> = (0..8)
+        .map(|s| vt_benches::otel_request(4, 50, s).encode_to_vec())
+        .collect();
+    rows::<pj::opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest>(
+        &filter,
+        "otel",
+        "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest",
+        &otel,
+    );
+}
