@@ -12,6 +12,25 @@
 //! the two can never disagree on a shape. Each `<package>.rs` prost writes to `OUT_DIR` ends with
 //! an `include!` of our `<package>.vt.rs`, so the usual
 //! `include!(concat!(env!("OUT_DIR"), "/shop.rs"));` brings in both the structs and the impls.
+//!
+//! The parser is pure Rust (no protoc), and its descriptors are protoc's, byte for byte:
+//!
+//! ```
+//! # fn main() -> std::io::Result<()> {
+//! let dir = std::env::temp_dir().join(format!("vtproto-build-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! std::fs::write(
+//!     dir.join("shop.proto"),
+//!     "syntax = \"proto3\"; package shop; message Item { string id = 1; optional int64 cents = 2; }",
+//! )?;
+//! let set = vtproto_build::Config::new().load_fds(&[dir.join("shop.proto")], &[&dir])?;
+//! let item = &set.file[0].message_type[0];
+//! assert_eq!(item.name(), "Item");
+//! assert_eq!(item.field[1].json_name(), "cents");
+//! assert_eq!(item.oneof_decl[0].name(), "_cents"); // proto3 `optional`'s synthetic oneof
+//! # std::fs::remove_dir_all(&dir)
+//! # }
+//! ```
 #![warn(missing_docs)]
 
 use std::io::{Error, ErrorKind, Result, Write};

@@ -6,6 +6,36 @@
 //! Pipeline: descriptors → [`model`] (names, presence, packing, maps resolved once) → the
 //! features the options select (one module each under `emit/`, see [`feature_names`]) →
 //! token streams → source text (`print`).
+//!
+//! ```
+//! use vtproto_codegen::descriptor::{field_descriptor_proto::Type, DescriptorProto};
+//! use vtproto_codegen::descriptor::{FieldDescriptorProto, FileDescriptorProto};
+//! use vtproto_codegen::{generate, Options};
+//!
+//! let file = FileDescriptorProto {
+//!     name: Some("shop.proto".into()),
+//!     package: Some("shop".into()),
+//!     syntax: Some("proto3".into()),
+//!     message_type: vec![DescriptorProto {
+//!         name: Some("Item".into()),
+//!         field: vec![FieldDescriptorProto {
+//!             name: Some("id".into()),
+//!             json_name: Some("id".into()),
+//!             number: Some(1),
+//!             label: Some(1),
+//!             r#type: Some(Type::String as i32),
+//!             ..Default::default()
+//!         }],
+//!         ..Default::default()
+//!     }],
+//!     ..Default::default()
+//! };
+//! let options = Options::parse("mode=standalone").unwrap();
+//! let out = generate(&[file], &["shop.proto".into()], &options).unwrap();
+//! assert_eq!(out[0].name, "shop.rs");
+//! assert!(out[0].content.contains("pub struct Item"));
+//! assert!(out[0].content.contains("impl ::vtproto::Message for Item"));
+//! ```
 #![warn(missing_docs)]
 
 mod emit;
