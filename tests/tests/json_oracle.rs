@@ -12,7 +12,10 @@
 //!   renamed or doubled, a character dropped): what Python refuses we refuse, and what both
 //!   read gives the same value;
 //! - our serde impls (`features=..+json+serde`, through `serde_json`) read each of these
-//!   texts as the direct path does: the same value, or both refuse.
+//!   texts as the direct path does: the same value, or both refuse;
+//! - `vtproto::reflect::DynamicMessage`, built from the descriptor sets alone, writes JSON
+//!   Python reads to the value, reads Python's JSON to it, and reads each edited text as the
+//!   generated code does (same value, or the same error).
 //!
 //! Needs `VT_PYTHON` (see `python_oracle.rs`); without it the test passes, unless
 //! `VT_REQUIRE_PYTHON=1`.
@@ -41,6 +44,19 @@ struct Context<'a> {
     oracle: &'a mut Oracle,
     registry: &'a TypeRegistry,
     rng: Rng,
+    /// The descriptors of the types checked: `DynamicMessage` answers beside the generated
+    /// code, against Python too.
+    pools: &'a [vtproto::reflect::DescriptorPool],
+}
+
+/// `DynamicMessage`'s reading of `text`, as the deterministic encoding of the value read.
+fn dynamic_read(cx: &Context<'_>, name: &str, text: &str) -> Result<Vec<u8>, json::JsonError> {
+    let desc = cx
+        .pools
+        .iter()
+        .find_map(|p| p.get_message_by_name(name))
+        .unwrap_or_else(|| panic!("{name} is in no pool"));
+    vtproto::reflect::DynamicMessage::from_json(desc, text).map(|m| m.encode_to_vec())
 }
 
 fn partial<S: Message>(bytes: &[u8]) -> Option<S> {
@@ -138,12 +154,58 @@ fn check<S: Message + JsonMessage + PartialEq + Debug + for<'de> serde::Deserial
             "{}: Python reads another value from our JSON {ours}",
             context()
         );
+        // DynamicMessage, from the descriptors alone: Python reads its JSON to the value, and
+        // it reads Python's JSON to it.
+        let desc = cx
+            .pools
+            .iter()
+            .find_map(|p| p.get_message_by_name(name))
+            .unwrap();
+        let dynamic = vtproto::reflect::DynamicMessage::decode(desc, bytes).unwrap();
+        let dynamic_json = dynamic
+            .to_json_with(&options)
+            .unwrap_or_else(|e| panic!("{}: DynamicMessage finds no JSON form ({e})", context()));
+        let via_python = cx
+            .oracle
+            .read_json(name, &dynamic_json, 0)
+            .unwrap_or_else(|e| {
+                panic!("{}: Python refuses DynamicMessage's JSON ({e})", context())
+            });
+        assert!(
+            same(&partial::<S>(&via_python).unwrap(), &value),
+            "{}: Python reads another value from DynamicMessage's JSON {dynamic_json}",
+            context()
+        );
+        let dynamic_read_theirs = dynamic_read(cx, name, &theirs).unwrap_or_else(|e| {
+            panic!("{}: DynamicMessage refuses Python's JSON ({e})", context())
+        });
+        assert!(
+            same(&partial::<S>(&dynamic_read_theirs).unwrap(), &value),
+            "{}: DynamicMessage reads another value from Python's JSON {theirs}",
+            context()
+        );
         outcome.compared += 1;
         // One edit of our JSON: refused alike, read alike.
         let edited = edit(&ours, &mut cx.rng);
         serde_agrees::<S>(name, &edited);
         let ours_read = read(&edited);
         let theirs_read = cx.oracle.read_json(name, &edited, 0);
+        // DynamicMessage accepts and refuses what the generated code does, reading the same
+        // value (so Python's verdicts below hold for it too).
+        match (dynamic_read(cx, name, &edited), &ours_read) {
+            (Ok(d), Ok(a)) => assert!(
+                same(&partial::<S>(&d).unwrap(), a),
+                "{}: DynamicMessage reads another value from {edited}",
+                context()
+            ),
+            (Err(d), Err(a)) => assert_eq!(d.kind(), a.kind(), "{}: {edited}", context()),
+            (d, a) => panic!(
+                "{}: DynamicMessage {:?}, generated code {:?} on {edited}",
+                context(),
+                d.err(),
+                a.as_ref().err()
+            ),
+        }
         match (ours_read, theirs_read) {
             (Ok(a), Ok(b)) => {
                 let b = partial::<S>(&b).expect("Python's encoding decodes");
@@ -311,10 +373,15 @@ fn our_json_and_pythons_read_alike() {
     let mut registry = TypeRegistry::new();
     own::register(&mut registry);
     editions::register(&mut registry);
+    let pools = [
+        vtproto::reflect::DescriptorPool::decode(vt_tests::OWN_DESCRIPTORS).unwrap(),
+        vtproto::reflect::DescriptorPool::decode(vt_tests::EDITIONS_DESCRIPTORS).unwrap(),
+    ];
     let mut cx = Context {
         oracle: &mut oracle,
         registry: &registry,
         rng: Rng::new(29),
+        pools: &pools,
     };
     let mut total = Outcome::default();
     for (schema, types) in [

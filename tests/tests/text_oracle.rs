@@ -8,7 +8,10 @@
 //! - then our text with one edit (a value replaced by another kind's, a field doubled, a name
 //!   changed, a character dropped): what Python refuses we refuse, and what both read gives
 //!   the same value. Where Python reads more than the format (listed in `python_only`), the
-//!   difference is counted, not failed.
+//!   difference is counted, not failed;
+//! - `vtproto::reflect::DynamicMessage`, built from the descriptor sets alone, writes the
+//!   generated code's text byte for byte, reads Python's text to the value, and reads each
+//!   edited text as the generated code does (same value, or the same error).
 //!
 //! Needs `VT_PYTHON` (see `python_oracle.rs`); without it the test passes, unless
 //! `VT_REQUIRE_PYTHON=1`.
@@ -37,6 +40,16 @@ struct Context<'a> {
     oracle: &'a mut Oracle,
     registry: &'a TypeRegistry,
     rng: Rng,
+    /// The descriptors of the types checked: `DynamicMessage` answers beside the generated
+    /// code, against Python too.
+    pools: &'a [vtproto::reflect::DescriptorPool],
+}
+
+fn descriptor(cx: &Context<'_>, name: &str) -> vtproto::reflect::MessageDescriptor {
+    cx.pools
+        .iter()
+        .find_map(|p| p.get_message_by_name(name))
+        .unwrap_or_else(|| panic!("{name} is in no pool"))
 }
 
 fn partial<S: Message>(bytes: &[u8]) -> Option<S> {
@@ -103,8 +116,49 @@ fn check<S: Message + TextMessage + PartialEq + Debug>(
             "{}: Python reads another value from our text {ours}",
             context()
         );
+        // DynamicMessage, from the descriptors alone: its text is the generated code's, byte
+        // for byte, and it reads Python's text to the value.
+        let desc = descriptor(cx, name);
+        let dynamic = vtproto::reflect::DynamicMessage::decode(desc.clone(), bytes).unwrap();
+        assert_eq!(
+            dynamic.to_text_with(&options).ok().as_deref(),
+            Some(ours.as_str()),
+            "{}: DynamicMessage's text",
+            context()
+        );
+        let dynamic_theirs = vtproto::reflect::DynamicMessage::from_text(desc.clone(), &theirs)
+            .unwrap_or_else(|e| {
+                panic!("{}: DynamicMessage refuses Python's text ({e})", context())
+            });
+        assert!(
+            same(
+                &partial::<S>(&dynamic_theirs.encode_to_vec()).unwrap(),
+                &value
+            ),
+            "{}: DynamicMessage reads another value from Python's text {theirs}",
+            context()
+        );
         outcome.compared += 1;
         let edited = edit(&ours, &mut cx.rng);
+        // DynamicMessage accepts and refuses what the generated code does, reading the same
+        // value (so Python's verdicts below hold for it too).
+        match (
+            vtproto::reflect::DynamicMessage::from_text(desc, &edited),
+            read(&edited),
+        ) {
+            (Ok(d), Ok(a)) => assert!(
+                same(&partial::<S>(&d.encode_to_vec()).unwrap(), &a),
+                "{}: DynamicMessage reads another value from {edited}",
+                context()
+            ),
+            (Err(d), Err(a)) => assert_eq!(d.kind(), a.kind(), "{}: {edited}", context()),
+            (d, a) => panic!(
+                "{}: DynamicMessage {:?}, generated code {:?} on {edited}",
+                context(),
+                d.err(),
+                a.err()
+            ),
+        }
         match (read(&edited), cx.oracle.read_text(name, &edited)) {
             (Ok(a), Ok(b)) => {
                 let b = partial::<S>(&b).expect("Python's encoding decodes");
@@ -245,7 +299,12 @@ fn our_text_and_pythons_read_alike() {
     let mut registry = TypeRegistry::new();
     own::register(&mut registry);
     editions::register(&mut registry);
+    let pools = [
+        vtproto::reflect::DescriptorPool::decode(vt_tests::OWN_DESCRIPTORS).unwrap(),
+        vtproto::reflect::DescriptorPool::decode(vt_tests::EDITIONS_DESCRIPTORS).unwrap(),
+    ];
     let mut cx = Context {
+        pools: &pools,
         oracle: &mut oracle,
         registry: &registry,
         rng: Rng::new(30),
