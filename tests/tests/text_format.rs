@@ -268,3 +268,23 @@ fn unknown_fields_skip_when_asked() {
     assert!(text::from_str_with::<CandidatesResponse>("x: [1,", &options).is_err());
     assert!(text::from_str_with::<CandidatesResponse>("x: 1;;", &options).is_err());
 }
+
+#[test]
+fn a_map_entry_takes_one_message_value() {
+    use vt_tests::own_standalone::vt::test::proto3::Maps;
+    // Even empty, a message value is set once read: C++ and Python refuse a second one.
+    for text in [
+        r#"m_string_message { key: "a" value { } value { } }"#,
+        r#"m_string_message { key: "a" value { f_int32: 1 } value { f_int32: 2 } }"#,
+    ] {
+        let e = text::from_str::<Maps>(text).unwrap_err();
+        assert_eq!(*e.kind(), TextErrorKind::DuplicateField, "{text}");
+        let pool = vtproto::reflect::DescriptorPool::decode(vt_tests::OWN_DESCRIPTORS).unwrap();
+        let desc = pool.get_message_by_name("vt.test.proto3.Maps").unwrap();
+        let e = vtproto::reflect::DynamicMessage::from_text(desc, text).unwrap_err();
+        assert_eq!(*e.kind(), TextErrorKind::DuplicateField, "{text}");
+    }
+    // A scalar value at its default may come again (proto3: no presence), as in C++.
+    let m: Maps = text::from_str(r#"m_string_string { key: "a" value: "" value: "b" }"#).unwrap();
+    assert_eq!(m.m_string_string["a"], "b");
+}

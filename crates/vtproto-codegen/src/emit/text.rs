@@ -393,10 +393,21 @@ fn read_map(f: &Field, map: &MapField, names: &Names<'_>) -> TokenStream {
     let (value_init, value_set) = match map.value {
         ValueType::Scalar(Scalar::Float) => (quote!(0f32), quote!(v.to_bits() != 0)),
         ValueType::Scalar(Scalar::Double) => (quote!(0f64), quote!(v.to_bits() != 0)),
+        // A message value is set once read, empty or not (C++ and Python refuse a second).
+        ValueType::Message(_) | ValueType::Group(_) => {
+            (quote!(::core::default::Default::default()), quote!())
+        }
         _ => (
             quote!(::core::default::Default::default()),
             quote!(!::vtproto::text::__private::is_default(&v)),
         ),
+    };
+    // When a second `value` is an error: always for a message, else once it holds more than
+    // its default or where the file tracks presence.
+    let value_again = if value_set.is_empty() {
+        quote!()
+    } else {
+        quote!(&& (#presence || #value_set))
     };
     let key = read_value(&ValueType::Scalar(map.key), BytesRepr::Vec, names);
     let value = if is_message(&map.value) {
@@ -430,9 +441,7 @@ fn read_map(f: &Field, map: &MapField, names: &Names<'_>) -> TokenStream {
                         k = #key;
                     }
                     "value" => {
-                        if !::vtproto::text::__private::first(&mut seen, 1)
-                            && (#presence || #value_set)
-                        {
+                        if !::vtproto::text::__private::first(&mut seen, 1) #value_again {
                             return ::core::result::Result::Err(r.duplicate());
                         }
                         #value

@@ -247,6 +247,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_any_of_a_special_form_needs_its_value() {
+        use crate::types::{Any, Duration};
+        let url = "type.googleapis.com/google.protobuf.Duration";
+        let e = from_str::<Any>(&format!(r#"{{"@type":"{url}"}}"#)).unwrap_err();
+        assert!(
+            matches!(e.kind(), JsonErrorKind::InvalidValue { .. }),
+            "{e}"
+        );
+        let any: Any = from_str(&format!(r#"{{"value":"1.5s","@type":"{url}"}}"#)).unwrap();
+        let d: Duration = any.to_msg().unwrap();
+        assert_eq!((d.seconds, d.nanos), (1, 500_000_000));
+        // An Any of a message without a special form may be empty.
+        let empty = "type.googleapis.com/google.protobuf.Empty";
+        assert!(from_str::<Any>(&format!(r#"{{"@type":"{empty}"}}"#)).is_ok());
+    }
+
+    #[test]
     fn to_vec_into_keeps_what_the_buffer_held() {
         let ts = crate::types::Timestamp::default();
         for held in [&b"ok "[..], &b"\xff\xfe "[..]] {

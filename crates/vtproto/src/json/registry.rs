@@ -146,7 +146,16 @@ pub(crate) fn read_any_with<T>(
                 }
             }
         }
-        value.unwrap_or_default()
+        // `{"@type": ".../google.protobuf.Duration"}` has no value to read: refused, as
+        // protobuf's C++ and Python parsers refuse it.
+        match value {
+            Some(value) => value,
+            None => {
+                return Err(r.error(JsonErrorKind::InvalidValue {
+                    reason: "an Any of a well-known type without its \"value\"",
+                }))
+            }
+        }
     } else {
         let outer = r.set_any_depth(r.next_depth());
         let value = read(&t, r);

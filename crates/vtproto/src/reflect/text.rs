@@ -206,7 +206,8 @@ impl DynamicMessage {
 
     /// A map's entries (`name { key: .. value: .. }`, or a `[..]` list of them), each
     /// replacing the entry of its key; a key or value twice in one entry is an error once it
-    /// holds more than its default (always where the file tracks presence).
+    /// holds more than its default (always where the file tracks presence, and for a message
+    /// value).
     fn text_read_map(
         &mut self,
         f: &FieldDescriptor,
@@ -235,10 +236,9 @@ impl DynamicMessage {
                         k = Some(read_value(&key_kind, r)?);
                     }
                     "value" => {
+                        // A message value is set once read, empty or not.
                         let held = v.as_ref().is_some_and(|v| match v {
-                            Value::Message(m) => {
-                                m.fields().next().is_some() || !m.unknown.is_empty()
-                            }
+                            Value::Message(_) => true,
                             v => !v.is_zero(),
                         });
                         if core::mem::replace(&mut seen[1], true) && (presence || held) {

@@ -256,6 +256,21 @@ mod tests {
     use crate::types::{Any, Duration, Int32Value, Timestamp};
 
     #[test]
+    fn a_float_wrapper_keeps_negative_zero_in_both_modes() {
+        // prost maps DoubleValue to `f64`; our own wrapper is a struct: one rule for both.
+        let ours = to_string(&crate::types::DoubleValue {
+            value: -0.0,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(ours, "value: -0.0");
+        assert_eq!(to_string(&-0.0f64).unwrap(), ours);
+        assert_eq!(to_string(&-0.0f32).unwrap(), ours);
+        assert_eq!(to_string(&0.0f64).unwrap(), "");
+        assert!(from_str::<f64>(&ours).unwrap().is_sign_negative());
+    }
+
+    #[test]
     fn well_known_types_round_trip() {
         let ts = Timestamp {
             seconds: -5,

@@ -192,11 +192,11 @@ mod primitives {
     use super::*;
 
     macro_rules! primitives {
-        ($($ty:ty: $write:ident($($deref:tt)?) $read:ident $zero:expr,)*) => {$(
+        ($($ty:ty: $write:ident($($deref:tt)?) $read:ident $set:expr,)*) => {$(
             impl TextMessage for $ty {
                 fn write_text(&self, w: &mut TextWriter<'_>) -> Result<(), TextError> {
-                    #[allow(clippy::float_cmp)]
-                    if *self != $zero {
+                    let set: fn(&$ty) -> bool = $set;
+                    if set(self) {
                         w.field("value");
                         w.$write($($deref)? self);
                     }
@@ -222,16 +222,18 @@ mod primitives {
             }
         )*};
     }
+    // A float's `value` is written unless its bits are zero: `-0.0` is kept, as the
+    // generated code of `mode=standalone`'s wrappers and C++ keep it.
     primitives! {
-        f64: f64(*) f64 0.0,
-        f32: f32(*) f32 0.0,
-        i64: i64(*) i64 0,
-        u64: u64(*) u64 0,
-        i32: i32(*) i32 0,
-        u32: u32(*) u32 0,
-        bool: bool(*) bool false,
-        String: str() string "",
-        Vec<u8>: bytes() bytes b"".to_vec(),
+        f64: f64(*) f64 |v| v.to_bits() != 0,
+        f32: f32(*) f32 |v| v.to_bits() != 0,
+        i64: i64(*) i64 |v| *v != 0,
+        u64: u64(*) u64 |v| *v != 0,
+        i32: i32(*) i32 |v| *v != 0,
+        u32: u32(*) u32 |v| *v != 0,
+        bool: bool(*) bool |v| *v,
+        String: str() string |v| !v.is_empty(),
+        Vec<u8>: bytes() bytes |v| !v.is_empty(),
     }
 
     impl TextMessage for () {

@@ -807,7 +807,7 @@ impl ::vtproto::text::TextMessage for HasMethods {
                                     k = r.string()?;
                                 }
                                 "value" => {
-                                    if !::vtproto::text::__private::first(&mut seen, 1) && (false || !::vtproto::text::__private::is_default(&v)) {
+                                    if !::vtproto::text::__private::first(&mut seen, 1) {
                                         return ::core::result::Result::Err(r.duplicate());
                                     }
                                     r.message_colon();
