@@ -87,7 +87,9 @@ pub struct DecodeOptions<'r> {
     /// Skip keys that name no field, and enum names the enum does not declare (a singular
     /// field is then left unset, a repeated field's element dropped), instead of failing.
     pub ignore_unknown_fields: bool,
-    /// How deep objects and arrays may nest.
+    /// How many message levels may nest below the top-level message, counted as the binary
+    /// decoder counts them (a map's entry, a `Value`, its `ListValue`, a `Struct`'s entry each
+    /// one level; a repeated field's array none): what one path reads, every path reads.
     pub recursion_limit: u32,
     /// Message types an `Any` can hold, beside the well-known types.
     pub registry: Option<&'r TypeRegistry>,

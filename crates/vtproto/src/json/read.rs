@@ -112,13 +112,32 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         Ok(())
     }
 
+    /// One level deeper. Levels are message levels, counted as the binary decoder counts them
+    /// (a message's object, a map's entries, a `Value`, its `ListValue`, a `Struct`'s entries
+    /// each one; an array of a repeated field none), so that what one path reads, every path
+    /// reads under the same limit. The top-level message is at depth 1, level 0: the limit
+    /// allows `recursion_limit` levels below it, as the binary decoder does.
     #[inline]
     fn enter(&mut self) -> Result<(), JsonError> {
         self.depth += 1;
-        if self.depth > self.options.recursion_limit {
+        if self.depth > self.options.recursion_limit.saturating_add(1) {
             return Err(self.error(JsonErrorKind::RecursionLimitExceeded));
         }
         Ok(())
+    }
+
+    /// Reads one message level that has no object of its own (a well-known type's special
+    /// form: a `Value`, a `ListValue`'s array, a `Timestamp`'s string, a `Struct`'s entry),
+    /// counted as [`enter`](Self::enter) counts an object's.
+    #[inline]
+    pub(crate) fn message_level<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, JsonError>,
+    ) -> Result<T, JsonError> {
+        self.enter()?;
+        let result = read(self);
+        self.depth -= 1;
+        result
     }
 
     /// The first byte of the next value (after whitespace), not consumed: what kind of value
@@ -211,14 +230,14 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         }
     }
 
-    /// `[`.
+    /// `[` (a repeated field's array is no message level: its elements are).
     #[inline]
     pub fn begin_array(&mut self) -> Result<(), JsonError> {
         match self.peek() {
             Some(b'[') => {
                 self.pos += 1;
                 self.first = true;
-                self.enter()
+                Ok(())
             }
             _ => Err(self.wrong_type("an array")),
         }
@@ -232,7 +251,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
             self.first = false;
             if b == Some(b']') {
                 self.pos += 1;
-                self.depth -= 1;
                 return Ok(false);
             }
             return Ok(true);
@@ -244,7 +262,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
             }
             Some(b']') => {
                 self.pos += 1;
-                self.depth -= 1;
                 Ok(false)
             }
             _ => Err(self.syntax("',' or ']'")),
@@ -276,13 +293,14 @@ impl<'a, 'o> JsonReader<'a, 'o> {
                 }
                 Ok(())
             }
-            Some(b'[') => {
-                self.begin_array()?;
-                while self.next_element()? {
-                    self.skip_value()?;
+            // Skipped arrays count as levels: they nest only here.
+            Some(b'[') => self.message_level(|r| {
+                r.begin_array()?;
+                while r.next_element()? {
+                    r.skip_value()?;
                 }
                 Ok(())
-            }
+            }),
             Some(b'"') => self.string_contents().map(drop),
             Some(b't') if self.eat_literal(b"true") => Ok(()),
             Some(b'f') if self.eat_literal(b"false") => Ok(()),
@@ -1336,8 +1354,9 @@ mod tests {
             recursion_limit: 3,
             ..DecodeOptions::default()
         };
-        assert!(JsonReader::new("[[[1]]]", &options).skip_value().is_ok());
-        let e = JsonReader::new("[[[[1]]]]", &options)
+        // The outermost value is level 0: three levels below it are allowed, as in binary.
+        assert!(JsonReader::new("[[[[1]]]]", &options).skip_value().is_ok());
+        let e = JsonReader::new("[[[[[1]]]]]", &options)
             .skip_value()
             .unwrap_err();
         assert_eq!(e.kind(), &JsonErrorKind::RecursionLimitExceeded);

@@ -163,7 +163,7 @@ macro_rules! special_forms {
             }
 
             fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
-                (self.seconds, self.nanos) = read_timestamp(r)?;
+                (self.seconds, self.nanos) = r.message_level(read_timestamp)?;
                 Ok(())
             }
         }
@@ -176,7 +176,7 @@ macro_rules! special_forms {
             }
 
             fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
-                (self.seconds, self.nanos) = read_duration(r)?;
+                (self.seconds, self.nanos) = r.message_level(read_duration)?;
                 Ok(())
             }
         }
@@ -189,7 +189,7 @@ macro_rules! special_forms {
             }
 
             fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
-                self.paths = read_field_mask(r)?;
+                self.paths = r.message_level(read_field_mask)?;
                 Ok(())
             }
         }
@@ -214,7 +214,8 @@ macro_rules! special_forms {
                 r.begin_object()?;
                 while let Some(key) = r.next_key()? {
                     let mut v = t::Value::default();
-                    v.merge_json(r)?;
+                    // The map entry's level, then the Value's.
+                    r.message_level(|r| v.merge_json(r))?;
                     if self.fields.insert(key.into_owned(), v).is_some() {
                         return Err(r.duplicate());
                     }
@@ -241,13 +242,16 @@ macro_rules! special_forms {
             }
 
             fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
-                r.begin_array()?;
-                while r.next_element()? {
-                    let mut v = t::Value::default();
-                    v.merge_json(r)?;
-                    self.values.push(v);
-                }
-                Ok(())
+                // The array is the ListValue's level (a repeated field's is none).
+                r.message_level(|r| {
+                    r.begin_array()?;
+                    while r.next_element()? {
+                        let mut v = t::Value::default();
+                        v.merge_json(r)?;
+                        self.values.push(v);
+                    }
+                    Ok(())
+                })
             }
         }
 
@@ -273,25 +277,29 @@ macro_rules! special_forms {
 
             fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
                 use t::value::Kind;
-                self.kind = Some(match r.peek_kind() {
-                    Some(b'n') => {
-                        r.null_value()?;
-                        Kind::NullValue(0)
-                    }
-                    Some(b't' | b'f') => Kind::BoolValue(r.bool()?),
-                    Some(b'"') => Kind::StringValue(r.string_owned()?),
-                    Some(b'{') => {
-                        let mut v = t::Struct::default();
-                        v.merge_json(r)?;
-                        Kind::StructValue(v)
-                    }
-                    Some(b'[') => {
-                        let mut v = t::ListValue::default();
-                        v.merge_json(r)?;
-                        Kind::ListValue(v)
-                    }
-                    _ => Kind::NumberValue(r.f64()?),
-                });
+                // The Value's own level; a Struct or ListValue in it counts its own.
+                let kind = r.message_level(|r| {
+                    Ok(match r.peek_kind() {
+                        Some(b'n') => {
+                            r.null_value()?;
+                            Kind::NullValue(0)
+                        }
+                        Some(b't' | b'f') => Kind::BoolValue(r.bool()?),
+                        Some(b'"') => Kind::StringValue(r.string_owned()?),
+                        Some(b'{') => {
+                            let mut v = t::Struct::default();
+                            v.merge_json(r)?;
+                            Kind::StructValue(v)
+                        }
+                        Some(b'[') => {
+                            let mut v = t::ListValue::default();
+                            v.merge_json(r)?;
+                            Kind::ListValue(v)
+                        }
+                        _ => Kind::NumberValue(r.f64()?),
+                    })
+                })?;
+                self.kind = Some(kind);
                 Ok(())
             }
         }
@@ -329,7 +337,7 @@ mod types {
                 }
 
                 fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
-                    self.value = r.$read()?;
+                    self.value = r.message_level(|r| r.$read())?;
                     Ok(())
                 }
             }
@@ -369,7 +377,7 @@ mod primitives {
                 }
 
                 fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
-                    *self = r.$read()?;
+                    *self = r.message_level(|r| r.$read())?;
                     Ok(())
                 }
             }

@@ -387,19 +387,19 @@ impl DynamicMessage {
         match form {
             Special::Any => self.json_merge_any(r),
             Special::Timestamp => {
-                let (seconds, nanos) = crate::json::wkt::read_timestamp(r)?;
+                let (seconds, nanos) = r.message_level(crate::json::wkt::read_timestamp)?;
                 self.set_at(1, Value::I64(seconds));
                 self.set_at(2, Value::I32(nanos));
                 Ok(())
             }
             Special::Duration => {
-                let (seconds, nanos) = crate::json::wkt::read_duration(r)?;
+                let (seconds, nanos) = r.message_level(crate::json::wkt::read_duration)?;
                 self.set_at(1, Value::I64(seconds));
                 self.set_at(2, Value::I32(nanos));
                 Ok(())
             }
             Special::FieldMask => {
-                let paths = crate::json::wkt::read_field_mask(r)?;
+                let paths = r.message_level(crate::json::wkt::read_field_mask)?;
                 self.set_at(
                     1,
                     Value::List(paths.into_iter().map(Value::String).collect()),
@@ -417,7 +417,8 @@ impl DynamicMessage {
                 r.begin_object()?;
                 while let Some(key) = r.next_key()? {
                     let mut v = DynamicMessage::new(value_type.clone());
-                    v.merge_json(r)?;
+                    // The map entry's level, then the Value's.
+                    r.message_level(|r| v.merge_json(r))?;
                     let k = MapKey::String(key.into_owned());
                     if read.insert(k, Value::Message(Box::new(v))).is_some() {
                         return Err(r.duplicate());
@@ -435,36 +436,44 @@ impl DynamicMessage {
                 let Kind::Message(value_type) = f.kind() else {
                     return r.skip_value();
                 };
-                r.begin_array()?;
-                while r.next_element()? {
-                    let mut v = DynamicMessage::new(value_type.clone());
-                    v.merge_json(r)?;
-                    if let Value::List(list) = self.value_mut(&f) {
-                        list.push(Value::Message(Box::new(v)));
+                // The array is the ListValue's level (a repeated field's is none).
+                r.message_level(|r| {
+                    r.begin_array()?;
+                    while r.next_element()? {
+                        let mut v = DynamicMessage::new(value_type.clone());
+                        v.merge_json(r)?;
+                        if let Value::List(list) = self.value_mut(&f) {
+                            list.push(Value::Message(Box::new(v)));
+                        }
                     }
-                }
-                Ok(())
+                    Ok(())
+                })
             }
             Special::Value => {
-                let (number, v) = match r.peek_kind() {
-                    Some(b'n') => {
-                        r.null_value()?;
-                        (1, Value::EnumNumber(0))
-                    }
-                    Some(b't' | b'f') => (4, Value::Bool(r.bool()?)),
-                    Some(b'"') => (3, Value::String(r.string_owned()?)),
-                    Some(b'{') | Some(b'[') => {
-                        let number = if r.peek_kind() == Some(b'{') { 5 } else { 6 };
-                        let Some(Kind::Message(t)) = self.desc.get_field(number).map(|f| f.kind())
-                        else {
-                            return r.skip_value();
-                        };
-                        let mut m = DynamicMessage::new(t);
-                        m.merge_json(r)?;
-                        (number, Value::Message(Box::new(m)))
-                    }
-                    _ => (2, Value::F64(r.f64()?)),
-                };
+                // The Value's own level; a Struct or ListValue in it counts its own.
+                let desc = self.desc.clone();
+                let (number, v) = r.message_level(|r| {
+                    Ok(match r.peek_kind() {
+                        Some(b'n') => {
+                            r.null_value()?;
+                            (1, Value::EnumNumber(0))
+                        }
+                        Some(b't' | b'f') => (4, Value::Bool(r.bool()?)),
+                        Some(b'"') => (3, Value::String(r.string_owned()?)),
+                        Some(b'{') | Some(b'[') => {
+                            let number = if r.peek_kind() == Some(b'{') { 5 } else { 6 };
+                            let Some(Kind::Message(t)) = desc.get_field(number).map(|f| f.kind())
+                            else {
+                                r.skip_value()?;
+                                return Ok((0, Value::Bool(false)));
+                            };
+                            let mut m = DynamicMessage::new(t);
+                            m.merge_json(r)?;
+                            (number, Value::Message(Box::new(m)))
+                        }
+                        _ => (2, Value::F64(r.f64()?)),
+                    })
+                })?;
                 self.set_at(number, v);
                 Ok(())
             }
@@ -472,7 +481,7 @@ impl DynamicMessage {
                 let Some(f) = self.desc.get_field(1) else {
                     return r.skip_value();
                 };
-                if let Some(v) = read_value(&f.kind(), r)? {
+                if let Some(v) = r.message_level(|r| read_value(&f.kind(), r))? {
                     self.set_field(&f, v);
                 }
                 Ok(())
