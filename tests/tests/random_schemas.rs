@@ -285,9 +285,9 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
         let bytes = std::fs::read(&bin).unwrap();
         let fds = FileDescriptorSet::decode(&bytes[..]).unwrap();
         // The set's pool, for DynamicMessage against the generated code.
-        let _ = write!(
+        let _ = writeln!(
             main,
-            "fn pool_{}() -> &'static vtproto::reflect::DescriptorPool {{ static P: std::sync::OnceLock<vtproto::reflect::DescriptorPool> = std::sync::OnceLock::new(); P.get_or_init(|| vtproto::reflect::DescriptorPool::decode(include_bytes!({:?})).unwrap()) }}\n",
+            "fn pool_{}() -> &'static vtproto::reflect::DescriptorPool {{ static P: std::sync::OnceLock<vtproto::reflect::DescriptorPool> = std::sync::OnceLock::new(); P.get_or_init(|| vtproto::reflect::DescriptorPool::decode(include_bytes!({:?})).unwrap()) }}",
             set.prefix,
             bin.display().to_string()
         );
