@@ -71,6 +71,14 @@ pub fn dynamic(data: &[u8]) {
 
 pub use crate::properties::check_dynamic;
 
+/// The descriptor of one of the project's message types, from a pool built once.
+fn own_type(name: &str) -> vtproto::reflect::MessageDescriptor {
+    static POOL: std::sync::OnceLock<vtproto::reflect::DescriptorPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| vtproto::reflect::DescriptorPool::decode(crate::OWN_DESCRIPTORS).unwrap())
+        .get_message_by_name(name)
+        .unwrap_or_else(|| panic!("{name} is not in the project's descriptors"))
+}
+
 /// ProtoJSON input for the project's workload and test messages (`mode=standalone`, the first
 /// byte picks one; the rest is the JSON text, not necessarily UTF-8): reading never panics;
 /// what reads writes again (every value read from JSON has a JSON form) and reads back to
@@ -108,7 +116,28 @@ where
         recursion_limit: 32,
         ..json::DecodeOptions::default()
     };
-    let Ok(value) = json::from_slice_with::<M>(text, &options) else {
+    let read = json::from_slice_with::<M>(text, &options);
+    // DynamicMessage, from the descriptors alone, reads the same input as the generated code
+    // does: the same value, or the same error.
+    if let Ok(text) = std::str::from_utf8(text) {
+        let dynamic =
+            vtproto::reflect::DynamicMessage::from_json_with(own_type(M::NAME), text, &options);
+        match (&dynamic, &read) {
+            (Ok(d), Ok(g)) => assert!(
+                d.encode_to_vec() == g.encode_deterministic_to_vec(),
+                "DynamicMessage reads another {} from {text}",
+                M::NAME
+            ),
+            (Err(d), Err(g)) => assert_eq!(d.kind(), g.kind(), "{text}"),
+            (d, g) => panic!(
+                "{}: DynamicMessage {:?}, generated code {:?} on {text}",
+                M::NAME,
+                d.as_ref().err(),
+                g.as_ref().err()
+            ),
+        }
+    }
+    let Ok(value) = read else {
         return;
     };
     let written = json::to_string(&value).expect("a value read from JSON has a JSON form");
@@ -158,7 +187,26 @@ where
         assert!(text::from_slice::<M>(input).is_err());
         return;
     };
-    let Ok(value) = text::from_str_with::<M>(input, &options) else {
+    let read = text::from_str_with::<M>(input, &options);
+    // DynamicMessage, from the descriptors alone, reads the same input as the generated code
+    // does: the same value, or the same error.
+    let dynamic =
+        vtproto::reflect::DynamicMessage::from_text_with(own_type(M::NAME), input, &options);
+    match (&dynamic, &read) {
+        (Ok(d), Ok(g)) => assert!(
+            d.encode_to_vec() == g.encode_deterministic_to_vec(),
+            "DynamicMessage reads another {} from {input}",
+            M::NAME
+        ),
+        (Err(d), Err(g)) => assert_eq!(d.kind(), g.kind(), "{input}"),
+        (d, g) => panic!(
+            "{}: DynamicMessage {:?}, generated code {:?} on {input}",
+            M::NAME,
+            d.as_ref().err(),
+            g.as_ref().err()
+        ),
+    }
+    let Ok(value) = read else {
         return;
     };
     for written in [text::to_string(&value), text::to_string_pretty(&value)] {
