@@ -13,6 +13,9 @@
 //! unknown numbers it keeps in a map, where upb and C++ keep the entry among unknown fields)
 //! the check is that upb reads the same value from our encoding as from the input.
 //!
+//! `vtproto::reflect::DynamicMessage`, built from the descriptor sets alone, is held to the
+//! same bytes on every input.
+//!
 //! Needs a Python with `protobuf` installed, named by `VT_PYTHON` (`scripts/test.sh` makes one
 //! in `target/py`); without it the test says so and passes, unless `VT_REQUIRE_PYTHON=1`.
 
@@ -108,7 +111,14 @@ fn compare(
     schema: &Schema,
     types: &[(&'static str, Reencode)],
     seeds: u64,
+    pool: &vtproto::reflect::DescriptorPool,
 ) -> usize {
+    // `DynamicMessage`, from the descriptors alone, accepts what we accept and writes the same
+    // bytes: Python's verdicts below hold for it too.
+    let dynamic = |name: &str, bytes: &[u8]| {
+        let desc = pool.get_message_by_name(name).unwrap();
+        vtproto::reflect::DynamicMessage::decode(desc, bytes).map(|m| m.encode_to_vec())
+    };
     let mut compared = 0;
     for seed in 0..seeds {
         for (name, reencode) in types {
@@ -151,7 +161,20 @@ fn compare(
                 }),
                 (false, Err(_)) => upb,
             };
-            match (reencode(&bytes), theirs) {
+            let ours = reencode(&bytes);
+            match (&ours, dynamic(name, &bytes)) {
+                (Ok(ours), Ok(d)) => assert_eq!(
+                    *ours, d,
+                    "{name} seed {seed}: DynamicMessage writes other bytes for {bytes:02x?}"
+                ),
+                (Err(_), Err(_)) => {}
+                (o, d) => panic!(
+                    "{name} seed {seed}: DynamicMessage {:?}, generated code {:?} on {bytes:02x?}",
+                    d.err(),
+                    o.as_ref().err()
+                ),
+            }
+            match (ours, theirs) {
                 (Ok(ours), Some(theirs)) => {
                     if ours != theirs {
                         if let Some(dir) = std::env::var_os("VT_ORACLE_DUMP") {
@@ -192,13 +215,22 @@ fn standalone_encodings_equal_upbs() {
         python: start(&python, "python"),
     };
     let editions_schema = Schema::new(vt_tests::EDITIONS_DESCRIPTORS);
-    let n = compare(&mut oracles, &editions_schema, &editions::all(), 400);
+    let editions_pool =
+        vtproto::reflect::DescriptorPool::decode(vt_tests::EDITIONS_DESCRIPTORS).unwrap();
+    let n = compare(
+        &mut oracles,
+        &editions_schema,
+        &editions::all(),
+        400,
+        &editions_pool,
+    );
     let own_schema = Schema::new(vt_tests::OWN_DESCRIPTORS);
     let own: Vec<_> = own::all()
         .into_iter()
         .filter(|(name, _)| name.starts_with("vt."))
         .collect();
-    let m = compare(&mut oracles, &own_schema, &own, 60);
+    let own_pool = vtproto::reflect::DescriptorPool::decode(vt_tests::OWN_DESCRIPTORS).unwrap();
+    let m = compare(&mut oracles, &own_schema, &own, 60, &own_pool);
     assert!(
         n > 2000 && m > 2000,
         "compared {n} editions and {m} proto2/proto3 messages"
