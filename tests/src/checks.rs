@@ -71,6 +71,30 @@ pub fn dynamic(data: &[u8]) {
 
 pub use crate::properties::check_dynamic;
 
+/// `DynamicMessage` read `input` as the generated code did: the same value (compared as the
+/// deterministic encoding) or an error of the same kind.
+fn reads_alike<M: vtproto::Message, E: std::fmt::Debug, K: PartialEq + std::fmt::Debug>(
+    input: &str,
+    dynamic: &Result<vtproto::reflect::DynamicMessage, E>,
+    generated: &Result<M, E>,
+    kind: impl Fn(&E) -> &K,
+) {
+    match (dynamic, generated) {
+        (Ok(d), Ok(g)) => assert!(
+            d.encode_to_vec() == g.encode_deterministic_to_vec(),
+            "DynamicMessage reads another {} from {input}",
+            M::NAME
+        ),
+        (Err(d), Err(g)) => assert_eq!(kind(d), kind(g), "{input}"),
+        (d, g) => panic!(
+            "{}: DynamicMessage {:?}, generated code {:?} on {input}",
+            M::NAME,
+            d.as_ref().err(),
+            g.as_ref().err()
+        ),
+    }
+}
+
 /// The descriptor of one of the project's message types, from a pool built once.
 fn own_type(name: &str) -> vtproto::reflect::MessageDescriptor {
     static POOL: std::sync::OnceLock<vtproto::reflect::DescriptorPool> = std::sync::OnceLock::new();
@@ -122,20 +146,7 @@ where
     if let Ok(text) = std::str::from_utf8(text) {
         let dynamic =
             vtproto::reflect::DynamicMessage::from_json_with(own_type(M::NAME), text, &options);
-        match (&dynamic, &read) {
-            (Ok(d), Ok(g)) => assert!(
-                d.encode_to_vec() == g.encode_deterministic_to_vec(),
-                "DynamicMessage reads another {} from {text}",
-                M::NAME
-            ),
-            (Err(d), Err(g)) => assert_eq!(d.kind(), g.kind(), "{text}"),
-            (d, g) => panic!(
-                "{}: DynamicMessage {:?}, generated code {:?} on {text}",
-                M::NAME,
-                d.as_ref().err(),
-                g.as_ref().err()
-            ),
-        }
+        reads_alike(text, &dynamic, &read, json::JsonError::kind);
     }
     let Ok(value) = read else {
         return;
@@ -192,20 +203,7 @@ where
     // does: the same value, or the same error.
     let dynamic =
         vtproto::reflect::DynamicMessage::from_text_with(own_type(M::NAME), input, &options);
-    match (&dynamic, &read) {
-        (Ok(d), Ok(g)) => assert!(
-            d.encode_to_vec() == g.encode_deterministic_to_vec(),
-            "DynamicMessage reads another {} from {input}",
-            M::NAME
-        ),
-        (Err(d), Err(g)) => assert_eq!(d.kind(), g.kind(), "{input}"),
-        (d, g) => panic!(
-            "{}: DynamicMessage {:?}, generated code {:?} on {input}",
-            M::NAME,
-            d.as_ref().err(),
-            g.as_ref().err()
-        ),
-    }
+    reads_alike(input, &dynamic, &read, text::TextError::kind);
     let Ok(value) = read else {
         return;
     };

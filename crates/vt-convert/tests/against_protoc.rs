@@ -11,22 +11,29 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn protoc(args: &[&str], input: &[u8]) -> Vec<u8> {
-    let protoc = protoc_bin_vendored::protoc_bin_path().unwrap();
-    let include = protoc_bin_vendored::include_path().unwrap();
-    let mut child = Command::new(protoc)
-        .arg("-I")
-        .arg(root().join("proto"))
-        .arg("-I")
-        .arg(include)
-        .args(args)
+/// Runs `command` with `input` on its standard input.
+fn pipe(mut command: Command, input: &[u8]) -> std::process::Output {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn protoc(args: &[&str], input: &[u8]) -> Vec<u8> {
+    let protoc = protoc_bin_vendored::protoc_bin_path().unwrap();
+    let include = protoc_bin_vendored::include_path().unwrap();
+    let mut command = Command::new(protoc);
+    command
+        .arg("-I")
+        .arg(root().join("proto"))
+        .arg("-I")
+        .arg(include)
+        .args(args);
+    let out = pipe(command, input);
     assert!(
         out.status.success(),
         "protoc {args:?}: {}",
@@ -46,19 +53,14 @@ fn descriptor_set() -> PathBuf {
 }
 
 fn convert(set: &Path, type_name: &str, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vt-convert"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_vt-convert"));
+    command
         .arg("--descriptor-set")
         .arg(set)
         .arg("--type")
         .arg(type_name)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
+        .args(args);
+    let out = pipe(command, input);
     if out.status.success() {
         Ok(out.stdout)
     } else {

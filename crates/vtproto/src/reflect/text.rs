@@ -154,15 +154,7 @@ impl DynamicMessage {
             return self.text_read_map(f, r);
         }
         if f.is_list() {
-            let mut items = if message {
-                r.message_items()?
-            } else {
-                r.scalar_items()?
-            };
-            let mut read = Vec::new();
-            while items.next(r)? {
-                read.push(read_value(&kind, r)?);
-            }
+            let read = read_items(&kind, r)?;
             if let Value::List(list) = self.value_mut(f) {
                 list.extend(read);
             }
@@ -289,15 +281,7 @@ impl DynamicMessage {
         let kind = x.kind();
         let message = matches!(kind, Kind::Message(_));
         if x.is_list() {
-            let mut items = if message {
-                r.message_items()?
-            } else {
-                r.scalar_items()?
-            };
-            let mut read = Vec::new();
-            while items.next(r)? {
-                read.push(read_value(&kind, r)?);
-            }
+            let read = read_items(&kind, r)?;
             if let Some((_, values)) = pending.iter_mut().find(|(p, _)| p == x) {
                 values.extend(read);
             } else if self.extensions.iter().any(|(f, _)| f == x) {
@@ -342,14 +326,7 @@ impl DynamicMessage {
             }
             w.reset(mark);
         }
-        if !type_url.is_empty() {
-            w.field("type_url");
-            w.str(type_url);
-        }
-        if !value.is_empty() {
-            w.field("value");
-            w.bytes(value);
-        }
+        crate::text::wkt::write_any_fields(type_url, value, w);
     }
 
     /// Reads an `Any`'s fields: `type_url` and `value`, or one expanded `[url] { .. }`.
@@ -502,6 +479,20 @@ fn write_value(
         Value::Message(_) | Value::List(_) | Value::Map(_) => {}
     }
     Ok(())
+}
+
+/// The values of one occurrence of a repeated field: one value, or a `[..]` list of them.
+fn read_items(kind: &Kind, r: &mut TextReader<'_, '_>) -> Result<Vec<Value>, TextError> {
+    let mut items = if matches!(kind, Kind::Message(_)) {
+        r.message_items()?
+    } else {
+        r.scalar_items()?
+    };
+    let mut read = Vec::new();
+    while items.next(r)? {
+        read.push(read_value(kind, r)?);
+    }
+    Ok(read)
 }
 
 /// One value of `kind` (a message's braces included).

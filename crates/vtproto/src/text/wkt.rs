@@ -97,6 +97,12 @@ fn write_any(type_url: &str, value: &[u8], w: &mut TextWriter<'_>) -> Result<(),
         }
         w.reset(mark);
     }
+    write_any_fields(type_url, value, w);
+    Ok(())
+}
+
+/// An `Any` as its two fields (a type not known, or a value that does not decode).
+pub(crate) fn write_any_fields(type_url: &str, value: &[u8], w: &mut TextWriter<'_>) {
     if !type_url.is_empty() {
         w.field("type_url");
         w.str(type_url);
@@ -105,7 +111,6 @@ fn write_any(type_url: &str, value: &[u8], w: &mut TextWriter<'_>) -> Result<(),
         w.field("value");
         w.bytes(value);
     }
-    Ok(())
 }
 
 /// Reads an `Any`'s fields: `type_url` and `value`, or one expanded `[url] { .. }`.
