@@ -151,8 +151,10 @@ where
 /// What the generated code (the `mode=standalone` struct `S`) makes of one input, in every
 /// form, for [`check_dynamic`] to compare a `DynamicMessage` with.
 pub struct Generated {
-    /// The deterministic encoding, or the decode error.
+    /// The deterministic encoding of what `merge` reads, or its error.
     pub binary: Result<Vec<u8>, DecodeError>,
+    /// Whether `decode` (which checks required fields too) accepts the input.
+    pub decodes: bool,
     /// ProtoJSON with the default options and with every option on (`None`: no JSON form
     /// without a registry, or the type has no JSON code).
     pub json: [Option<Result<String, vtproto::json::JsonError>>; 2],
@@ -175,6 +177,7 @@ where
         Err(e) => {
             return Some(Generated {
                 binary: Err(e),
+                decodes: false,
                 json: [None, None],
                 json_read: None,
                 text: [Ok(String::new()), Ok(String::new())],
@@ -205,6 +208,7 @@ where
     });
     Some(Generated {
         binary: Ok(s.encode_deterministic_to_vec()),
+        decodes: S::decode(data).is_ok(),
         json,
         json_read,
         text,
@@ -254,12 +258,29 @@ where
     }
 }
 
+/// A `DynamicMessage` of type `desc` merged from `data` (required fields not checked).
+pub fn merged(
+    desc: &vtproto::reflect::MessageDescriptor,
+    data: &[u8],
+) -> Result<vtproto::reflect::DynamicMessage, DecodeError> {
+    let mut m = vtproto::reflect::DynamicMessage::new(desc.clone());
+    m.merge(&mut Reader::new(data))?;
+    Ok(m)
+}
+
 /// The non-generic half of [`check_dynamic`].
 pub fn compare_dynamic(desc: &vtproto::reflect::MessageDescriptor, data: &[u8], g: &Generated) {
     use vtproto::reflect::DynamicMessage;
     let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
     let name = desc.full_name();
-    let d = match (DynamicMessage::decode(desc.clone(), data), &g.binary) {
+    // `decode` checks required fields, as the generated `decode` does.
+    assert_eq!(
+        DynamicMessage::decode(desc.clone(), data).is_ok(),
+        g.decodes,
+        "{name}: decode's verdict on {}",
+        hex(data)
+    );
+    let d = match (merged(desc, data), &g.binary) {
         (Ok(d), Ok(expected)) => {
             let written = d.encode_to_vec();
             assert!(
@@ -269,7 +290,7 @@ pub fn compare_dynamic(desc: &vtproto::reflect::MessageDescriptor, data: &[u8], 
                 hex(&written),
                 hex(expected)
             );
-            let again = DynamicMessage::decode(desc.clone(), &written)
+            let again = merged(desc, &written)
                 .unwrap_or_else(|e| panic!("{name}: what it wrote does not read: {e}"));
             assert_eq!(again.encode_to_vec(), *expected, "{name}: round trip");
             d

@@ -161,7 +161,7 @@ fn check<S: Message + JsonMessage + PartialEq + Debug + for<'de> serde::Deserial
             .iter()
             .find_map(|p| p.get_message_by_name(name))
             .unwrap();
-        let dynamic = vtproto::reflect::DynamicMessage::decode(desc, bytes).unwrap();
+        let dynamic = vt_tests::properties::merged(&desc, bytes).unwrap();
         let dynamic_json = dynamic
             .to_json_with(&options)
             .unwrap_or_else(|e| panic!("{}: DynamicMessage finds no JSON form ({e})", context()));

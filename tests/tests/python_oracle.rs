@@ -117,7 +117,7 @@ fn compare(
     // bytes: Python's verdicts below hold for it too.
     let dynamic = |name: &str, bytes: &[u8]| {
         let desc = pool.get_message_by_name(name).unwrap();
-        vtproto::reflect::DynamicMessage::decode(desc, bytes).map(|m| m.encode_to_vec())
+        vt_tests::properties::merged(&desc, bytes).map(|m| m.encode_to_vec())
     };
     let mut compared = 0;
     for seed in 0..seeds {

@@ -285,3 +285,31 @@ fn json_and_text_with_well_known_types_and_any() {
     let e = DynamicMessage::from_text(desc, "ts { seconds: 1 } ts { }").unwrap_err();
     assert_eq!(*e.kind(), vtproto::text::TextErrorKind::DuplicateField);
 }
+
+#[test]
+fn decode_checks_required_fields_as_generated_code_does() {
+    use vt_tests::own_standalone::vt::test::proto2::Required;
+    let pool = own::pool();
+    let desc = pool.get_message_by_name("vt.test.proto2.Required").unwrap();
+    // Nothing set: the same error, naming the same message and field.
+    let ours = DynamicMessage::decode(desc.clone(), &[]).unwrap_err();
+    let theirs = Required::decode(&[]).unwrap_err();
+    assert_eq!(ours.kind(), theirs.kind());
+    // `merge` alone does not check; what it reads then lacks the field.
+    let mut m = DynamicMessage::new(desc.clone());
+    m.merge(&mut vtproto::Reader::new(&[])).unwrap();
+    assert!(m.check_initialized().is_err());
+    // Every required field set: accepted by both.
+    let full = Required {
+        r_int32: Some(0),
+        r_string: Some(String::new()),
+        r_level: Some(1),
+        r_bytes: Some(Vec::new()),
+        r_double: Some(1.5),
+        r_nested: Some(Default::default()),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    assert!(Required::decode(&full).is_ok());
+    assert!(DynamicMessage::decode(desc, &full).is_ok());
+}

@@ -328,8 +328,8 @@ fn missing_required_fields_are_refused() {
     assert_eq!(
         err.kind(),
         &DecodeErrorKind::MissingRequired {
-            message: "vt.test.proto2.Required",
-            field: "r_int32"
+            message: "vt.test.proto2.Required".into(),
+            field: "r_int32".into()
         }
     );
     let full = Required {

@@ -119,7 +119,7 @@ fn check<S: Message + TextMessage + PartialEq + Debug>(
         // DynamicMessage, from the descriptors alone: its text is the generated code's, byte
         // for byte, and it reads Python's text to the value.
         let desc = descriptor(cx, name);
-        let dynamic = vtproto::reflect::DynamicMessage::decode(desc.clone(), bytes).unwrap();
+        let dynamic = vt_tests::properties::merged(&desc, bytes).unwrap();
         assert_eq!(
             dynamic.to_text_with(&options).ok().as_deref(),
             Some(ours.as_str()),

@@ -3,6 +3,7 @@
 #[allow(unused_imports)]
 use crate::prelude::*;
 
+use alloc::borrow::Cow;
 use core::fmt;
 
 /// What went wrong while decoding.
@@ -37,9 +38,9 @@ pub enum DecodeErrorKind {
     /// decoded message (`mode=standalone`, as the spec asks).
     MissingRequired {
         /// The message's full name.
-        message: &'static str,
+        message: Cow<'static, str>,
         /// The field's name.
-        field: &'static str,
+        field: Cow<'static, str>,
     },
     /// An `Any` holds another type than the one asked for.
     UnexpectedTypeUrl {

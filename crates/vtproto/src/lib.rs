@@ -143,7 +143,10 @@ pub mod __private {
     #[cold]
     #[inline(never)]
     pub fn missing_required(message: &'static str, field: &'static str) -> crate::DecodeError {
-        crate::DecodeError::new(crate::DecodeErrorKind::MissingRequired { message, field })
+        crate::DecodeError::new(crate::DecodeErrorKind::MissingRequired {
+            message: message.into(),
+            field: field.into(),
+        })
     }
 
     /// `m.encode_reverse(w)`, never inlined; see [`size_out_of_line`].

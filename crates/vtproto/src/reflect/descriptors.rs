@@ -426,6 +426,11 @@ impl MessageDescriptor {
         &self.data().write_order
     }
 
+    /// Whether a value of it can miss a required field, its own or one in a message it holds.
+    pub(super) fn may_miss_required(&self) -> bool {
+        self.data().may_miss_required
+    }
+
     /// The position of the field a ProtoJSON key names (its JSON name or its proto name).
     #[cfg(feature = "json")]
     pub(super) fn json_key(&self, key: &str) -> Option<usize> {

@@ -12,7 +12,7 @@ use alloc::collections::BTreeMap;
 use super::descriptors::{FieldDescriptor, Kind, MessageDescriptor};
 use crate::prelude::*;
 use crate::wire::{self, WireType};
-use crate::{DecodeError, Reader, ReverseWriter, UnknownFields};
+use crate::{DecodeError, DecodeErrorKind, Reader, ReverseWriter, UnknownFields};
 
 /// One value of a field: a scalar, an enum number, a message, a list or a map.
 #[derive(Clone, Debug, PartialEq)]
@@ -166,11 +166,39 @@ impl DynamicMessage {
         }
     }
 
-    /// Decodes a message of type `desc` (merge alone: required fields are not checked).
+    /// Decodes a message of type `desc`, then checks that it and the messages in it have
+    /// their required fields, as generated `decode` does ([`merge`](Self::merge) alone does
+    /// not check them).
     pub fn decode(desc: MessageDescriptor, bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut m = Self::new(desc);
         m.merge(&mut Reader::new(bytes))?;
+        m.check_initialized()?;
         Ok(m)
+    }
+
+    /// Checks that the message and the messages in its fields (lists and map values included)
+    /// have their required fields (proto2 `required`, editions `LEGACY_REQUIRED`), as
+    /// generated code checks them: not inside extensions.
+    pub fn check_initialized(&self) -> Result<(), DecodeError> {
+        if !self.desc.may_miss_required() {
+            return Ok(());
+        }
+        for (position, value) in self.fields.iter().enumerate() {
+            match value {
+                Some(v) => check_value(v)?,
+                None => {
+                    let f = self.desc.field_at(position);
+                    if f.is_required() {
+                        return Err(DecodeError::new(DecodeErrorKind::MissingRequired {
+                            message: String::from(self.desc.full_name()).into(),
+                            field: String::from(f.name()).into(),
+                        }));
+                    }
+                }
+            }
+        }
+        // Extensions' messages are not checked, as generated code does not check them.
+        Ok(())
     }
 
     /// Its type.
@@ -669,6 +697,16 @@ pub(super) fn extension_named(desc: &MessageDescriptor, key: &str) -> Option<Fie
     let mut named = desc.extensions().filter(by_type);
     let x = named.next()?;
     named.next().is_none().then_some(x)
+}
+
+/// The required fields of the messages in `v`.
+fn check_value(v: &Value) -> Result<(), DecodeError> {
+    match v {
+        Value::Message(m) => m.check_initialized(),
+        Value::List(list) => list.iter().try_for_each(check_value),
+        Value::Map(map) => map.values().try_for_each(check_value),
+        _ => Ok(()),
+    }
 }
 
 fn push(list: &mut Value, v: Value) {

@@ -110,6 +110,9 @@ pub(super) struct MessageData {
     pub json_keys: Vec<(String, u32)>,
     /// Text-format names (proto names, and a group-like field's type name) likewise.
     pub text_keys: Vec<(String, u32)>,
+    /// Whether a value of it can miss a required field: one of its own, or one in a message
+    /// that a field of it holds, at any depth.
+    pub may_miss_required: bool,
 }
 
 /// A field's type before and after resolution.
@@ -288,6 +291,7 @@ impl DescriptorPool {
             let (file, bytes) = pending.remove(ready);
             inner.add_file(file, bytes)?;
         }
+        inner.mark_required();
         self.inner = Arc::new(inner);
         Ok(())
     }
@@ -429,6 +433,39 @@ impl Inner {
         Ok(())
     }
 
+    /// Sets every message's `may_miss_required`: the messages with a required field, then
+    /// those holding one of them in a field, until nothing changes.
+    fn mark_required(&mut self) {
+        let required = |f: &FieldData| f.label == 2 || f.features.field_presence == 3;
+        for m in 0..self.messages.len() {
+            let direct = self.messages[m]
+                .fields
+                .iter()
+                .any(|&i| required(&self.fields[i as usize]));
+            self.messages[m].may_miss_required = direct;
+        }
+        loop {
+            let mut changed = false;
+            for m in 0..self.messages.len() {
+                if self.messages[m].may_miss_required {
+                    continue;
+                }
+                let data = &self.messages[m];
+                let holds = data.fields.iter().any(|&i| {
+                    matches!(self.fields[i as usize].kind,
+                        KindData::Message(t) if self.messages[t as usize].may_miss_required)
+                });
+                if holds {
+                    self.messages[m].may_miss_required = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
     /// Fills a message's `write_order`, `json_keys` and `text_keys` (its fields' types
     /// resolved).
     fn index_names(&mut self, m: usize) {
@@ -536,6 +573,7 @@ impl Inner {
             write_order: Vec::new(),
             json_keys: Vec::new(),
             text_keys: Vec::new(),
+            may_miss_required: false,
         });
         let mut oneofs = Vec::new();
         for o in &m.oneof_decl {
