@@ -431,6 +431,25 @@ impl MessageDescriptor {
         self.data().may_miss_required
     }
 
+    /// The JSON name a ProtoJSON reader may compare the next key with after the field at
+    /// `index` of [`write_order`](Self::write_order) (that is, the next field's), if any.
+    #[cfg(feature = "json")]
+    pub(super) fn json_guess(&self, index: usize) -> Option<(usize, &str)> {
+        let data = self.data();
+        let position = *data.write_order.get(index)? as usize;
+        if !data.json_guess[index] {
+            return None;
+        }
+        let field = &self.pool.inner.fields[data.fields[position] as usize];
+        Some((position, field.json_name.as_str()))
+    }
+
+    /// The index in [`write_order`](Self::write_order) of the field at `position`.
+    #[cfg(feature = "json")]
+    pub(super) fn order_index(&self, position: usize) -> usize {
+        self.data().order_index[position] as usize
+    }
+
     /// The position of the field a ProtoJSON key names (its JSON name or its proto name).
     #[cfg(feature = "json")]
     pub(super) fn json_key(&self, key: &str) -> Option<usize> {

@@ -110,6 +110,12 @@ pub(super) struct MessageData {
     pub json_keys: Vec<(String, u32)>,
     /// Text-format names (proto names, and a group-like field's type name) likewise.
     pub text_keys: Vec<(String, u32)>,
+    /// For each field of `write_order`: whether a ProtoJSON reader may take its JSON name for
+    /// the next key by a raw comparison (the name needs no escape, is not `@type`, and is the
+    /// key of this field, not of another).
+    pub json_guess: Vec<bool>,
+    /// Each field's index in `write_order`, by position.
+    pub order_index: Vec<u32>,
     /// Whether a value of it can miss a required field: one of its own, or one in a message
     /// that a field of it holds, at any depth.
     pub may_miss_required: bool,
@@ -517,10 +523,29 @@ impl Inner {
         }
         json_keys.sort_unstable();
         text_keys.sort_unstable();
+        let write_order: Vec<u32> = order.into_iter().map(|(_, _, p)| p).collect();
+        let fields = &self.messages[m].fields;
+        let json_guess = write_order
+            .iter()
+            .map(|&p| {
+                let name = &self.fields[fields[p as usize] as usize].json_name;
+                let plain = !name.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
+                let claimed = json_keys
+                    .binary_search_by(|(k, _)| k.as_str().cmp(name))
+                    .is_ok_and(|at| json_keys[at].1 == p);
+                plain && name != "@type" && claimed
+            })
+            .collect();
+        let mut order_index = vec![0u32; write_order.len()];
+        for (i, &p) in write_order.iter().enumerate() {
+            order_index[p as usize] = i as u32;
+        }
         let data = &mut self.messages[m];
-        data.write_order = order.into_iter().map(|(_, _, p)| p).collect();
+        data.write_order = write_order;
         data.json_keys = json_keys;
         data.text_keys = text_keys;
+        data.json_guess = json_guess;
+        data.order_index = order_index;
     }
 
     /// A group-like field's type name, which the text format writes for it: a group (or a
@@ -573,6 +598,8 @@ impl Inner {
             write_order: Vec::new(),
             json_keys: Vec::new(),
             text_keys: Vec::new(),
+            json_guess: Vec::new(),
+            order_index: Vec::new(),
             may_miss_required: false,
         });
         let mut oneofs = Vec::new();

@@ -109,7 +109,16 @@ impl DynamicMessage {
             return self.text_merge_any(r);
         }
         let desc = self.desc.clone();
-        let mut seen = vec![0u64; self.fields.len().div_ceil(64).max(1)];
+        let words = self.fields.len().div_ceil(64).max(1);
+        // Which fields came: on the stack for up to 128 fields, the most messages have.
+        let (mut small, mut large);
+        let seen: &mut [u64] = if words <= 2 {
+            small = [0u64; 2];
+            &mut small[..words]
+        } else {
+            large = vec![0u64; words];
+            &mut large
+        };
         let mut oneofs: Vec<usize> = Vec::new();
         let mut extensions: Vec<u32> = Vec::new();
         // A repeated extension the message did not hold yet is added once the message is read
@@ -118,7 +127,7 @@ impl DynamicMessage {
         while let Some(name) = r.next_field()? {
             if let Some(position) = desc.text_key(&name) {
                 let f = desc.field_at(position);
-                if let Err(e) = self.text_read_field(&f, position, &mut seen, &mut oneofs, r) {
+                if let Err(e) = self.text_read_field(&f, position, seen, &mut oneofs, r) {
                     return Err(e.in_field(desc.full_name(), f.name()));
                 }
             } else if let Some(x) = extension_named(&desc, &name) {
