@@ -426,6 +426,12 @@ impl MessageDescriptor {
         &self.data().write_order
     }
 
+    /// Which well-known type with a form of its own it is (see the pool's `special_form`).
+    #[cfg(any(feature = "json", feature = "text"))]
+    pub(super) fn special_form(&self) -> u8 {
+        self.data().special
+    }
+
     /// Whether a value of it can miss a required field, its own or one in a message it holds.
     pub(super) fn may_miss_required(&self) -> bool {
         self.data().may_miss_required

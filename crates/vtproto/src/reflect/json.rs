@@ -29,17 +29,15 @@ pub(super) enum Special {
 
 /// The special form of `desc`, if it is one of the well-known types that have one.
 pub(super) fn special(desc: &MessageDescriptor) -> Option<Special> {
-    let name = desc.full_name().strip_prefix("google.protobuf.")?;
-    Some(match name {
-        "Any" => Special::Any,
-        "Timestamp" => Special::Timestamp,
-        "Duration" => Special::Duration,
-        "FieldMask" => Special::FieldMask,
-        "Struct" => Special::Struct,
-        "Value" => Special::Value,
-        "ListValue" => Special::ListValue,
-        "DoubleValue" | "FloatValue" | "Int64Value" | "UInt64Value" | "Int32Value"
-        | "UInt32Value" | "BoolValue" | "StringValue" | "BytesValue" => Special::Wrapper,
+    Some(match desc.special_form() {
+        1 => Special::Any,
+        2 => Special::Timestamp,
+        3 => Special::Duration,
+        4 => Special::FieldMask,
+        5 => Special::Struct,
+        6 => Special::Value,
+        7 => Special::ListValue,
+        8 => Special::Wrapper,
         _ => return None,
     })
 }
@@ -120,6 +118,10 @@ impl DynamicMessage {
         for &position in self.desc.write_order() {
             let position = position as usize;
             let value = self.fields[position].as_ref();
+            if value.is_none() && !emit {
+                // Unset: nothing to write, and no descriptor handle to make.
+                continue;
+            }
             let f = self.desc.field_at(position);
             let written = match value {
                 Some(v) if f.has_presence() || !v.is_zero() => v,

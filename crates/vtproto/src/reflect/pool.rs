@@ -119,6 +119,9 @@ pub(super) struct MessageData {
     /// Whether a value of it can miss a required field: one of its own, or one in a message
     /// that a field of it holds, at any depth.
     pub may_miss_required: bool,
+    /// Which well-known type with a form of its own in ProtoJSON it is ([`special_form`]).
+    #[cfg_attr(not(any(feature = "json", feature = "text")), allow(dead_code))]
+    pub special: u8,
 }
 
 /// A field's type before and after resolution.
@@ -601,6 +604,7 @@ impl Inner {
             json_guess: Vec::new(),
             order_index: Vec::new(),
             may_miss_required: false,
+            special: special_form(&full_name),
         });
         let mut oneofs = Vec::new();
         for o in &m.oneof_decl {
@@ -915,6 +919,27 @@ impl Inner {
 }
 
 /// `scope.name`, or `name` at the root.
+/// The well-known types whose ProtoJSON is not an object of their fields, by full name: 0 for
+/// none, then `Any`, `Timestamp`, `Duration`, `FieldMask`, `Struct`, `Value`, `ListValue`, and 8
+/// for the wrappers (`DoubleValue` ... `BytesValue`).
+fn special_form(full_name: &str) -> u8 {
+    let Some(name) = full_name.strip_prefix("google.protobuf.") else {
+        return 0;
+    };
+    match name {
+        "Any" => 1,
+        "Timestamp" => 2,
+        "Duration" => 3,
+        "FieldMask" => 4,
+        "Struct" => 5,
+        "Value" => 6,
+        "ListValue" => 7,
+        "DoubleValue" | "FloatValue" | "Int64Value" | "UInt64Value" | "Int32Value"
+        | "UInt32Value" | "BoolValue" | "StringValue" | "BytesValue" => 8,
+        _ => 0,
+    }
+}
+
 pub(super) fn join(scope: &str, name: &str) -> String {
     if scope.is_empty() {
         name.to_string()

@@ -14,7 +14,7 @@ use crate::text::{DecodeOptions, EncodeOptions, TextError, TextErrorKind, TextRe
 const PREFIXES: &[&str] = &["type.googleapis.com/", "type.googleprod.com/"];
 
 fn is_any(desc: &MessageDescriptor) -> bool {
-    desc.full_name() == "google.protobuf.Any"
+    desc.special_form() == 1
 }
 
 /// How an expanded `Any`'s type is known.
