@@ -624,13 +624,14 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         &mut self,
         lookup: fn(&str) -> Option<i32>,
     ) -> Result<Option<i32>, JsonError> {
-        self.enum_value_by(&lookup)
+        self.enum_value_by(lookup)
     }
 
-    /// [`enum_value`](Self::enum_value) with any lookup (a descriptor's).
+    /// [`enum_value`](Self::enum_value) with any lookup (a descriptor's); generic, so that
+    /// generated code's function pointer is called directly.
     pub(crate) fn enum_value_by(
         &mut self,
-        lookup: &dyn Fn(&str) -> Option<i32>,
+        lookup: impl Fn(&str) -> Option<i32>,
     ) -> Result<Option<i32>, JsonError> {
         let at = self.peek_pos();
         match self.peek() {
@@ -679,14 +680,14 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         lookup: fn(&str) -> Option<i32>,
         known: fn(i32) -> bool,
     ) -> Result<Option<i32>, JsonError> {
-        self.closed_enum_value_by(&lookup, &known)
+        self.closed_enum_value_by(lookup, known)
     }
 
     /// [`closed_enum_value`](Self::closed_enum_value) with any lookup (a descriptor's).
     pub(crate) fn closed_enum_value_by(
         &mut self,
-        lookup: &dyn Fn(&str) -> Option<i32>,
-        known: &dyn Fn(i32) -> bool,
+        lookup: impl Fn(&str) -> Option<i32>,
+        known: impl Fn(i32) -> bool,
     ) -> Result<Option<i32>, JsonError> {
         let at = self.peek_pos();
         match self.enum_value_by(lookup)? {

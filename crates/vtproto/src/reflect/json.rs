@@ -58,10 +58,6 @@ fn null_is_value(kind: &Kind) -> bool {
     }
 }
 
-fn first(seen: &mut [u64], bit: usize) -> bool {
-    crate::registry::first(seen, bit)
-}
-
 impl DynamicMessage {
     /// The message as compact ProtoJSON with the default options.
     pub fn to_json(&self) -> Result<String, JsonError> {
@@ -217,7 +213,7 @@ impl DynamicMessage {
         oneofs: &mut Vec<usize>,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<(), JsonError> {
-        if !first(seen, position) {
+        if !crate::registry::first(seen, position) {
             return Err(r.duplicate());
         }
         let kind = f.kind();
@@ -689,8 +685,8 @@ fn read_enum(e: &EnumDescriptor, r: &mut JsonReader<'_, '_>) -> Result<Option<i3
     }
     let lookup = |name: &str| e.get_value_by_name(name).map(|v| v.number());
     if e.is_closed() {
-        r.closed_enum_value_by(&lookup, &|n| e.get_value(n).is_some())
+        r.closed_enum_value_by(lookup, |n| e.get_value(n).is_some())
     } else {
-        r.enum_value_by(&lookup)
+        r.enum_value_by(lookup)
     }
 }

@@ -529,8 +529,8 @@ fn read_value(kind: &Kind, r: &mut TextReader<'_, '_>) -> Result<Value, TextErro
 fn read_enum(e: &EnumDescriptor, r: &mut TextReader<'_, '_>) -> Result<i32, TextError> {
     let lookup = |name: &str| e.get_value_by_name(name).map(|v| v.number());
     if e.is_closed() {
-        r.closed_enum_value_by(&lookup, &|n| e.get_value(n).is_some())
+        r.closed_enum_value_by(lookup, |n| e.get_value(n).is_some())
     } else {
-        r.enum_value_by(&lookup)
+        r.enum_value_by(lookup)
     }
 }

@@ -596,13 +596,14 @@ impl<'a, 'o> TextReader<'a, 'o> {
 
     /// An enum value of an open enum: a declared name, or any `int32` number.
     pub fn enum_value(&mut self, lookup: fn(&str) -> Option<i32>) -> Result<i32, TextError> {
-        self.enum_value_by(&lookup)
+        self.enum_value_by(lookup)
     }
 
-    /// [`enum_value`](Self::enum_value) with any lookup (a descriptor's).
+    /// [`enum_value`](Self::enum_value) with any lookup (a descriptor's); generic, so that
+    /// generated code's function pointer is called directly.
     pub(crate) fn enum_value_by(
         &mut self,
-        lookup: &dyn Fn(&str) -> Option<i32>,
+        lookup: impl Fn(&str) -> Option<i32>,
     ) -> Result<i32, TextError> {
         self.skip_space();
         let start = self.pos;
@@ -625,14 +626,14 @@ impl<'a, 'o> TextReader<'a, 'o> {
         lookup: fn(&str) -> Option<i32>,
         known: fn(i32) -> bool,
     ) -> Result<i32, TextError> {
-        self.closed_enum_value_by(&lookup, &known)
+        self.closed_enum_value_by(lookup, known)
     }
 
     /// [`closed_enum_value`](Self::closed_enum_value) with any lookup (a descriptor's).
     pub(crate) fn closed_enum_value_by(
         &mut self,
-        lookup: &dyn Fn(&str) -> Option<i32>,
-        known: &dyn Fn(i32) -> bool,
+        lookup: impl Fn(&str) -> Option<i32>,
+        known: impl Fn(i32) -> bool,
     ) -> Result<i32, TextError> {
         self.skip_space();
         let start = self.pos;
