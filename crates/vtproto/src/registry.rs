@@ -114,6 +114,34 @@ pub(crate) fn line_column(input: &[u8], pos: usize) -> (u32, u32) {
     )
 }
 
+/// The fields a reader has seen in one message, a bit each: on the stack up to 128 fields
+/// (most messages), else on the heap.
+#[cfg(feature = "reflect")]
+pub(crate) enum Seen {
+    Small([u64; 2]),
+    Large(Vec<u64>),
+}
+
+#[cfg(feature = "reflect")]
+impl Seen {
+    /// Room for `fields` bits.
+    pub(crate) fn new(fields: usize) -> Seen {
+        if fields <= 128 {
+            Seen::Small([0; 2])
+        } else {
+            Seen::Large(vec![0; fields.div_ceil(64)])
+        }
+    }
+
+    /// [`first`] on these bits.
+    pub(crate) fn first(&mut self, bit: usize) -> bool {
+        match self {
+            Seen::Small(words) => first(words, bit),
+            Seen::Large(words) => first(words, bit),
+        }
+    }
+}
+
 /// Marks field `bit` seen; `false` if it already was (a duplicate). Generated JSON and text
 /// readers keep one bit per field.
 #[inline(always)]

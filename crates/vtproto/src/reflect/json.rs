@@ -152,16 +152,7 @@ impl DynamicMessage {
     fn merge_object(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
         r.begin_object()?;
         let desc = self.desc.clone();
-        let words = self.fields.len().div_ceil(64).max(1);
-        // Which fields came: on the stack for up to 128 fields, the most messages have.
-        let (mut small, mut large);
-        let seen: &mut [u64] = if words <= 2 {
-            small = [0u64; 2];
-            &mut small[..words]
-        } else {
-            large = vec![0u64; words];
-            &mut large
-        };
+        let mut seen = crate::registry::Seen::new(self.fields.len());
         let mut oneofs: Vec<usize> = Vec::new();
         let mut extensions: Vec<u32> = Vec::new();
         // The field after the last one read is the likeliest next key (as generated code
@@ -172,7 +163,7 @@ impl DynamicMessage {
                 Some((position, name)) if r.next_key_is(name) => {
                     next += 1;
                     let f = desc.field_at(position);
-                    if let Err(e) = self.json_read_field(&f, position, seen, &mut oneofs, r) {
+                    if let Err(e) = self.json_read_field(&f, position, &mut seen, &mut oneofs, r) {
                         return Err(e.in_field(desc.full_name(), f.name(), name));
                     }
                     continue;
@@ -185,7 +176,7 @@ impl DynamicMessage {
             if let Some(position) = desc.json_key(&key) {
                 next = desc.order_index(position) + 1;
                 let f = desc.field_at(position);
-                if let Err(e) = self.json_read_field(&f, position, seen, &mut oneofs, r) {
+                if let Err(e) = self.json_read_field(&f, position, &mut seen, &mut oneofs, r) {
                     return Err(e.in_field(desc.full_name(), f.name(), &key));
                 }
             } else if let Some(x) = extension_named(&desc, &key) {
@@ -209,11 +200,11 @@ impl DynamicMessage {
         &mut self,
         f: &FieldDescriptor,
         position: usize,
-        seen: &mut [u64],
+        seen: &mut crate::registry::Seen,
         oneofs: &mut Vec<usize>,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<(), JsonError> {
-        if !crate::registry::first(seen, position) {
+        if !seen.first(position) {
             return Err(r.duplicate());
         }
         let kind = f.kind();

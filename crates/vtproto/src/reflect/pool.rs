@@ -508,24 +508,26 @@ impl Inner {
         for &o in &data.oneofs {
             claim_order.extend(&self.oneofs[o as usize].fields);
         }
-        let mut json_keys: Vec<(String, u32)> = Vec::new();
-        let mut text_keys: Vec<(String, u32)> = Vec::new();
-        let claim = |keys: &mut Vec<(String, u32)>, key: &str, position: u32| {
-            if !keys.iter().any(|(k, _)| k == key) {
-                keys.push((key.into(), position));
-            }
-        };
-        for &i in &claim_order {
+        // Every (key, claim rank, position), sorted by key then rank: the first of each key
+        // takes it.
+        let mut json_claims: Vec<(&str, usize, u32)> = Vec::new();
+        let mut text_claims: Vec<(&str, usize, u32)> = Vec::new();
+        for (rank, &i) in claim_order.iter().enumerate() {
             let f = &self.fields[i as usize];
-            claim(&mut json_keys, &f.json_name, f.position);
-            claim(&mut json_keys, &f.name, f.position);
+            json_claims.push((&f.json_name, 2 * rank, f.position));
+            json_claims.push((&f.name, 2 * rank + 1, f.position));
             if let Some(name) = self.group_type_name(f, m) {
-                claim(&mut text_keys, name, f.position);
+                text_claims.push((name, 2 * rank, f.position));
             }
-            claim(&mut text_keys, &f.name, f.position);
+            text_claims.push((&f.name, 2 * rank + 1, f.position));
         }
-        json_keys.sort_unstable();
-        text_keys.sort_unstable();
+        let first_claims = |mut claims: Vec<(&str, usize, u32)>| -> Vec<(String, u32)> {
+            claims.sort_unstable();
+            claims.dedup_by(|b, a| a.0 == b.0);
+            claims.into_iter().map(|(k, _, p)| (k.into(), p)).collect()
+        };
+        let json_keys = first_claims(json_claims);
+        let text_keys = first_claims(text_claims);
         let write_order: Vec<u32> = order.into_iter().map(|(_, _, p)| p).collect();
         let fields = &self.messages[m].fields;
         let json_guess = write_order

@@ -109,16 +109,7 @@ impl DynamicMessage {
             return self.text_merge_any(r);
         }
         let desc = self.desc.clone();
-        let words = self.fields.len().div_ceil(64).max(1);
-        // Which fields came: on the stack for up to 128 fields, the most messages have.
-        let (mut small, mut large);
-        let seen: &mut [u64] = if words <= 2 {
-            small = [0u64; 2];
-            &mut small[..words]
-        } else {
-            large = vec![0u64; words];
-            &mut large
-        };
+        let mut seen = crate::registry::Seen::new(self.fields.len());
         let mut oneofs: Vec<usize> = Vec::new();
         let mut extensions: Vec<u32> = Vec::new();
         // A repeated extension the message did not hold yet is added once the message is read
@@ -127,7 +118,7 @@ impl DynamicMessage {
         while let Some(name) = r.next_field()? {
             if let Some(position) = desc.text_key(&name) {
                 let f = desc.field_at(position);
-                if let Err(e) = self.text_read_field(&f, position, seen, &mut oneofs, r) {
+                if let Err(e) = self.text_read_field(&f, position, &mut seen, &mut oneofs, r) {
                     return Err(e.in_field(desc.full_name(), f.name()));
                 }
             } else if let Some(x) = extension_named(&desc, &name) {
@@ -153,7 +144,7 @@ impl DynamicMessage {
         &mut self,
         f: &FieldDescriptor,
         position: usize,
-        seen: &mut [u64],
+        seen: &mut crate::registry::Seen,
         oneofs: &mut Vec<usize>,
         r: &mut TextReader<'_, '_>,
     ) -> Result<(), TextError> {
@@ -180,7 +171,7 @@ impl DynamicMessage {
             return Ok(());
         }
         // A field without presence may come again while it holds its default.
-        let again = !crate::registry::first(seen, position);
+        let again = !seen.first(position);
         if again
             && (f.has_presence() || self.fields[position].as_ref().is_some_and(|v| !v.is_zero()))
         {
