@@ -18,7 +18,8 @@
 #           google.cloud.aiplatform.v1 package itself, about a hundred messages), prost's
 #           structs alone and with our impls. About 4 minutes; needs valgrind.
 #           VT_SCALE_FEATURES=codec+json, codec+json+serde or codec+text (default codec) counts
-#           other generated features; VT_SCALE_PBJSON=1 also counts prost-build's structs with
+#           other generated features (codec+reflect+json with VT_SCALE_TABLES=. serves JSON
+#           from the reflection tables); VT_SCALE_PBJSON=1 also counts prost-build's structs with
 #           pbjson-build 0.9's serde impls (ProtoJSON the common Rust way, the well-known types
 #           from pbjson-types) in a third column.
 # --count-all the same count for the whole closure, aiplatform v1 included (1,324 messages;
@@ -98,7 +99,7 @@ path = "src/lib.rs"
 [dependencies]
 prost = "0.14"
 prost-types = "0.14"
-vtproto = { path = "$root/crates/vtproto", features = ["prost-types", "json", "text", "serde"] }
+vtproto = { path = "$root/crates/vtproto", features = ["prost-types", "json", "text", "serde", "reflect"] }
 
 [workspace]
 TOML

@@ -656,3 +656,59 @@ fn thin_level(data: &[u8], salt: u64, depth: u32) -> Option<Vec<u8>> {
     }
     Some(out)
 }
+
+/// Reflection over a generated struct `S` (`features=..+reflect`) on an accepted value:
+/// `to_dynamic` gives the message the struct encodes (the same deterministic bytes, or in
+/// `mode=prost` the same value; in
+/// `mode=standalone`, the `DynamicMessage` of type `desc` that reads `data`, with the same
+/// JSON and text), and `merge_dynamic` of it gives the struct back: conversion is the
+/// identity, with no bytes in between.
+pub fn check_reflect<S>(desc: Option<&vtproto::reflect::MessageDescriptor>, data: &[u8])
+where
+    S: Message + vtproto::reflect::ReflectMessage + PartialEq + Debug,
+{
+    let Ok(s) = partial::<S>(data) else {
+        return;
+    };
+    let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let d = s.to_dynamic();
+    let name = d.descriptor().full_name().to_string();
+    let expected = s.encode_deterministic_to_vec();
+    // mode=prost leaves default keys and values out of map entries, DynamicMessage writes
+    // them: the same value, compared as such.
+    let written = d.encode_to_vec();
+    let same_value = || desc.is_none() && partial::<S>(&written).is_ok_and(|v| same(&v, &s));
+    assert!(
+        written == expected || same_value(),
+        "{name}: to_dynamic writes other bytes for {}\n dyn {}\n gen {}",
+        hex(data),
+        hex(&d.encode_to_vec()),
+        hex(&expected)
+    );
+    if let Some(desc) = desc {
+        let read = merged(desc, data).expect("DynamicMessage reads what the struct reads");
+        assert_eq!(
+            d.to_json().ok(),
+            read.to_json().ok(),
+            "{name}: JSON of to_dynamic and of the message read, on {}",
+            hex(data)
+        );
+        let options = vtproto::text::EncodeOptions {
+            print_unknown_fields: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            d.to_text_with(&options).ok(),
+            read.to_text_with(&options).ok(),
+            "{name}: text of to_dynamic and of the message read, on {}",
+            hex(data)
+        );
+    }
+    let mut back = S::default();
+    back.merge_dynamic(&d).expect("the struct's own type");
+    assert!(
+        same(&back, &s),
+        "{name}: merge_dynamic(to_dynamic(x)) is not x on {}:\n{back:?}\n{s:?}",
+        hex(data)
+    );
+}

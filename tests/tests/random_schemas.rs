@@ -304,7 +304,10 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
         }
         for mode in modes {
             let (suffix, mut features) = match mode {
-                Mode::Prost => ("prost", vec!["codec", "json", "serde", "text", "services"]),
+                Mode::Prost => (
+                    "prost",
+                    vec!["codec", "json", "serde", "text", "services", "reflect"],
+                ),
                 Mode::Standalone => (
                     "standalone",
                     vec![
@@ -315,6 +318,7 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                         "text",
                         "services",
                         "descriptors",
+                        "reflect",
                     ],
                 ),
             };
@@ -336,6 +340,9 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                     .bytes(&c.bytes)
                     .btree_map(&c.btree_map)
                     .boxed(&c.boxed)
+                    // JSON and text from the reflection tables: checked against the
+                    // generated code of mode=standalone.
+                    .tables(["."])
                     .prost_config()
                     .include_file("_includes.rs");
             }
@@ -355,6 +362,7 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                         let _ = write!(param, ",{k}={p}");
                     }
                 }
+                param.push_str(",tables=.");
             }
             let options = Options::parse(&param).unwrap();
             let plugin = vtproto_codegen::generate(&fds.file, &to_generate, &options)
@@ -399,10 +407,20 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                 } else {
                     format!("properties::check_standalone::<{s}::{path}, {s}::{view}>(data); properties::check_json::<{s}::{path}>(data); properties::check_text::<{s}::{path}>(data); properties::check_serde::<{s}::{path}>(data)")
                 };
-                let dynamic = format!(
-                    "properties::check_dynamic::<{s}::{path}>(&pool_{}().get_message_by_name({:?}).unwrap(), data)",
+                let desc = format!(
+                    "&pool_{}().get_message_by_name({:?}).unwrap()",
                     set.prefix, m.full_name
                 );
+                let mut dynamic = format!(
+                    "properties::check_dynamic::<{s}::{path}>({desc}, data); properties::check_reflect::<{s}::{path}>(Some({desc}), data)"
+                );
+                if prost {
+                    let _ = write!(
+                        dynamic,
+                        "; properties::check_reflect::<{}_prost::{path}>(None, data)",
+                        set.prefix
+                    );
+                }
                 let _ = writeln!(
                     dispatch,
                     "        {:?} => {{ {call}; {dynamic}; reencode::<{s}::{path}>(data) }}",

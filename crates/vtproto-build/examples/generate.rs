@@ -38,10 +38,13 @@ fn main() -> ExitCode {
             // The codec alone (no tonic stubs for the services): what the baseline, prost's
             // structs, is compared with; `VT_SCALE_FEATURES=codec+json` measures a feature
             // beside it.
+            // `VT_SCALE_TABLES=.` serves JSON and text from the reflection tables.
             let features = std::env::var("VT_SCALE_FEATURES").unwrap_or_else(|_| "codec".into());
+            let tables = std::env::var("VT_SCALE_TABLES").unwrap_or_default();
             vtproto_build::Config::new()
                 .out_dir(&out)
                 .features(features.split('+'))
+                .tables(tables.split(',').filter(|p| !p.is_empty()))
                 .include_file("mod.rs")
                 .compile_fds(fds)
         }

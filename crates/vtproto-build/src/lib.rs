@@ -92,6 +92,20 @@ impl Config {
         self
     }
 
+    /// The messages under these proto paths get their ProtoJSON and text format from the
+    /// runtime's walker over their reflection tables instead of generated code (`tables=`;
+    /// needs the `reflect` feature): less to compile, slower to run.
+    pub fn tables<I, S>(&mut self, paths: I) -> &mut Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.options
+            .tables
+            .extend(paths.into_iter().map(|s| s.as_ref().to_string()));
+        self
+    }
+
     /// `bytes` fields under these proto paths become `bytes::Bytes` (prost-build's syntax).
     pub fn bytes<I, S>(&mut self, paths: I) -> &mut Self
     where

@@ -67,6 +67,10 @@ pub struct Options {
     /// all of theirs) whose server handlers take the request as an owned view
     /// (`FooOwnedView`, its strings borrowing tonic's buffer); the request needs a view.
     pub server_views: Vec<String>,
+    /// Proto paths of the messages whose ProtoJSON and text format (`json`, `text`) are served
+    /// by the runtime's walker over their reflection tables instead of generated code: less
+    /// to compile, slower to run. Needs the `reflect` feature.
+    pub tables: Vec<String>,
 }
 
 impl Default for Options {
@@ -85,6 +89,7 @@ impl Default for Options {
             build_transport: true,
             default_stubs: false,
             server_views: Vec::new(),
+            tables: Vec::new(),
         }
     }
 }
@@ -144,6 +149,7 @@ impl Options {
                 "build_transport" => opts.build_transport = value != "false",
                 "default_stubs" => opts.default_stubs = value != "false",
                 "server_views" => opts.server_views.push(value.to_string()),
+                "tables" => opts.tables.push(value.to_string()),
                 "include_file" if !value.is_empty() => opts.include_file = Some(value.to_string()),
                 other => return Err(Error::option(format!("unknown option `{other}`"))),
             }
@@ -162,7 +168,19 @@ impl Options {
                  include_file declares the modules)",
             ));
         }
+        if !self.tables.is_empty() && !crate::emit::is_selected(self, "reflect") {
+            return Err(Error::option(
+                "tables= serves JSON and text from the reflection tables: it needs the \
+                 reflect feature (`features=..+reflect`)",
+            ));
+        }
         crate::emit::check_dependencies(self)
+    }
+
+    /// Whether the JSON and text of message `fq_message` (`.pkg.Msg`) are served by its
+    /// reflection tables.
+    pub fn uses_tables(&self, fq_message: &str) -> bool {
+        path_matches(&self.tables, fq_message)
     }
 
     /// Whether the message `fq_message` (`.pkg.Msg`) gets a view, the `views` feature being

@@ -28,6 +28,16 @@ mod text_impls {
     include!("types/text/google.protobuf.rs");
 }
 
+/// Reflection for these types (feature `reflect`): `ReflectMessage` for each, and
+/// [`descriptor_pool`], the well-known types' files.
+#[cfg(feature = "reflect")]
+mod reflect_impls {
+    use super::*;
+    include!("types/reflect/google.protobuf.rs");
+}
+#[cfg(feature = "reflect")]
+pub use reflect_impls::{descriptor_pool, DESCRIPTOR_POOL};
+
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::Message;
 

@@ -53,3 +53,21 @@ mod text {
         include!("wkt/text/google.protobuf.compiler.vt.rs");
     }
 }
+
+/// Reflection for the same types (feature `reflect`): `ReflectMessage` for each, over the
+/// descriptors of the files prost-types was generated from.
+#[cfg(feature = "reflect")]
+#[allow(clippy::all, dead_code)]
+mod reflect {
+    mod protobuf {
+        #[allow(unused_imports)]
+        use prost_types::*;
+        include!("wkt/reflect/google.protobuf.vt.rs");
+    }
+
+    mod compiler {
+        #[allow(unused_imports)]
+        use prost_types::compiler::*;
+        include!("wkt/reflect/google.protobuf.compiler.vt.rs");
+    }
+}

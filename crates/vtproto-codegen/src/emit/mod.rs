@@ -10,6 +10,7 @@ mod codec;
 mod descriptors;
 mod json;
 mod names;
+mod reflect;
 mod serde;
 mod services;
 mod structs;
@@ -44,6 +45,7 @@ const FEATURES: &[Feature] = &[
     text::FEATURE,
     services::FEATURE,
     descriptors::FEATURE,
+    reflect::FEATURE,
 ];
 
 /// Checks that the features `options` select can work together: views need the codec (a
@@ -79,6 +81,12 @@ pub(crate) fn check_dependencies(options: &Options) -> Result<(), Error> {
         return Err(Error::option(
             "the text feature needs the codec feature (`features=codec+text`): an `Any` \
              holds a message's binary form",
+        ));
+    }
+    if names.contains(&reflect::FEATURE.name) && !names.contains(&codec::FEATURE.name) {
+        return Err(Error::option(
+            "the reflect feature needs the codec feature (`features=codec+reflect`): the \
+             extensions and unknown fields of a converted message go through its decoder",
         ));
     }
     Ok(())

@@ -16,6 +16,21 @@ use crate::model::{
     BytesRepr, ExtensionRef, Field, Label, MapField, Message, Oneof, Scalar, ValueType,
 };
 
+/// `TextMessage` by the message's reflection tables (`tables=`): the runtime's walker.
+fn table_impl(m: &Message) -> TokenStream {
+    let path = m.rust_path.tokens();
+    quote! {
+        impl ::vtproto::text::TextMessage for #path {
+            fn write_text(&self, w: &mut ::vtproto::text::TextWriter<'_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
+                ::vtproto::reflect::write_text(self, w)
+            }
+            fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
+                ::vtproto::reflect::merge_text(self, r)
+            }
+        }
+    }
+}
+
 /// The feature's registration.
 pub(super) const FEATURE: Feature = Feature {
     name: "text",
@@ -27,7 +42,11 @@ pub(super) const FEATURE: Feature = Feature {
                 // Written by hand in the runtime (expanded `[type.googleapis.com/..] { .. }`).
                 continue;
             }
-            out(message_impl(m, &names));
+            if options.uses_tables(&format!(".{}", m.full_name)) {
+                out(table_impl(m));
+            } else {
+                out(message_impl(m, &names));
+            }
             let path = m.rust_path.tokens();
             registered.push(quote!(registry.add_text::<#path>();));
         }

@@ -105,7 +105,9 @@ pub fn build_with(
         }
     }
     link_extensions(&mut packages);
-    if crate::emit::is_selected(options, "descriptors") {
+    if crate::emit::is_selected(options, "descriptors")
+        || crate::emit::is_selected(options, "reflect")
+    {
         let raw: std::collections::HashMap<&str, &[u8]> = match encoded {
             Some(e) if e.len() == files.len() => files
                 .iter()
@@ -114,15 +116,87 @@ pub fn build_with(
                 .collect(),
             _ => Default::default(),
         };
+        let generated: Vec<&FileDescriptorProto> = to_generate
+            .iter()
+            .filter_map(|n| by_name.get(n.as_str()).copied())
+            .collect();
         for p in &mut packages {
-            let roots = to_generate
-                .iter()
-                .filter_map(|n| by_name.get(n.as_str()))
-                .filter(|f| f.package() == p.name);
-            p.descriptor_set = descriptor_set(roots, &by_name, &raw);
+            let roots = with_extending_files(&p.name, &generated, &by_name);
+            p.descriptor_set = descriptor_set(roots.iter(), &by_name, &raw);
         }
     }
     Ok(packages)
+}
+
+/// The generated files of `package`, and the generated files that extend a message of them or
+/// of their imports (and so on, to a fixed point): a reader of the package's descriptor set
+/// then knows every extension the generated code knows.
+fn with_extending_files<'a>(
+    package: &str,
+    generated: &[&'a FileDescriptorProto],
+    by_name: &std::collections::HashMap<&str, &'a FileDescriptorProto>,
+) -> Vec<&'a FileDescriptorProto> {
+    use std::collections::HashSet;
+    fn extendees(f: &FileDescriptorProto) -> Vec<&str> {
+        fn nested<'a>(m: &'a crate::descriptor::DescriptorProto, out: &mut Vec<&'a str>) {
+            out.extend(m.extension.iter().map(|x| x.extendee()));
+            for n in &m.nested_type {
+                nested(n, out);
+            }
+        }
+        let mut out: Vec<&str> = f.extension.iter().map(|x| x.extendee()).collect();
+        for m in &f.message_type {
+            nested(m, &mut out);
+        }
+        out
+    }
+    fn messages(f: &FileDescriptorProto, out: &mut HashSet<String>) {
+        fn nested(prefix: &str, m: &crate::descriptor::DescriptorProto, out: &mut HashSet<String>) {
+            let name = format!("{prefix}.{}", m.name());
+            for n in &m.nested_type {
+                nested(&name, n, out);
+            }
+            out.insert(name);
+        }
+        let prefix = match f.package() {
+            "" => String::new(),
+            p => format!(".{p}"),
+        };
+        for m in &f.message_type {
+            nested(&prefix, m, out);
+        }
+    }
+    let mut roots: Vec<&'a FileDescriptorProto> = generated
+        .iter()
+        .copied()
+        .filter(|f| f.package() == package)
+        .collect();
+    let extending: Vec<_> = generated
+        .iter()
+        .map(|f| (*f, extendees(f)))
+        .filter(|(_, x)| !x.is_empty())
+        .collect();
+    loop {
+        // The messages of the roots and their imports.
+        let mut seen = HashSet::new();
+        let mut todo: Vec<&FileDescriptorProto> = roots.clone();
+        let mut names = HashSet::new();
+        while let Some(f) = todo.pop() {
+            if seen.insert(f.name()) {
+                messages(f, &mut names);
+                todo.extend(f.dependency.iter().filter_map(|d| by_name.get(d.as_str())));
+            }
+        }
+        let before = roots.len();
+        for (f, x) in &extending {
+            if !roots.iter().any(|r| r.name() == f.name()) && x.iter().any(|e| names.contains(*e)) {
+                roots.push(f);
+            }
+        }
+        if roots.len() == before {
+            return roots;
+        }
+    }
 }
 
 /// The encoded `FileDescriptorSet` of `roots` and everything they import, each file after its

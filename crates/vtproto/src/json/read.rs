@@ -26,6 +26,8 @@ pub struct JsonReader<'a, 'o> {
     /// The object depth whose `"@type"` key is skipped (an `Any`'s message); 0 for none.
     any_depth: u32,
     options: &'o DecodeOptions<'o>,
+    /// Closed enums take any number, as prost's structs hold any (reflection over them).
+    pub(crate) open_enums: bool,
 }
 
 /// A number's text: a JSON number literal, or the contents of a string holding one.
@@ -44,6 +46,7 @@ impl<'a, 'o> JsonReader<'a, 'o> {
             depth: 0,
             first: false,
             any_depth: 0,
+            open_enums: false,
             options,
         }
     }
@@ -689,6 +692,9 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         lookup: impl Fn(&str) -> Option<i32>,
         known: impl Fn(i32) -> bool,
     ) -> Result<Option<i32>, JsonError> {
+        if self.open_enums {
+            return self.enum_value_by(lookup);
+        }
         let at = self.peek_pos();
         match self.enum_value_by(lookup)? {
             Some(v) if !known(v) => {

@@ -27,6 +27,7 @@ mod descriptors;
 mod dynamic;
 mod error;
 mod features;
+mod generated;
 #[cfg(feature = "json")]
 mod json;
 mod pool;
@@ -42,6 +43,14 @@ pub use descriptors::{
 pub use dynamic::{DynamicMessage, MapKey, Value};
 pub use error::{DescriptorError, DescriptorErrorKind};
 pub use features::Syntax;
+pub use generated::{
+    merge_dynamic, to_dynamic, FieldMut, FieldRef, LazyPool, ReflectKey, ReflectList, ReflectMap,
+    ReflectMessage, ReflectOptional, ReflectValue, TypeMismatch,
+};
+#[cfg(feature = "json")]
+pub use generated::{merge_json, write_json};
+#[cfg(feature = "text")]
+pub use generated::{merge_text, write_text};
 pub use pool::DescriptorPool;
 
 /// The largest field number.

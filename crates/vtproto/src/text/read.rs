@@ -16,6 +16,8 @@ pub struct TextReader<'a, 'o> {
     options: &'o DecodeOptions<'o>,
     /// The closing delimiter (`}` or `>`) of each message open, innermost last.
     closers: Vec<u8>,
+    /// Closed enums take any number, as prost's structs hold any (reflection over them).
+    pub(crate) open_enums: bool,
 }
 
 /// The values of one field occurrence: one value, or a `[a, b]` list of them.
@@ -71,6 +73,7 @@ impl<'a, 'o> TextReader<'a, 'o> {
             pos: 0,
             options,
             closers: Vec::new(),
+            open_enums: false,
         }
     }
 
@@ -635,6 +638,9 @@ impl<'a, 'o> TextReader<'a, 'o> {
         lookup: impl Fn(&str) -> Option<i32>,
         known: impl Fn(i32) -> bool,
     ) -> Result<i32, TextError> {
+        if self.open_enums {
+            return self.enum_value_by(lookup);
+        }
         self.skip_space();
         let start = self.pos;
         let v = self.enum_value_by(lookup)?;
