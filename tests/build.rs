@@ -125,7 +125,7 @@ fn suite(
     let mut config = vtproto_build::Config::new();
     config
         .out_dir(&dir)
-        .features(["codec", "reuse"])
+        .features(["codec", "reuse", "reflect"])
         .views(["."])
         .protoc(protoc)
         .file_descriptor_set_path(dir.join("descriptors.bin"))
@@ -155,7 +155,9 @@ fn standalone_suite(
     let mut config = vtproto_build::Config::new();
     config
         .mode(vtproto_build::Mode::Standalone)
-        .features(["structs", "codec", "reuse", "json", "serde", "text"])
+        .features([
+            "structs", "codec", "reuse", "json", "serde", "text", "reflect",
+        ])
         .out_dir(&dir)
         .views(["."])
         .protoc(protoc)

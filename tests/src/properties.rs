@@ -712,3 +712,177 @@ where
         hex(data)
     );
 }
+
+/// JSON and text served by the reflection tables (`vtproto::reflect::write_json` and friends,
+/// what `tables=` paths generate) against the generated code of the same struct `S`, on an
+/// accepted value: the same JSON (as JSON values: the generated code iterates hash maps) and
+/// the same text, byte for byte, with each option; on the generated JSON and text, and on
+/// each of their edits (a value swapped for another kind's, a key renamed or doubled, the
+/// text cut short), the same value read or the same error.
+pub fn check_tables<S>(data: &[u8])
+where
+    S: Message + vtproto::json::JsonMessage + vtproto::text::TextMessage + PartialEq + Debug,
+    S: vtproto::reflect::ReflectMessage,
+{
+    use vtproto::{json, reflect, text};
+    let Ok(s) = partial::<S>(data) else {
+        return;
+    };
+    let name = <S as Message>::NAME;
+    for options in dynamic_json_options() {
+        let generated = json::to_string_with(&s, &options);
+        if matches!(&generated, Err(e) if matches!(e.kind(), json::JsonErrorKind::UnknownAnyType { .. }))
+        {
+            // The tables find an Any's type in the package's descriptors too.
+            continue;
+        }
+        let mut out = String::new();
+        let tables =
+            reflect::write_json(&s, &mut json::JsonWriter::new(&mut out, &options)).map(|()| out);
+        match (&generated, &tables) {
+            (Ok(a), Ok(b)) => {
+                let a: serde_json::Value = serde_json::from_str(a).unwrap();
+                let b: serde_json::Value = serde_json::from_str(b)
+                    .unwrap_or_else(|e| panic!("{name}: the tables' JSON is not JSON ({e}): {b}"));
+                assert!(a == b, "{name}: the tables write other JSON\n{a}\n{b}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "{name}: JSON errors"),
+            (a, b) => panic!("{name}: generated JSON {a:?}, tables {b:?}"),
+        }
+    }
+    for options in dynamic_text_options() {
+        let generated = text::to_string_with(&s, &options);
+        let mut out = String::new();
+        let tables =
+            reflect::write_text(&s, &mut text::TextWriter::new(&mut out, &options)).map(|()| {
+                if options.pretty && !out.is_empty() {
+                    out.push('\n');
+                }
+                out
+            });
+        match (&generated, &tables) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{name}: the tables write other text"),
+            (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "{name}: text errors"),
+            (a, b) => panic!("{name}: generated text {a:?}, tables {b:?}"),
+        }
+    }
+    if let Ok(written) = json::to_string(&s) {
+        for input in std::iter::once(written.clone()).chain(json_edits(&written)) {
+            let generated = json::from_str::<S>(&input);
+            let options = json::DecodeOptions::default();
+            let mut r = json::JsonReader::new(&input, &options);
+            let mut t = S::default();
+            let tables = reflect::merge_json(&mut t, &mut r)
+                .and_then(|()| r.finish())
+                .map(|()| t);
+            match (generated, tables) {
+                (Ok(a), Ok(b)) => assert!(
+                    same(&a, &b),
+                    "{name}: the tables read {input} as\n{b:?}\nnot\n{a:?}"
+                ),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}: on {input}"),
+                (a, b) => panic!(
+                    "{name}: on {input}: generated {:?}, tables {:?}",
+                    a.err(),
+                    b.err()
+                ),
+            }
+        }
+    }
+    if let Ok(written) = text::to_string(&s) {
+        for input in std::iter::once(written.clone()).chain(text_edits(&written)) {
+            let generated = text::from_str::<S>(&input);
+            let options = text::DecodeOptions::default();
+            let mut r = text::TextReader::new(&input, &options);
+            let mut t = S::default();
+            let tables = reflect::merge_text(&mut t, &mut r)
+                .and_then(|()| r.finish())
+                .map(|()| t);
+            match (generated, tables) {
+                (Ok(a), Ok(b)) => assert!(
+                    same(&a, &b),
+                    "{name}: the tables read {input:?} as\n{b:?}\nnot\n{a:?}"
+                ),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.to_string(), b.to_string(), "{name}: on {input:?}")
+                }
+                (a, b) => panic!(
+                    "{name}: on {input:?}: generated {:?}, tables {:?}",
+                    a.err(),
+                    b.err()
+                ),
+            }
+        }
+    }
+}
+
+/// Edits of a JSON object: at each of its first keys, the value swapped for each of a few
+/// values of other kinds, the key renamed, the pair doubled; and the text cut short.
+pub fn json_edits(text: &str) -> Vec<String> {
+    const OTHERS: [&str; 6] = ["null", "true", "-1", "\"x\"", "{}", "[1.5]"];
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("\":").take(4) {
+        let value = at + 2;
+        let end = value + value_len(&text[value..]);
+        let key = text[..at].rfind('"').unwrap_or(0);
+        for other in OTHERS {
+            out.push(format!("{}{other}{}", &text[..value], &text[end..]));
+        }
+        out.push(format!("{}\"zz{}", &text[..key], &text[key + 1..]));
+        out.push(format!(
+            "{}{},{}",
+            &text[..key],
+            &text[key..end],
+            &text[key..]
+        ));
+    }
+    out.push(half(text));
+    out
+}
+
+/// Edits of a text-format message: a value swapped, a name changed, the text cut short.
+pub fn text_edits(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(": ").take(4) {
+        let end = at + 2 + value_len(&text[at + 2..]);
+        for other in ["\"x\"", "-1", "{ }", "[1.5]", "true"] {
+            out.push(format!("{}: {other}{}", &text[..at], &text[end..]));
+        }
+        let name = text[..at].rfind([' ', '{', '<']).map_or(0, |i| i + 1);
+        out.push(format!("{}zz{}", &text[..name], &text[name..]));
+    }
+    out.push(half(text));
+    out
+}
+
+/// The first half of `text` (cut at a character boundary).
+fn half(text: &str) -> String {
+    let mut cut = text.len() / 2;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text[..cut].to_string()
+}
+
+/// The length of the JSON or text value `s` starts with: up to a `,`, space, `}` or `]` at
+/// its own depth, strings skipped.
+fn value_len(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let (mut depth, mut i) = (0i32, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'{' | b'[' | b'<' => depth += 1,
+            b'}' | b']' | b'>' if depth > 0 => depth -= 1,
+            b',' | b'}' | b']' | b'>' | b' ' | b'\n' if depth == 0 => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    bytes.len().min(i)
+}

@@ -412,7 +412,7 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                     set.prefix, m.full_name
                 );
                 let mut dynamic = format!(
-                    "properties::check_dynamic::<{s}::{path}>({desc}, data); properties::check_reflect::<{s}::{path}>(Some({desc}), data)"
+                    "properties::check_dynamic::<{s}::{path}>({desc}, data); properties::check_reflect::<{s}::{path}>(Some({desc}), data); properties::check_tables::<{s}::{path}>(data)"
                 );
                 if prost {
                     let _ = write!(

@@ -1,0 +1,158 @@
+//! Reflection over generated types (`features=..+reflect`), on random messages of the
+//! project's proto2, proto3 and editions protos (every field kind, maps of every key type,
+//! groups, closed and open enums, extensions, oneofs, the well-known types):
+//!
+//! - `mode=standalone`: `to_dynamic` is the `DynamicMessage` that reads the same bytes (same
+//!   deterministic encoding, JSON and text), and `merge_dynamic` of it gives the value back;
+//!   JSON and text served by the tables (`tables=`) write what the generated code writes and
+//!   read what it reads, with the same errors on edited inputs (`properties::check_tables`);
+//! - `mode=prost` (prost's structs): conversion is the identity too.
+//!
+//! The random-schema test (`random_schemas.rs`) runs the same checks on every generated set.
+
+mod support;
+
+use support::{Rng, Schema};
+use vt_tests::properties::{check_reflect, check_tables};
+use vtproto::reflect::{DescriptorPool, DynamicMessage, ReflectMessage, Value};
+
+type Check = fn(&DescriptorPool, &str, &[u8]);
+
+fn check<S>(pool: &DescriptorPool, name: &str, data: &[u8])
+where
+    S: vtproto::Message + vtproto::json::JsonMessage + vtproto::text::TextMessage,
+    S: ReflectMessage + PartialEq + std::fmt::Debug,
+{
+    let desc = pool.get_message_by_name(name).unwrap();
+    check_reflect::<S>(Some(&desc), data);
+    check_tables::<S>(data);
+}
+
+fn check_prost<P>(_: &DescriptorPool, _: &str, data: &[u8])
+where
+    P: vtproto::Message + ReflectMessage + PartialEq + std::fmt::Debug,
+{
+    check_reflect::<P>(None, data);
+}
+
+macro_rules! pairs {
+    ($($name:literal => $($seg:ident)::+, $($view:ident)::+,)*) => {
+        pub fn all() -> Vec<(&'static str, super::Check)> {
+            vec![$(($name, super::check::<Standalone::$($seg)::+> as super::Check)),*]
+        }
+    };
+}
+
+mod own {
+    #[allow(unused_imports)]
+    use vt_tests::own_standalone as Standalone;
+    include!(concat!(env!("OUT_DIR"), "/own-standalone/_registry.rs"));
+}
+
+mod own_prost {
+    #[allow(unused_imports)]
+    use vt_tests::own as Standalone;
+    macro_rules! pairs {
+        ($($name:literal => $($seg:ident)::+, $($view:ident)::+,)*) => {
+            pub fn all() -> Vec<(&'static str, super::Check)> {
+                vec![$(($name, super::check_prost::<Standalone::$($seg)::+> as super::Check)),*]
+            }
+        };
+    }
+    include!(concat!(env!("OUT_DIR"), "/own-standalone/_registry.rs"));
+}
+
+mod editions {
+    #[allow(unused_imports)]
+    use vt_tests::editions as Standalone;
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/editions-standalone/_registry.rs"
+    ));
+}
+
+#[test]
+fn generated_and_dynamic_convert_and_tables_agree_with_generated_code() {
+    let own_pool = DescriptorPool::decode(vt_tests::OWN_DESCRIPTORS).unwrap();
+    let editions_pool = DescriptorPool::decode(vt_tests::EDITIONS_DESCRIPTORS).unwrap();
+    let mut checked = 0;
+    for (pool, bytes, types) in [
+        (&own_pool, vt_tests::OWN_DESCRIPTORS, own::all()),
+        (&own_pool, vt_tests::OWN_DESCRIPTORS, own_prost::all()),
+        (
+            &editions_pool,
+            vt_tests::EDITIONS_DESCRIPTORS,
+            editions::all(),
+        ),
+    ] {
+        let schema = Schema::new(bytes);
+        for (name, check) in &types {
+            for data in schema.edge_messages(name) {
+                check(pool, name, &data);
+                checked += 1;
+            }
+            for seed in 0..12u64 {
+                let mut rng = Rng::new(seed * 7919 + name.len() as u64);
+                check(pool, name, &schema.random_message(name, &mut rng));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} values checked");
+}
+
+/// The accessors by hand: a oneof member is read only while the oneof holds it and set by
+/// making it the oneof's value; lists append and maps insert, as the binary merge does.
+#[test]
+fn accessors_follow_oneofs_lists_and_maps() {
+    use vt_tests::own_standalone::vt::test::proto3::{oneofs, Maps, Oneofs, Repeateds};
+    use vtproto::reflect::FieldRef;
+    let mut m = Oneofs {
+        choice: Some(oneofs::Choice::CString("a".into())),
+        ..Default::default()
+    };
+    let desc = m.descriptor();
+    assert_eq!(desc.full_name(), "vt.test.proto3.Oneofs");
+    let field = |name: &str| desc.get_field_by_name(name).unwrap();
+    assert!(matches!(m.field(2), Some(FieldRef::Optional(Some(_)))));
+    assert!(matches!(m.field(1), Some(FieldRef::Optional(None))));
+    assert!(m.field(9999).is_none());
+    let d = m.to_dynamic();
+    assert_eq!(d.get_field(&field("c_string")), Value::String("a".into()));
+    assert!(!d.has_field(&field("c_int32")));
+    // Another member set through a dynamic message replaces the oneof's value.
+    let mut other = DynamicMessage::new(desc.clone());
+    other.set_field(&field("c_int32"), Value::I32(5));
+    m.merge_dynamic(&other).unwrap();
+    assert_eq!(m.choice, Some(oneofs::Choice::CInt32(5)));
+
+    let mut r = Repeateds {
+        r_int32: vec![1, -2],
+        ..Default::default()
+    };
+    let d = r.to_dynamic();
+    assert_eq!(
+        d.get_field_by_name("r_int32"),
+        Some(Value::List(vec![Value::I32(1), Value::I32(-2)]))
+    );
+    r.merge_dynamic(&d).unwrap();
+    assert_eq!(r.r_int32, [1, -2, 1, -2]);
+
+    let mut maps = Maps::default();
+    maps.m_string_string.insert("k".into(), "v".into());
+    let d = maps.to_dynamic();
+    maps.merge_dynamic(&d).unwrap();
+    assert_eq!(maps.m_string_string.len(), 1);
+    assert_eq!(maps.to_dynamic(), d);
+
+    // Another type is refused.
+    let node = DescriptorPool::decode(vt_tests::OWN_DESCRIPTORS)
+        .unwrap()
+        .get_message_by_name("vt.deep.Node")
+        .unwrap();
+    let err = maps.merge_dynamic(&DynamicMessage::new(node)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "expected a vt.test.proto3.Maps, got a vt.deep.Node"
+    );
+}
