@@ -49,6 +49,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .include_file("_standalone.rs")
         .compile_protos(&protos, &includes)?;
 
+    // The same types with their JSON served by the reflection tables (`tables=.`).
+    let tables = out.join("tables");
+    std::fs::create_dir_all(&tables)?;
+    vtproto_build::Config::new()
+        .mode(vtproto_build::Mode::Standalone)
+        .features(["structs", "codec", "json", "reflect"])
+        .tables(["."])
+        .out_dir(&tables)
+        .include_file("_tables.rs")
+        .compile_protos(&json_protos, &json_includes)?;
+
     let fds_path = out.join("bench.fds");
     let status = std::process::Command::new(&protoc)
         .args([

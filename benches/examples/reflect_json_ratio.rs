@@ -1,7 +1,8 @@
-//! Interleaved ratios of `vtproto::reflect::DynamicMessage`'s ProtoJSON time to two peers on
-//! the same messages: prost + pbjson + serde_json (generated serde impls, the common Rust way:
-//! labels `pbjson`) and prost-reflect 0.16's `DynamicMessage` through serde_json (labels
-//! `prost-reflect`). See `ratio.rs` for the method: the sides alternate in batches of about
+//! Interleaved ratios of `vtproto::reflect::DynamicMessage`'s ProtoJSON time (labels
+//! `rust-vt dynamic`), and of generated structs whose JSON the reflection tables serve
+//! (`tables=.`, labels `rust-vt tables`), to two peers on the same messages: prost + pbjson +
+//! serde_json (generated serde impls, the common Rust way: labels `pbjson`) and prost-reflect
+//! 0.16's `DynamicMessage` through serde_json (labels `prost-reflect`). See `ratio.rs` for the method: the sides alternate in batches of about
 //! 2 ms, and each row prints the median ratio with its quartiles.
 //!
 //! ```sh
@@ -16,12 +17,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use vt_benches::interleave::{cycle, labelled_row};
 
-fn rows<J: Serialize + DeserializeOwned + prost::Message + Default + PartialEq>(
-    filter: &str,
-    name: &str,
-    full_name: &str,
-    inputs: &[Vec<u8>],
-) {
+fn rows<J, T>(filter: &str, name: &str, full_name: &str, inputs: &[Vec<u8>])
+where
+    J: Serialize + DeserializeOwned + prost::Message + Default + PartialEq,
+    T: vtproto::Message + vtproto::json::JsonMessage,
+{
     let fds = std::fs::read(concat!(env!("OUT_DIR"), "/bench.fds")).unwrap();
     let theirs_pool = prost_reflect::DescriptorPool::decode(&fds[..]).unwrap();
     let ours_pool = vtproto::reflect::DescriptorPool::decode(&fds).unwrap();
@@ -36,6 +36,7 @@ fn rows<J: Serialize + DeserializeOwned + prost::Message + Default + PartialEq>(
         .iter()
         .map(|b| vtproto::reflect::DynamicMessage::decode(ours_desc.clone(), b).unwrap())
         .collect();
+    let tables: Vec<T> = inputs.iter().map(|b| T::decode(b).unwrap()).collect();
     let texts: Vec<String> = ours.iter().map(|m| m.to_json().unwrap()).collect();
     // Every side reads our JSON to the input's value (compared through its bytes' length:
     // maps may reorder).
@@ -48,6 +49,54 @@ fn rows<J: Serialize + DeserializeOwned + prost::Message + Default + PartialEq>(
         assert_eq!(t.encode_to_vec().len(), b.len());
         let o = vtproto::reflect::DynamicMessage::from_json(ours_desc.clone(), text).unwrap();
         assert_eq!(o.encode_to_vec().len(), b.len());
+        let t: T = vtproto::json::from_str(text).unwrap();
+        assert_eq!(vtproto::Message::encode_to_vec(&t).len(), b.len());
+    }
+    for (t, text) in tables.iter().zip(&texts) {
+        assert_eq!(vtproto::json::to_string(t).unwrap().len(), text.len());
+    }
+    for (peer, label) in [
+        ("pbjson", "rust-vt tables/pbjson"),
+        ("prost-reflect", "rust-vt tables/prost-reflect"),
+    ] {
+        let mut t = cycle(&tables);
+        let (mut j, mut p) = (cycle(&pbjson), cycle(&theirs));
+        labelled_row(
+            filter,
+            &format!("{name}_json_encode"),
+            (peer, label),
+            || {
+                if peer == "pbjson" {
+                    drop(black_box(serde_json::to_string(black_box(j())).unwrap()))
+                } else {
+                    drop(black_box(serde_json::to_string(black_box(p())).unwrap()))
+                }
+            },
+            || drop(black_box(vtproto::json::to_string(black_box(t())).unwrap())),
+        );
+        let (mut a, mut b) = (cycle(&texts), cycle(&texts));
+        let td = theirs_desc.clone();
+        labelled_row(
+            filter,
+            &format!("{name}_json_decode"),
+            (peer, label),
+            || {
+                if peer == "pbjson" {
+                    drop(black_box(
+                        serde_json::from_str::<J>(black_box(a())).unwrap(),
+                    ))
+                } else {
+                    let mut de = serde_json::Deserializer::from_str(black_box(a()));
+                    let m = prost_reflect::DynamicMessage::deserialize(td.clone(), &mut de);
+                    drop(black_box(m.unwrap()))
+                }
+            },
+            || {
+                drop(black_box(
+                    vtproto::json::from_str::<T>(black_box(b())).unwrap(),
+                ))
+            },
+        );
     }
     let (mut j, mut v) = (cycle(&pbjson), cycle(&ours));
     labelled_row(
@@ -106,7 +155,8 @@ fn main() {
         .iter()
         .map(|&n| vt_benches::candidates(n).encode_to_vec())
         .collect();
-    rows::<pj::vt::candidates::CandidatesResponse>(
+    use vt_benches::tb;
+    rows::<pj::vt::candidates::CandidatesResponse, tb::vt::candidates::CandidatesResponse>(
         &filter,
         "candidates",
         "vt.candidates.CandidatesResponse",
@@ -116,18 +166,31 @@ fn main() {
     let events: Vec<Vec<u8>> = (0..64)
         .map(|_| vt_benches::event(&mut rng).encode_to_vec())
         .collect();
-    rows::<pj::vt::event::Event>(&filter, "events_fresh64", "vt.event.Event", &events);
+    rows::<pj::vt::event::Event, tb::vt::event::Event>(
+        &filter,
+        "events_fresh64",
+        "vt.event.Event",
+        &events,
+    );
     let batches = vec![vt_benches::event_batch(1000).encode_to_vec()];
-    rows::<pj::vt::event::EventBatch>(&filter, "event_batch_1000", "vt.event.EventBatch", &batches);
+    rows::<pj::vt::event::EventBatch, tb::vt::event::EventBatch>(
+        &filter,
+        "event_batch_1000",
+        "vt.event.EventBatch",
+        &batches,
+    );
     let deep: Vec<Vec<u8>> = [10, 100]
         .iter()
         .map(|&d| vt_benches::deep(d).encode_to_vec())
         .collect();
-    rows::<pj::vt::deep::Node>(&filter, "deep", "vt.deep.Node", &deep);
+    rows::<pj::vt::deep::Node, tb::vt::deep::Node>(&filter, "deep", "vt.deep.Node", &deep);
     let otel: Vec<Vec<u8>> = (0..8)
         .map(|s| vt_benches::otel_request(4, 50, s).encode_to_vec())
         .collect();
-    rows::<pj::opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest>(
+    rows::<
+        pj::opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest,
+        tb::opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest,
+    >(
         &filter,
         "otel",
         "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest",

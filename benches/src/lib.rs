@@ -13,6 +13,12 @@ pub mod sa {
     include!(concat!(env!("OUT_DIR"), "/standalone/_standalone.rs"));
 }
 
+/// The JSON workloads' types in `mode=standalone` with their ProtoJSON served by the
+/// reflection tables (`features=..+reflect`, `tables=.`).
+pub mod tb {
+    include!(concat!(env!("OUT_DIR"), "/tables/_tables.rs"));
+}
+
 pub mod interleave;
 
 /// prost's structs with pbjson's serde impls (ProtoJSON the common Rust way).

@@ -69,7 +69,7 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
                 quote!(Single(&mut self.#ident)),
             ),
             Label::Optional => (
-                quote!(Optional(self.#ident.as_ref().map(|v| v as _))),
+                quote!(Optional(::vtproto::reflect::optional(&self.#ident))),
                 quote!(Optional(&mut self.#ident)),
             ),
             Label::Repeated { .. } => (quote!(List(&self.#ident)), quote!(List(&mut self.#ident))),
@@ -126,7 +126,8 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
         #allow
         impl ::vtproto::reflect::ReflectMessage for #path {
             fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-                DESCRIPTOR_POOL.message(#name)
+                static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+                DESCRIPTOR_POOL.message(&INDEX, #name)
             }
             fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
                 #get

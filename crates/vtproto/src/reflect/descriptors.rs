@@ -141,8 +141,19 @@ impl DescriptorPool {
 
     /// The message of this full name (`pkg.Outer.Inner`; a leading dot is allowed).
     pub fn get_message_by_name(&self, full_name: &str) -> Option<MessageDescriptor> {
+        self.message_index(full_name)
+            .map(|i| MessageDescriptor::at(self, i))
+    }
+
+    /// The message at `index` of the pool's messages (see [`MessageDescriptor::index`]).
+    pub(super) fn message_at(&self, index: u32) -> MessageDescriptor {
+        MessageDescriptor::at(self, index)
+    }
+
+    /// The index of the message of this full name.
+    pub(super) fn message_index(&self, full_name: &str) -> Option<u32> {
         match self.symbol(full_name)? {
-            Symbol::Message(i) => Some(MessageDescriptor::at(self, i)),
+            Symbol::Message(i) => Some(i),
             _ => None,
         }
     }
@@ -417,6 +428,12 @@ impl MessageDescriptor {
     /// The field at a position (see [`FieldDescriptor::position`]).
     pub(super) fn field_at(&self, position: usize) -> FieldDescriptor {
         FieldDescriptor::at(&self.pool, self.data().fields[position])
+    }
+
+    /// The number of its field at `position`, without a handle.
+    #[cfg(feature = "json")]
+    pub(super) fn number_at(&self, position: usize) -> u32 {
+        self.pool.inner.fields[self.data().fields[position] as usize].number
     }
 
     /// Its fields' positions in the order ProtoJSON and the text format write them: by

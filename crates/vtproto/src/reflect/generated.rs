@@ -62,23 +62,23 @@ pub trait ReflectMessage {
     }
 
     /// The message as a [`DynamicMessage`] of its own descriptor.
-    fn to_dynamic(&self) -> DynamicMessage {
-        to_dynamic(self.as_dyn(), self.descriptor())
+    // `Self: Sized` keeps this out of the vtable, so it is compiled only where it is called,
+    // not for every message type (the free function serves `dyn ReflectMessage`).
+    fn to_dynamic(&self) -> DynamicMessage
+    where
+        Self: Sized,
+    {
+        to_dynamic(self, self.descriptor())
     }
 
     /// Merges `message` into this one, as the binary `merge` would merge its encoding: set
     /// singular fields replace, lists append, map entries are inserted, messages merge.
     /// Fails when `message` is of another type.
-    fn merge_dynamic(&mut self, message: &DynamicMessage) -> Result<(), TypeMismatch> {
-        let desc = self.descriptor();
-        if message.descriptor().full_name() != desc.full_name() {
-            return Err(TypeMismatch {
-                expected: desc.full_name().into(),
-                found: message.descriptor().full_name().into(),
-            });
-        }
-        merge_dynamic(self.as_dyn_mut(), message);
-        Ok(())
+    fn merge_dynamic(&mut self, message: &DynamicMessage) -> Result<(), TypeMismatch>
+    where
+        Self: Sized,
+    {
+        merge_checked(self, message)
     }
 
     /// `self` as a trait object (implemented by generated code as `self`).
@@ -88,6 +88,22 @@ pub trait ReflectMessage {
     /// `self` as a mutable trait object.
     #[doc(hidden)]
     fn as_dyn_mut(&mut self) -> &mut dyn ReflectMessage;
+}
+
+/// [`ReflectMessage::merge_dynamic`] for any `dyn ReflectMessage`.
+pub fn merge_checked(
+    to: &mut dyn ReflectMessage,
+    message: &DynamicMessage,
+) -> Result<(), TypeMismatch> {
+    let desc = to.descriptor();
+    if message.descriptor().full_name() != desc.full_name() {
+        return Err(TypeMismatch {
+            expected: desc.full_name().into(),
+            found: message.descriptor().full_name().into(),
+        });
+    }
+    merge_dynamic(to, message);
+    Ok(())
 }
 
 /// [`ReflectMessage::merge_dynamic`] was given a message of another type.
@@ -162,12 +178,78 @@ pub enum FieldMut<'a> {
 /// One value of a field as generated code stores it: a scalar, an enum's number (`i32`), a
 /// message, or a wrapper type as prost's primitive (`Option<i32>` for `Int32Value`).
 pub trait ReflectValue {
+    /// The value as it is stored, without a copy.
+    fn as_ref(&self) -> ValueRef<'_>;
+
     /// The value as a [`Value`] of the field's `kind`.
     fn to_value(&self, kind: &Kind) -> Value;
 
     /// Merges `value`: a scalar replaces, a message merges. A value of another kind is
     /// ignored.
     fn merge_value(&mut self, kind: &Kind, value: Value);
+}
+
+/// One stored value, borrowed: what a walker reads without converting it.
+#[derive(Clone, Copy)]
+pub enum ValueRef<'a> {
+    /// `bool`.
+    Bool(bool),
+    /// `int32`, `sint32`, `sfixed32`, or an enum's number.
+    I32(i32),
+    /// `int64`, `sint64`, `sfixed64`.
+    I64(i64),
+    /// `uint32`, `fixed32`.
+    U32(u32),
+    /// `uint64`, `fixed64`.
+    U64(u64),
+    /// `float`.
+    F32(f32),
+    /// `double`.
+    F64(f64),
+    /// `string`.
+    Str(&'a str),
+    /// `bytes`.
+    Bytes(&'a [u8]),
+    /// A message.
+    Message(&'a dyn ReflectMessage),
+    /// `google.protobuf.Empty` as prost maps it (`()`).
+    Unit,
+}
+
+impl ValueRef<'_> {
+    /// Whether it is its type's zero (not written where presence is implicit; `-0.0` is
+    /// not).
+    pub fn is_zero(&self) -> bool {
+        match *self {
+            ValueRef::Bool(v) => !v,
+            ValueRef::I32(v) => v == 0,
+            ValueRef::I64(v) => v == 0,
+            ValueRef::U32(v) => v == 0,
+            ValueRef::U64(v) => v == 0,
+            ValueRef::F32(v) => v.to_bits() == 0,
+            ValueRef::F64(v) => v.to_bits() == 0,
+            ValueRef::Str(v) => v.is_empty(),
+            ValueRef::Bytes(v) => v.is_empty(),
+            ValueRef::Message(_) | ValueRef::Unit => false,
+        }
+    }
+
+    /// A scalar as a [`Value`] of `kind` (an enum's number as one); `None` for a message.
+    pub fn scalar(&self, kind: &Kind) -> Option<Value> {
+        Some(match *self {
+            ValueRef::Bool(v) => Value::Bool(v),
+            ValueRef::I32(v) if matches!(kind, Kind::Enum(_)) => Value::EnumNumber(v),
+            ValueRef::I32(v) => Value::I32(v),
+            ValueRef::I64(v) => Value::I64(v),
+            ValueRef::U32(v) => Value::U32(v),
+            ValueRef::U64(v) => Value::U64(v),
+            ValueRef::F32(v) => Value::F32(v),
+            ValueRef::F64(v) => Value::F64(v),
+            ValueRef::Str(v) => Value::String(v.into()),
+            ValueRef::Bytes(v) => Value::Bytes(v.into()),
+            ValueRef::Message(_) | ValueRef::Unit => return None,
+        })
+    }
 }
 
 /// An `Option<T>` field.
@@ -220,10 +302,41 @@ impl<T: ReflectValue + Default> ReflectList for Vec<T> {
     }
 }
 
+/// A map's key, borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapKeyRef<'a> {
+    /// `bool`.
+    Bool(bool),
+    /// `int32`, `sint32`, `sfixed32`.
+    I32(i32),
+    /// `int64`, `sint64`, `sfixed64`.
+    I64(i64),
+    /// `uint32`, `fixed32`.
+    U32(u32),
+    /// `uint64`, `fixed64`.
+    U64(u64),
+    /// `string`.
+    Str(&'a str),
+}
+
+impl MapKeyRef<'_> {
+    /// The key, owned.
+    pub fn to_key(self) -> MapKey {
+        match self {
+            MapKeyRef::Bool(k) => MapKey::Bool(k),
+            MapKeyRef::I32(k) => MapKey::I32(k),
+            MapKeyRef::I64(k) => MapKey::I64(k),
+            MapKeyRef::U32(k) => MapKey::U32(k),
+            MapKeyRef::U64(k) => MapKey::U64(k),
+            MapKeyRef::Str(k) => MapKey::String(k.into()),
+        }
+    }
+}
+
 /// A map's key type.
 pub trait ReflectKey {
-    /// The key as a [`MapKey`].
-    fn to_key(&self) -> MapKey;
+    /// The key, borrowed.
+    fn as_key(&self) -> MapKeyRef<'_>;
     /// The key from a [`MapKey`] (`None` for a key of another kind).
     fn from_key(key: MapKey) -> Option<Self>
     where
@@ -233,8 +346,8 @@ pub trait ReflectKey {
 macro_rules! keys {
     ($($ty:ty => $variant:ident),*) => {$(
         impl ReflectKey for $ty {
-            fn to_key(&self) -> MapKey {
-                MapKey::$variant(self.clone())
+            fn as_key(&self) -> MapKeyRef<'_> {
+                MapKeyRef::$variant(*self)
             }
             fn from_key(key: MapKey) -> Option<Self> {
                 match key {
@@ -245,7 +358,19 @@ macro_rules! keys {
         }
     )*};
 }
-keys!(bool => Bool, i32 => I32, i64 => I64, u32 => U32, u64 => U64, String => String);
+keys!(bool => Bool, i32 => I32, i64 => I64, u32 => U32, u64 => U64);
+
+impl ReflectKey for String {
+    fn as_key(&self) -> MapKeyRef<'_> {
+        MapKeyRef::Str(self)
+    }
+    fn from_key(key: MapKey) -> Option<Self> {
+        match key {
+            MapKey::String(k) => Some(k),
+            _ => None,
+        }
+    }
+}
 
 /// A map field (`HashMap<K, V>` or `BTreeMap<K, V>`).
 pub trait ReflectMap {
@@ -256,7 +381,7 @@ pub trait ReflectMap {
         self.len() == 0
     }
     /// Calls `f` with each entry, in no particular order.
-    fn for_each(&self, f: &mut dyn FnMut(MapKey, &dyn ReflectValue));
+    fn for_each(&self, f: &mut dyn FnMut(MapKeyRef<'_>, &dyn ReflectValue));
     /// Inserts an entry converted from `key` and `value` (replacing the key's).
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value);
     /// Removes every entry.
@@ -267,9 +392,9 @@ impl<K: ReflectKey + Ord, V: ReflectValue + Default> ReflectMap for BTreeMap<K, 
     fn len(&self) -> usize {
         BTreeMap::len(self)
     }
-    fn for_each(&self, f: &mut dyn FnMut(MapKey, &dyn ReflectValue)) {
+    fn for_each(&self, f: &mut dyn FnMut(MapKeyRef<'_>, &dyn ReflectValue)) {
         for (k, v) in self {
-            f(k.to_key(), v);
+            f(k.as_key(), v);
         }
     }
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) {
@@ -294,9 +419,9 @@ where
     fn len(&self) -> usize {
         std::collections::HashMap::len(self)
     }
-    fn for_each(&self, f: &mut dyn FnMut(MapKey, &dyn ReflectValue)) {
+    fn for_each(&self, f: &mut dyn FnMut(MapKeyRef<'_>, &dyn ReflectValue)) {
         for (k, v) in self {
-            f(k.to_key(), v);
+            f(k.as_key(), v);
         }
     }
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) {
@@ -342,8 +467,11 @@ fn unwrap(v: Value) -> Value {
 }
 
 macro_rules! scalars {
-    ($($ty:ty => $variant:ident),*) => {$(
+    ($($ty:ty => $variant:ident / $as_ref:ident),*) => {$(
         impl ReflectValue for $ty {
+            fn as_ref(&self) -> ValueRef<'_> {
+                ValueRef::$as_ref(*self)
+            }
             fn to_value(&self, kind: &Kind) -> Value {
                 wrap(kind, Value::$variant(self.clone()))
             }
@@ -355,11 +483,42 @@ macro_rules! scalars {
         }
     )*};
 }
-scalars!(bool => Bool, i64 => I64, u32 => U32, u64 => U64, f32 => F32, f64 => F64,
-    String => String, Vec<u8> => Bytes);
+scalars!(bool => Bool / Bool, i64 => I64 / I64, u32 => U32 / U32, u64 => U64 / U64,
+    f32 => F32 / F32, f64 => F64 / F64);
+
+impl ReflectValue for String {
+    fn as_ref(&self) -> ValueRef<'_> {
+        ValueRef::Str(self)
+    }
+    fn to_value(&self, kind: &Kind) -> Value {
+        wrap(kind, Value::String(self.clone()))
+    }
+    fn merge_value(&mut self, _: &Kind, value: Value) {
+        if let Value::String(v) = unwrap(value) {
+            *self = v;
+        }
+    }
+}
+
+impl ReflectValue for Vec<u8> {
+    fn as_ref(&self) -> ValueRef<'_> {
+        ValueRef::Bytes(self)
+    }
+    fn to_value(&self, kind: &Kind) -> Value {
+        wrap(kind, Value::Bytes(self.clone()))
+    }
+    fn merge_value(&mut self, _: &Kind, value: Value) {
+        if let Value::Bytes(v) = unwrap(value) {
+            *self = v;
+        }
+    }
+}
 
 /// `int32`s, and enums' numbers.
 impl ReflectValue for i32 {
+    fn as_ref(&self) -> ValueRef<'_> {
+        ValueRef::I32(*self)
+    }
     fn to_value(&self, kind: &Kind) -> Value {
         match kind {
             Kind::Enum(_) => Value::EnumNumber(*self),
@@ -374,6 +533,9 @@ impl ReflectValue for i32 {
 }
 
 impl ReflectValue for bytes::Bytes {
+    fn as_ref(&self) -> ValueRef<'_> {
+        ValueRef::Bytes(self)
+    }
     fn to_value(&self, kind: &Kind) -> Value {
         wrap(kind, Value::Bytes(self.to_vec()))
     }
@@ -386,6 +548,9 @@ impl ReflectValue for bytes::Bytes {
 
 /// `google.protobuf.Empty` as prost maps it.
 impl ReflectValue for () {
+    fn as_ref(&self) -> ValueRef<'_> {
+        ValueRef::Unit
+    }
     fn to_value(&self, kind: &Kind) -> Value {
         match kind {
             Kind::Message(desc) => Value::Message(Box::new(DynamicMessage::new(desc.clone()))),
@@ -395,18 +560,39 @@ impl ReflectValue for () {
     fn merge_value(&mut self, _: &Kind, _: Value) {}
 }
 
+// Each method one call to a function compiled once: this impl is instantiated for every
+// message type used as a field.
 impl<M: ReflectMessage> ReflectValue for M {
+    fn as_ref(&self) -> ValueRef<'_> {
+        ValueRef::Message(self.as_dyn())
+    }
     fn to_value(&self, kind: &Kind) -> Value {
-        let desc = match kind {
-            Kind::Message(desc) => desc.clone(),
-            _ => self.descriptor(),
-        };
-        Value::Message(Box::new(to_dynamic(self.as_dyn(), desc)))
+        message_value(self.as_dyn(), kind)
     }
     fn merge_value(&mut self, _: &Kind, value: Value) {
-        if let Value::Message(m) = value {
-            merge_dynamic(self.as_dyn_mut(), &m);
-        }
+        merge_message_value(self.as_dyn_mut(), value);
+    }
+}
+
+fn message_value(m: &dyn ReflectMessage, kind: &Kind) -> Value {
+    let desc = match kind {
+        Kind::Message(desc) => desc.clone(),
+        _ => m.descriptor(),
+    };
+    Value::Message(Box::new(to_dynamic(m, desc)))
+}
+
+fn merge_message_value(m: &mut dyn ReflectMessage, value: Value) {
+    if let Value::Message(from) = value {
+        merge_owned(m, *from);
+    }
+}
+
+/// An `Option<T>` field as [`FieldRef::Optional`] holds it (what generated code calls).
+pub fn optional<T: ReflectValue>(v: &Option<T>) -> Option<&dyn ReflectValue> {
+    match v {
+        Some(v) => Some(v),
+        None => None,
     }
 }
 
@@ -447,7 +633,7 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
                 };
                 let mut entries = BTreeMap::new();
                 map.for_each(&mut |k, v| {
-                    entries.insert(k, v.to_value(&value_kind));
+                    entries.insert(k.to_key(), v.to_value(&value_kind));
                 });
                 Value::Map(entries)
             }
@@ -477,9 +663,20 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
 /// Merges `from` into `to` field by field (see [`ReflectMessage::merge_dynamic`]); the
 /// extensions and unknown fields of `from` go through `to`'s decoder.
 pub fn merge_dynamic(to: &mut dyn ReflectMessage, from: &DynamicMessage) {
-    for (position, value) in from.fields.iter().enumerate() {
+    merge_owned(to, from.clone());
+}
+
+/// [`merge_dynamic`], moving the values out of `from`.
+pub fn merge_owned(to: &mut dyn ReflectMessage, from: DynamicMessage) {
+    let DynamicMessage {
+        desc,
+        fields,
+        extensions,
+        unknown,
+    } = from;
+    for (position, value) in fields.into_iter().enumerate() {
         let Some(value) = value else { continue };
-        let f = from.desc.field_at(position);
+        let f = desc.field_at(position);
         if !f.has_presence() && value.is_zero() {
             continue;
         }
@@ -488,27 +685,27 @@ pub fn merge_dynamic(to: &mut dyn ReflectMessage, from: &DynamicMessage) {
         };
         let kind = f.kind();
         match (slot, value) {
-            (FieldMut::Single(v), value) => v.merge_value(&kind, value.clone()),
-            (FieldMut::Optional(v), value) => v.get_or_default().merge_value(&kind, value.clone()),
+            (FieldMut::Single(v), value) => v.merge_value(&kind, value),
+            (FieldMut::Optional(v), value) => v.get_or_default().merge_value(&kind, value),
             (FieldMut::List(list), Value::List(values)) => {
                 for v in values {
-                    list.push_value(&kind, v.clone());
+                    list.push_value(&kind, v);
                 }
             }
             (FieldMut::Map(map), Value::Map(entries)) => {
                 if let Some((_, value_kind)) = f.map_kinds() {
                     for (k, v) in entries {
-                        map.insert_value(k.clone(), &value_kind, v.clone());
+                        map.insert_value(k, &value_kind, v);
                     }
                 }
             }
             _ => {}
         }
     }
-    if !from.extensions.is_empty() || !from.unknown.is_empty() {
-        let mut tail = DynamicMessage::new(from.desc.clone());
-        tail.extensions = from.extensions.clone();
-        tail.unknown = from.unknown.clone();
+    if !extensions.is_empty() || !unknown.is_empty() {
+        let mut tail = DynamicMessage::new(desc);
+        tail.extensions = extensions;
+        tail.unknown = unknown;
         // Bytes this runtime wrote: the type's decoder reads them.
         let _ = to.merge_unknown(&tail.encode_to_vec());
     }
@@ -564,14 +761,38 @@ impl LazyPool {
         }
     }
 
-    /// The message type of this full name (`pkg.Msg`).
+    /// The message type of this full name (`pkg.Msg`), looked up once: `index` keeps its
+    /// place in the pool (a generated message's `static`).
     ///
     /// # Panics
     /// If the pool has no such message: generated code asks for its own types.
-    pub fn message(&self, full_name: &str) -> MessageDescriptor {
-        self.get()
-            .get_message_by_name(full_name)
-            .unwrap_or_else(|| panic!("{full_name} is not in its package's descriptors"))
+    pub fn message(&self, index: &MessageIndex, full_name: &str) -> MessageDescriptor {
+        let pool = self.get();
+        let mut i = index.0.load(Ordering::Relaxed);
+        if i == u32::MAX {
+            i = pool
+                .message_index(full_name)
+                .unwrap_or_else(|| panic!("{full_name} is not in its package's descriptors"));
+            index.0.store(i, Ordering::Relaxed);
+        }
+        pool.message_at(i)
+    }
+}
+
+/// Where a generated message's descriptor is in its package's pool, found on first use.
+#[derive(Debug)]
+pub struct MessageIndex(core::sync::atomic::AtomicU32);
+
+impl MessageIndex {
+    /// Not found yet.
+    pub const fn new() -> Self {
+        MessageIndex(core::sync::atomic::AtomicU32::new(u32::MAX))
+    }
+}
+
+impl Default for MessageIndex {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -601,7 +822,7 @@ pub fn write_json(
     message: &dyn ReflectMessage,
     w: &mut crate::json::JsonWriter<'_>,
 ) -> Result<(), crate::json::JsonError> {
-    message.to_dynamic().write_json(w)
+    super::json::write_reflect(message, &message.descriptor(), w)
 }
 
 /// Reads one JSON value into `message` by its tables (see [`write_json`]), merging.
@@ -615,7 +836,7 @@ pub fn merge_json(
     let result = read.merge_json(r);
     r.open_enums = open;
     result?;
-    merge_dynamic(message, &read);
+    merge_owned(message, read);
     Ok(())
 }
 
@@ -626,7 +847,7 @@ pub fn write_text(
     message: &dyn ReflectMessage,
     w: &mut crate::text::TextWriter<'_>,
 ) -> Result<(), crate::text::TextError> {
-    message.to_dynamic().write_text(w)
+    to_dynamic(message, message.descriptor()).write_text(w)
 }
 
 /// Reads fields into `message` by its tables (see [`write_text`]), merging.
@@ -640,6 +861,6 @@ pub fn merge_text(
     let result = read.merge_text(r);
     r.open_enums = open;
     result?;
-    merge_dynamic(message, &read);
+    merge_owned(message, read);
     Ok(())
 }

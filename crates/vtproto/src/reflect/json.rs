@@ -10,6 +10,7 @@ use alloc::collections::BTreeMap;
 
 use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 use super::dynamic::{extension_named, DynamicMessage, MapKey, Value};
+use super::generated::{to_dynamic, FieldRef, MapKeyRef, ReflectMessage, ReflectValue, ValueRef};
 use crate::json::{DecodeOptions, EncodeOptions, JsonError, JsonErrorKind, JsonReader, JsonWriter};
 use crate::prelude::*;
 
@@ -680,4 +681,125 @@ fn read_enum(e: &EnumDescriptor, r: &mut JsonReader<'_, '_>) -> Result<Option<i3
     } else {
         r.enum_value_by(lookup)
     }
+}
+
+/// Writes a generated message by its tables (`tables=`), reading each field where it is
+/// stored: what [`DynamicMessage::write_json`] writes for the same message, without making
+/// one. A well-known type with a special form, and a message holding extensions, go through
+/// a `DynamicMessage` (`to_dynamic`): they are rare, and their forms are written there once.
+pub(super) fn write_reflect(
+    m: &dyn ReflectMessage,
+    desc: &MessageDescriptor,
+    w: &mut JsonWriter<'_>,
+) -> Result<(), JsonError> {
+    let extensions =
+        m.unknown_fields().is_some_and(|u| !u.is_empty()) && desc.extensions().next().is_some();
+    if special(desc).is_some() || extensions {
+        return to_dynamic(m, desc.clone()).write_json(w);
+    }
+    w.begin_object();
+    let proto_names = w.options().use_proto_names;
+    let emit = w.emit_unpopulated();
+    for &position in desc.write_order() {
+        let position = position as usize;
+        let Some(field) = m.field(desc.number_at(position)) else {
+            continue;
+        };
+        let present = match &field {
+            FieldRef::Single(v) => Some(v.as_ref().is_zero()),
+            FieldRef::Optional(v) => v.map(|_| false),
+            FieldRef::List(l) => Some(l.is_empty()),
+            FieldRef::Map(m) => Some(m.is_empty()),
+        };
+        let f = match present {
+            // Set, or a zero with presence (a required field in prost's structs).
+            Some(false) => desc.field_at(position),
+            Some(true) => {
+                let f = desc.field_at(position);
+                if f.has_presence() {
+                    f
+                } else {
+                    if emit {
+                        write_key(&f, proto_names, w);
+                        write_field_value(&f, &Value::default_for(&f), w)?;
+                    }
+                    continue;
+                }
+            }
+            None => {
+                if emit {
+                    let f = desc.field_at(position);
+                    if !f.has_presence() {
+                        write_key(&f, proto_names, w);
+                        write_field_value(&f, &Value::default_for(&f), w)?;
+                    }
+                }
+                continue;
+            }
+        };
+        write_key(&f, proto_names, w);
+        match field {
+            FieldRef::Single(v) | FieldRef::Optional(Some(v)) => write_ref(&f.kind(), v, w)?,
+            FieldRef::Optional(None) => {}
+            FieldRef::List(list) => {
+                let kind = f.kind();
+                w.begin_array();
+                for i in 0..list.len() {
+                    if let Some(v) = list.get(i) {
+                        w.element();
+                        write_ref(&kind, v, w)?;
+                    }
+                }
+                w.end_array();
+            }
+            FieldRef::Map(map) => {
+                let Some((_, kind)) = f.map_kinds() else {
+                    continue;
+                };
+                w.begin_object();
+                let mut result = Ok(());
+                map.for_each(&mut |k, v| {
+                    if result.is_err() {
+                        return;
+                    }
+                    match k {
+                        MapKeyRef::Str(k) => w.key_str(k),
+                        MapKeyRef::Bool(k) => w.key_display(k),
+                        MapKeyRef::I32(k) => w.key_display(k),
+                        MapKeyRef::I64(k) => w.key_display(k),
+                        MapKeyRef::U32(k) => w.key_display(k),
+                        MapKeyRef::U64(k) => w.key_display(k),
+                    }
+                    result = write_ref(&kind, v, w);
+                });
+                result?;
+                w.end_object();
+            }
+        }
+    }
+    w.end_object();
+    Ok(())
+}
+
+/// One stored value of `kind` (a message by its tables, a wrapper type stored as prost's
+/// primitive as its value, which is its JSON).
+fn write_ref(kind: &Kind, v: &dyn ReflectValue, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
+    match v.as_ref() {
+        ValueRef::Str(s) => w.str(s),
+        ValueRef::Bytes(b) => w.bytes(b),
+        ValueRef::Message(m) => match kind {
+            Kind::Message(desc) => write_reflect(m, desc, w)?,
+            _ => w.null(),
+        },
+        ValueRef::Unit => {
+            w.begin_object();
+            w.end_object();
+        }
+        scalar => {
+            if let Some(value) = scalar.scalar(kind) {
+                write_value(kind, &value, w)?;
+            }
+        }
+    }
+    Ok(())
 }

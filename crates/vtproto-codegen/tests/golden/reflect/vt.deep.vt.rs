@@ -8,11 +8,12 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
 }
 impl ::vtproto::reflect::ReflectMessage for Node {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.deep.Node")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.deep.Node")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.child.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.child)),
             2 => ::vtproto::reflect::FieldRef::Single(&self.value),
             3 => ::vtproto::reflect::FieldRef::Single(&self.label),
             _ => return ::core::option::Option::None,

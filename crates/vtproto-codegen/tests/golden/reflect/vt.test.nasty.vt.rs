@@ -8,14 +8,15 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
 }
 impl ::vtproto::reflect::ReflectMessage for Type {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.type")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.type")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.r#type),
             2 => ::vtproto::reflect::FieldRef::Single(&self.r#fn),
             3 => ::vtproto::reflect::FieldRef::Single(&self.self_),
-            4 => ::vtproto::reflect::FieldRef::Optional(self.me.as_ref().map(|v| v as _)),
+            4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.me)),
             5 => ::vtproto::reflect::FieldRef::Single(&self.crate_),
             6 => ::vtproto::reflect::FieldRef::Single(&self.super_),
             7 => ::vtproto::reflect::FieldRef::Single(&self.r#async),
@@ -50,7 +51,8 @@ impl ::vtproto::reflect::ReflectMessage for Type {
 }
 impl ::vtproto::reflect::ReflectMessage for Self_ {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.Self")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Self")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -76,12 +78,13 @@ impl ::vtproto::reflect::ReflectMessage for Self_ {
 }
 impl ::vtproto::reflect::ReflectMessage for Thing {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.Thing")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Thing")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.thing),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.child.as_ref().map(|v| v as _)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.child)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -104,7 +107,8 @@ impl ::vtproto::reflect::ReflectMessage for Thing {
 }
 impl ::vtproto::reflect::ReflectMessage for Holder {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.Holder")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Holder")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -180,7 +184,8 @@ impl ::vtproto::reflect::ReflectMessage for Holder {
 }
 impl ::vtproto::reflect::ReflectMessage for holder::Choice {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.Holder.Choice")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Holder.Choice")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -206,7 +211,8 @@ impl ::vtproto::reflect::ReflectMessage for holder::Choice {
 }
 impl ::vtproto::reflect::ReflectMessage for UsesEnum {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.UsesEnum")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.UsesEnum")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -240,7 +246,8 @@ impl ::vtproto::reflect::ReflectMessage for UsesEnum {
 }
 impl ::vtproto::reflect::ReflectMessage for Core {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.core")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.core")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -266,11 +273,12 @@ impl ::vtproto::reflect::ReflectMessage for Core {
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.Option")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Option")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.some.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.some)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -292,11 +300,12 @@ impl ::vtproto::reflect::ReflectMessage for Option {
 }
 impl ::vtproto::reflect::ReflectMessage for Result {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.Result")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Result")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.ok.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.ok)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -318,14 +327,15 @@ impl ::vtproto::reflect::ReflectMessage for Result {
 }
 impl ::vtproto::reflect::ReflectMessage for Methods {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.Methods")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Methods")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.size.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.encode_reverse.as_ref().map(|v| v as _)),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.merge_field.as_ref().map(|v| v as _)),
-            4 => ::vtproto::reflect::FieldRef::Optional(self.field_name.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.size)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.encode_reverse)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.merge_field)),
+            4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.field_name)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -350,11 +360,12 @@ impl ::vtproto::reflect::ReflectMessage for Methods {
 }
 impl ::vtproto::reflect::ReflectMessage for HasMethods {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("vt.test.nasty.HasMethods")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.HasMethods")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.one.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.one)),
             2 => ::vtproto::reflect::FieldRef::List(&self.many),
             3 => ::vtproto::reflect::FieldRef::Map(&self.by_name),
             4 => ::vtproto::reflect::FieldRef::Optional(match &self.pick {

@@ -8,7 +8,8 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
 }
 impl ::vtproto::reflect::ReflectMessage for Any {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Any")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Any")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -39,7 +40,8 @@ impl ::vtproto::reflect::ReflectMessage for Any {
 }
 impl ::vtproto::reflect::ReflectMessage for Api {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Api")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Api")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -47,7 +49,7 @@ impl ::vtproto::reflect::ReflectMessage for Api {
             2 => ::vtproto::reflect::FieldRef::List(&self.methods),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
             4 => ::vtproto::reflect::FieldRef::Single(&self.version),
-            5 => ::vtproto::reflect::FieldRef::Optional(self.source_context.as_ref().map(|v| v as _)),
+            5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
             6 => ::vtproto::reflect::FieldRef::List(&self.mixins),
             7 => ::vtproto::reflect::FieldRef::Single(&self.syntax),
             8 => ::vtproto::reflect::FieldRef::Single(&self.edition),
@@ -83,7 +85,8 @@ impl ::vtproto::reflect::ReflectMessage for Api {
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessage for Method {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Method")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Method")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -126,7 +129,8 @@ impl ::vtproto::reflect::ReflectMessage for Method {
 }
 impl ::vtproto::reflect::ReflectMessage for Mixin {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Mixin")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Mixin")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -157,7 +161,8 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
 }
 impl ::vtproto::reflect::ReflectMessage for Duration {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Duration")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Duration")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -188,7 +193,8 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
 }
 impl ::vtproto::reflect::ReflectMessage for Empty {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Empty")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Empty")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         let _ = number;
@@ -213,7 +219,8 @@ impl ::vtproto::reflect::ReflectMessage for Empty {
 }
 impl ::vtproto::reflect::ReflectMessage for FieldMask {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.FieldMask")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FieldMask")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -242,7 +249,8 @@ impl ::vtproto::reflect::ReflectMessage for FieldMask {
 }
 impl ::vtproto::reflect::ReflectMessage for SourceContext {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.SourceContext")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.SourceContext")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -271,7 +279,8 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
 }
 impl ::vtproto::reflect::ReflectMessage for Struct {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Struct")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Struct")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -300,7 +309,8 @@ impl ::vtproto::reflect::ReflectMessage for Struct {
 }
 impl ::vtproto::reflect::ReflectMessage for Value {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Value")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Value")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -405,7 +415,8 @@ impl ::vtproto::reflect::ReflectMessage for Value {
 }
 impl ::vtproto::reflect::ReflectMessage for ListValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.ListValue")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.ListValue")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -434,7 +445,8 @@ impl ::vtproto::reflect::ReflectMessage for ListValue {
 }
 impl ::vtproto::reflect::ReflectMessage for Timestamp {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Timestamp")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Timestamp")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -465,7 +477,8 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
 }
 impl ::vtproto::reflect::ReflectMessage for Type {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Type")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Type")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -473,7 +486,7 @@ impl ::vtproto::reflect::ReflectMessage for Type {
             2 => ::vtproto::reflect::FieldRef::List(&self.fields),
             3 => ::vtproto::reflect::FieldRef::List(&self.oneofs),
             4 => ::vtproto::reflect::FieldRef::List(&self.options),
-            5 => ::vtproto::reflect::FieldRef::Optional(self.source_context.as_ref().map(|v| v as _)),
+            5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
             6 => ::vtproto::reflect::FieldRef::Single(&self.syntax),
             7 => ::vtproto::reflect::FieldRef::Single(&self.edition),
             _ => return ::core::option::Option::None,
@@ -506,7 +519,8 @@ impl ::vtproto::reflect::ReflectMessage for Type {
 }
 impl ::vtproto::reflect::ReflectMessage for Field {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Field")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Field")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -553,14 +567,15 @@ impl ::vtproto::reflect::ReflectMessage for Field {
 }
 impl ::vtproto::reflect::ReflectMessage for Enum {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Enum")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Enum")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
             2 => ::vtproto::reflect::FieldRef::List(&self.enumvalue),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
-            4 => ::vtproto::reflect::FieldRef::Optional(self.source_context.as_ref().map(|v| v as _)),
+            4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
             5 => ::vtproto::reflect::FieldRef::Single(&self.syntax),
             6 => ::vtproto::reflect::FieldRef::Single(&self.edition),
             _ => return ::core::option::Option::None,
@@ -592,7 +607,8 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.EnumValue")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumValue")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -625,12 +641,13 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Option")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Option")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.value.as_ref().map(|v| v as _)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -656,7 +673,8 @@ impl ::vtproto::reflect::ReflectMessage for Option {
 }
 impl ::vtproto::reflect::ReflectMessage for DoubleValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.DoubleValue")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.DoubleValue")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -685,7 +703,8 @@ impl ::vtproto::reflect::ReflectMessage for DoubleValue {
 }
 impl ::vtproto::reflect::ReflectMessage for FloatValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.FloatValue")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FloatValue")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -714,7 +733,8 @@ impl ::vtproto::reflect::ReflectMessage for FloatValue {
 }
 impl ::vtproto::reflect::ReflectMessage for Int64Value {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Int64Value")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Int64Value")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -743,7 +763,8 @@ impl ::vtproto::reflect::ReflectMessage for Int64Value {
 }
 impl ::vtproto::reflect::ReflectMessage for UInt64Value {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.UInt64Value")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.UInt64Value")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -772,7 +793,8 @@ impl ::vtproto::reflect::ReflectMessage for UInt64Value {
 }
 impl ::vtproto::reflect::ReflectMessage for Int32Value {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Int32Value")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Int32Value")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -801,7 +823,8 @@ impl ::vtproto::reflect::ReflectMessage for Int32Value {
 }
 impl ::vtproto::reflect::ReflectMessage for UInt32Value {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.UInt32Value")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.UInt32Value")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -830,7 +853,8 @@ impl ::vtproto::reflect::ReflectMessage for UInt32Value {
 }
 impl ::vtproto::reflect::ReflectMessage for BoolValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.BoolValue")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.BoolValue")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -859,7 +883,8 @@ impl ::vtproto::reflect::ReflectMessage for BoolValue {
 }
 impl ::vtproto::reflect::ReflectMessage for StringValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.StringValue")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.StringValue")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -888,7 +913,8 @@ impl ::vtproto::reflect::ReflectMessage for StringValue {
 }
 impl ::vtproto::reflect::ReflectMessage for BytesValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.BytesValue")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.BytesValue")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {

@@ -8,14 +8,15 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
 }
 impl ::vtproto::reflect::ReflectMessage for Version {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.compiler.Version")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.compiler.Version")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.major.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.minor.as_ref().map(|v| v as _)),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.patch.as_ref().map(|v| v as _)),
-            4 => ::vtproto::reflect::FieldRef::Optional(self.suffix.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.major)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.minor)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.patch)),
+            4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.suffix)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -40,14 +41,15 @@ impl ::vtproto::reflect::ReflectMessage for Version {
 }
 impl ::vtproto::reflect::ReflectMessage for CodeGeneratorRequest {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.compiler.CodeGeneratorRequest")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.compiler.CodeGeneratorRequest")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.file_to_generate),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.parameter.as_ref().map(|v| v as _)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.parameter)),
             15 => ::vtproto::reflect::FieldRef::List(&self.proto_file),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.compiler_version.as_ref().map(|v| v as _)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.compiler_version)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -72,12 +74,13 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorRequest {
 }
 impl ::vtproto::reflect::ReflectMessage for CodeGeneratorResponse {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.compiler.CodeGeneratorResponse")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.compiler.CodeGeneratorResponse")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.error.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.supported_features.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.error)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.supported_features)),
             15 => ::vtproto::reflect::FieldRef::List(&self.file),
             _ => return ::core::option::Option::None,
         })
@@ -102,14 +105,15 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorResponse {
 }
 impl ::vtproto::reflect::ReflectMessage for code_generator_response::File {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.compiler.CodeGeneratorResponse.File")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.compiler.CodeGeneratorResponse.File")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.name.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.insertion_point.as_ref().map(|v| v as _)),
-            15 => ::vtproto::reflect::FieldRef::Optional(self.content.as_ref().map(|v| v as _)),
-            16 => ::vtproto::reflect::FieldRef::Optional(self.generated_code_info.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.insertion_point)),
+            15 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.content)),
+            16 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.generated_code_info)),
             _ => return ::core::option::Option::None,
         })
     }

@@ -8,7 +8,8 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
 }
 impl ::vtproto::reflect::ReflectMessage for Any {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Any")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Any")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -36,7 +37,8 @@ impl ::vtproto::reflect::ReflectMessage for Any {
 }
 impl ::vtproto::reflect::ReflectMessage for Api {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Api")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Api")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -44,7 +46,7 @@ impl ::vtproto::reflect::ReflectMessage for Api {
             2 => ::vtproto::reflect::FieldRef::List(&self.methods),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
             4 => ::vtproto::reflect::FieldRef::Single(&self.version),
-            5 => ::vtproto::reflect::FieldRef::Optional(self.source_context.as_ref().map(|v| v as _)),
+            5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
             6 => ::vtproto::reflect::FieldRef::List(&self.mixins),
             7 => ::vtproto::reflect::FieldRef::Single(&self.syntax),
             _ => return ::core::option::Option::None,
@@ -75,7 +77,8 @@ impl ::vtproto::reflect::ReflectMessage for Api {
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessage for Method {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Method")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Method")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -113,7 +116,8 @@ impl ::vtproto::reflect::ReflectMessage for Method {
 }
 impl ::vtproto::reflect::ReflectMessage for Mixin {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Mixin")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Mixin")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -141,7 +145,8 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
 }
 impl ::vtproto::reflect::ReflectMessage for FileDescriptorSet {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.FileDescriptorSet")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FileDescriptorSet")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -167,12 +172,13 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorSet {
 }
 impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.FileDescriptorProto")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FileDescriptorProto")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.name.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.package.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.package)),
             3 => ::vtproto::reflect::FieldRef::List(&self.dependency),
             10 => ::vtproto::reflect::FieldRef::List(&self.public_dependency),
             11 => ::vtproto::reflect::FieldRef::List(&self.weak_dependency),
@@ -180,9 +186,9 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
             5 => ::vtproto::reflect::FieldRef::List(&self.enum_type),
             6 => ::vtproto::reflect::FieldRef::List(&self.service),
             7 => ::vtproto::reflect::FieldRef::List(&self.extension),
-            8 => ::vtproto::reflect::FieldRef::Optional(self.options.as_ref().map(|v| v as _)),
-            9 => ::vtproto::reflect::FieldRef::Optional(self.source_code_info.as_ref().map(|v| v as _)),
-            12 => ::vtproto::reflect::FieldRef::Optional(self.syntax.as_ref().map(|v| v as _)),
+            8 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
+            9 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_code_info)),
+            12 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.syntax)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -215,18 +221,19 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
 }
 impl ::vtproto::reflect::ReflectMessage for DescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.DescriptorProto")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.DescriptorProto")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.name.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.field),
             6 => ::vtproto::reflect::FieldRef::List(&self.extension),
             3 => ::vtproto::reflect::FieldRef::List(&self.nested_type),
             4 => ::vtproto::reflect::FieldRef::List(&self.enum_type),
             5 => ::vtproto::reflect::FieldRef::List(&self.extension_range),
             8 => ::vtproto::reflect::FieldRef::List(&self.oneof_decl),
-            7 => ::vtproto::reflect::FieldRef::Optional(self.options.as_ref().map(|v| v as _)),
+            7 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
             9 => ::vtproto::reflect::FieldRef::List(&self.reserved_range),
             10 => ::vtproto::reflect::FieldRef::List(&self.reserved_name),
             _ => return ::core::option::Option::None,
@@ -259,13 +266,14 @@ impl ::vtproto::reflect::ReflectMessage for DescriptorProto {
 }
 impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ExtensionRange {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.DescriptorProto.ExtensionRange")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.DescriptorProto.ExtensionRange")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.start.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.end.as_ref().map(|v| v as _)),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.options.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.start)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.end)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -289,12 +297,13 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ExtensionRange {
 }
 impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ReservedRange {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.DescriptorProto.ReservedRange")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.DescriptorProto.ReservedRange")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.start.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.end.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.start)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.end)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -317,7 +326,8 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ReservedRange {
 }
 impl ::vtproto::reflect::ReflectMessage for ExtensionRangeOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.ExtensionRangeOptions")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.ExtensionRangeOptions")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -343,21 +353,22 @@ impl ::vtproto::reflect::ReflectMessage for ExtensionRangeOptions {
 }
 impl ::vtproto::reflect::ReflectMessage for FieldDescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.FieldDescriptorProto")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FieldDescriptorProto")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.name.as_ref().map(|v| v as _)),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.number.as_ref().map(|v| v as _)),
-            4 => ::vtproto::reflect::FieldRef::Optional(self.label.as_ref().map(|v| v as _)),
-            5 => ::vtproto::reflect::FieldRef::Optional(self.r#type.as_ref().map(|v| v as _)),
-            6 => ::vtproto::reflect::FieldRef::Optional(self.type_name.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.extendee.as_ref().map(|v| v as _)),
-            7 => ::vtproto::reflect::FieldRef::Optional(self.default_value.as_ref().map(|v| v as _)),
-            9 => ::vtproto::reflect::FieldRef::Optional(self.oneof_index.as_ref().map(|v| v as _)),
-            10 => ::vtproto::reflect::FieldRef::Optional(self.json_name.as_ref().map(|v| v as _)),
-            8 => ::vtproto::reflect::FieldRef::Optional(self.options.as_ref().map(|v| v as _)),
-            17 => ::vtproto::reflect::FieldRef::Optional(self.proto3_optional.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.number)),
+            4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.label)),
+            5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.r#type)),
+            6 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.type_name)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.extendee)),
+            7 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.default_value)),
+            9 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.oneof_index)),
+            10 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.json_name)),
+            8 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
+            17 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.proto3_optional)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -389,12 +400,13 @@ impl ::vtproto::reflect::ReflectMessage for FieldDescriptorProto {
 }
 impl ::vtproto::reflect::ReflectMessage for OneofDescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.OneofDescriptorProto")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.OneofDescriptorProto")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.name.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.options.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -417,13 +429,14 @@ impl ::vtproto::reflect::ReflectMessage for OneofDescriptorProto {
 }
 impl ::vtproto::reflect::ReflectMessage for EnumDescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.EnumDescriptorProto")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumDescriptorProto")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.name.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.value),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.options.as_ref().map(|v| v as _)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
             4 => ::vtproto::reflect::FieldRef::List(&self.reserved_range),
             5 => ::vtproto::reflect::FieldRef::List(&self.reserved_name),
             _ => return ::core::option::Option::None,
@@ -451,12 +464,13 @@ impl ::vtproto::reflect::ReflectMessage for EnumDescriptorProto {
 }
 impl ::vtproto::reflect::ReflectMessage for enum_descriptor_proto::EnumReservedRange {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.EnumDescriptorProto.EnumReservedRange")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumDescriptorProto.EnumReservedRange")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.start.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.end.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.start)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.end)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -479,13 +493,14 @@ impl ::vtproto::reflect::ReflectMessage for enum_descriptor_proto::EnumReservedR
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValueDescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.EnumValueDescriptorProto")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumValueDescriptorProto")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.name.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.number.as_ref().map(|v| v as _)),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.options.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.number)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -509,13 +524,14 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueDescriptorProto {
 }
 impl ::vtproto::reflect::ReflectMessage for ServiceDescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.ServiceDescriptorProto")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.ServiceDescriptorProto")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.name.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.method),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.options.as_ref().map(|v| v as _)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -539,16 +555,17 @@ impl ::vtproto::reflect::ReflectMessage for ServiceDescriptorProto {
 }
 impl ::vtproto::reflect::ReflectMessage for MethodDescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.MethodDescriptorProto")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.MethodDescriptorProto")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.name.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.input_type.as_ref().map(|v| v as _)),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.output_type.as_ref().map(|v| v as _)),
-            4 => ::vtproto::reflect::FieldRef::Optional(self.options.as_ref().map(|v| v as _)),
-            5 => ::vtproto::reflect::FieldRef::Optional(self.client_streaming.as_ref().map(|v| v as _)),
-            6 => ::vtproto::reflect::FieldRef::Optional(self.server_streaming.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.input_type)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.output_type)),
+            4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
+            5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.client_streaming)),
+            6 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.server_streaming)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -576,29 +593,30 @@ impl ::vtproto::reflect::ReflectMessage for MethodDescriptorProto {
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessage for FileOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.FileOptions")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FileOptions")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.java_package.as_ref().map(|v| v as _)),
-            8 => ::vtproto::reflect::FieldRef::Optional(self.java_outer_classname.as_ref().map(|v| v as _)),
-            10 => ::vtproto::reflect::FieldRef::Optional(self.java_multiple_files.as_ref().map(|v| v as _)),
-            20 => ::vtproto::reflect::FieldRef::Optional(self.java_generate_equals_and_hash.as_ref().map(|v| v as _)),
-            27 => ::vtproto::reflect::FieldRef::Optional(self.java_string_check_utf8.as_ref().map(|v| v as _)),
-            9 => ::vtproto::reflect::FieldRef::Optional(self.optimize_for.as_ref().map(|v| v as _)),
-            11 => ::vtproto::reflect::FieldRef::Optional(self.go_package.as_ref().map(|v| v as _)),
-            16 => ::vtproto::reflect::FieldRef::Optional(self.cc_generic_services.as_ref().map(|v| v as _)),
-            17 => ::vtproto::reflect::FieldRef::Optional(self.java_generic_services.as_ref().map(|v| v as _)),
-            18 => ::vtproto::reflect::FieldRef::Optional(self.py_generic_services.as_ref().map(|v| v as _)),
-            23 => ::vtproto::reflect::FieldRef::Optional(self.deprecated.as_ref().map(|v| v as _)),
-            31 => ::vtproto::reflect::FieldRef::Optional(self.cc_enable_arenas.as_ref().map(|v| v as _)),
-            36 => ::vtproto::reflect::FieldRef::Optional(self.objc_class_prefix.as_ref().map(|v| v as _)),
-            37 => ::vtproto::reflect::FieldRef::Optional(self.csharp_namespace.as_ref().map(|v| v as _)),
-            39 => ::vtproto::reflect::FieldRef::Optional(self.swift_prefix.as_ref().map(|v| v as _)),
-            40 => ::vtproto::reflect::FieldRef::Optional(self.php_class_prefix.as_ref().map(|v| v as _)),
-            41 => ::vtproto::reflect::FieldRef::Optional(self.php_namespace.as_ref().map(|v| v as _)),
-            44 => ::vtproto::reflect::FieldRef::Optional(self.php_metadata_namespace.as_ref().map(|v| v as _)),
-            45 => ::vtproto::reflect::FieldRef::Optional(self.ruby_package.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.java_package)),
+            8 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.java_outer_classname)),
+            10 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.java_multiple_files)),
+            20 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.java_generate_equals_and_hash)),
+            27 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.java_string_check_utf8)),
+            9 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.optimize_for)),
+            11 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.go_package)),
+            16 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.cc_generic_services)),
+            17 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.java_generic_services)),
+            18 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.py_generic_services)),
+            23 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.deprecated)),
+            31 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.cc_enable_arenas)),
+            36 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.objc_class_prefix)),
+            37 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.csharp_namespace)),
+            39 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.swift_prefix)),
+            40 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.php_class_prefix)),
+            41 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.php_namespace)),
+            44 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.php_metadata_namespace)),
+            45 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.ruby_package)),
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
@@ -640,14 +658,15 @@ impl ::vtproto::reflect::ReflectMessage for FileOptions {
 }
 impl ::vtproto::reflect::ReflectMessage for MessageOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.MessageOptions")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.MessageOptions")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.message_set_wire_format.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.no_standard_descriptor_accessor.as_ref().map(|v| v as _)),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.deprecated.as_ref().map(|v| v as _)),
-            7 => ::vtproto::reflect::FieldRef::Optional(self.map_entry.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.message_set_wire_format)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.no_standard_descriptor_accessor)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.deprecated)),
+            7 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.map_entry)),
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
@@ -675,16 +694,17 @@ impl ::vtproto::reflect::ReflectMessage for MessageOptions {
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessage for FieldOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.FieldOptions")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FieldOptions")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.ctype.as_ref().map(|v| v as _)),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.packed.as_ref().map(|v| v as _)),
-            6 => ::vtproto::reflect::FieldRef::Optional(self.jstype.as_ref().map(|v| v as _)),
-            5 => ::vtproto::reflect::FieldRef::Optional(self.lazy.as_ref().map(|v| v as _)),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.deprecated.as_ref().map(|v| v as _)),
-            10 => ::vtproto::reflect::FieldRef::Optional(self.weak.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.ctype)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.packed)),
+            6 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.jstype)),
+            5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.lazy)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.deprecated)),
+            10 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.weak)),
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
@@ -713,7 +733,8 @@ impl ::vtproto::reflect::ReflectMessage for FieldOptions {
 }
 impl ::vtproto::reflect::ReflectMessage for OneofOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.OneofOptions")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.OneofOptions")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -739,12 +760,13 @@ impl ::vtproto::reflect::ReflectMessage for OneofOptions {
 }
 impl ::vtproto::reflect::ReflectMessage for EnumOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.EnumOptions")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumOptions")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            2 => ::vtproto::reflect::FieldRef::Optional(self.allow_alias.as_ref().map(|v| v as _)),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.deprecated.as_ref().map(|v| v as _)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.allow_alias)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.deprecated)),
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
@@ -769,11 +791,12 @@ impl ::vtproto::reflect::ReflectMessage for EnumOptions {
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValueOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.EnumValueOptions")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumValueOptions")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Optional(self.deprecated.as_ref().map(|v| v as _)),
+            1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.deprecated)),
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
@@ -797,11 +820,12 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueOptions {
 }
 impl ::vtproto::reflect::ReflectMessage for ServiceOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.ServiceOptions")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.ServiceOptions")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            33 => ::vtproto::reflect::FieldRef::Optional(self.deprecated.as_ref().map(|v| v as _)),
+            33 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.deprecated)),
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
@@ -825,12 +849,13 @@ impl ::vtproto::reflect::ReflectMessage for ServiceOptions {
 }
 impl ::vtproto::reflect::ReflectMessage for MethodOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.MethodOptions")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.MethodOptions")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            33 => ::vtproto::reflect::FieldRef::Optional(self.deprecated.as_ref().map(|v| v as _)),
-            34 => ::vtproto::reflect::FieldRef::Optional(self.idempotency_level.as_ref().map(|v| v as _)),
+            33 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.deprecated)),
+            34 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.idempotency_level)),
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
@@ -855,17 +880,18 @@ impl ::vtproto::reflect::ReflectMessage for MethodOptions {
 }
 impl ::vtproto::reflect::ReflectMessage for UninterpretedOption {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.UninterpretedOption")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.UninterpretedOption")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             2 => ::vtproto::reflect::FieldRef::List(&self.name),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.identifier_value.as_ref().map(|v| v as _)),
-            4 => ::vtproto::reflect::FieldRef::Optional(self.positive_int_value.as_ref().map(|v| v as _)),
-            5 => ::vtproto::reflect::FieldRef::Optional(self.negative_int_value.as_ref().map(|v| v as _)),
-            6 => ::vtproto::reflect::FieldRef::Optional(self.double_value.as_ref().map(|v| v as _)),
-            7 => ::vtproto::reflect::FieldRef::Optional(self.string_value.as_ref().map(|v| v as _)),
-            8 => ::vtproto::reflect::FieldRef::Optional(self.aggregate_value.as_ref().map(|v| v as _)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.identifier_value)),
+            4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.positive_int_value)),
+            5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.negative_int_value)),
+            6 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.double_value)),
+            7 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.string_value)),
+            8 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.aggregate_value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -893,7 +919,8 @@ impl ::vtproto::reflect::ReflectMessage for UninterpretedOption {
 }
 impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.UninterpretedOption.NamePart")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.UninterpretedOption.NamePart")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -921,7 +948,8 @@ impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
 }
 impl ::vtproto::reflect::ReflectMessage for SourceCodeInfo {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.SourceCodeInfo")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.SourceCodeInfo")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -947,14 +975,15 @@ impl ::vtproto::reflect::ReflectMessage for SourceCodeInfo {
 }
 impl ::vtproto::reflect::ReflectMessage for source_code_info::Location {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.SourceCodeInfo.Location")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.SourceCodeInfo.Location")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.path),
             2 => ::vtproto::reflect::FieldRef::List(&self.span),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.leading_comments.as_ref().map(|v| v as _)),
-            4 => ::vtproto::reflect::FieldRef::Optional(self.trailing_comments.as_ref().map(|v| v as _)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.leading_comments)),
+            4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.trailing_comments)),
             6 => ::vtproto::reflect::FieldRef::List(&self.leading_detached_comments),
             _ => return ::core::option::Option::None,
         })
@@ -981,7 +1010,8 @@ impl ::vtproto::reflect::ReflectMessage for source_code_info::Location {
 }
 impl ::vtproto::reflect::ReflectMessage for GeneratedCodeInfo {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.GeneratedCodeInfo")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.GeneratedCodeInfo")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1007,14 +1037,15 @@ impl ::vtproto::reflect::ReflectMessage for GeneratedCodeInfo {
 }
 impl ::vtproto::reflect::ReflectMessage for generated_code_info::Annotation {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.GeneratedCodeInfo.Annotation")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.GeneratedCodeInfo.Annotation")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.path),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.source_file.as_ref().map(|v| v as _)),
-            3 => ::vtproto::reflect::FieldRef::Optional(self.begin.as_ref().map(|v| v as _)),
-            4 => ::vtproto::reflect::FieldRef::Optional(self.end.as_ref().map(|v| v as _)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_file)),
+            3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.begin)),
+            4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.end)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1039,7 +1070,8 @@ impl ::vtproto::reflect::ReflectMessage for generated_code_info::Annotation {
 }
 impl ::vtproto::reflect::ReflectMessage for Duration {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Duration")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Duration")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1067,7 +1099,8 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
 }
 impl ::vtproto::reflect::ReflectMessage for FieldMask {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.FieldMask")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FieldMask")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1093,7 +1126,8 @@ impl ::vtproto::reflect::ReflectMessage for FieldMask {
 }
 impl ::vtproto::reflect::ReflectMessage for SourceContext {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.SourceContext")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.SourceContext")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1119,7 +1153,8 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
 }
 impl ::vtproto::reflect::ReflectMessage for Struct {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Struct")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Struct")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1145,7 +1180,8 @@ impl ::vtproto::reflect::ReflectMessage for Struct {
 }
 impl ::vtproto::reflect::ReflectMessage for Value {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Value")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Value")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1247,7 +1283,8 @@ impl ::vtproto::reflect::ReflectMessage for Value {
 }
 impl ::vtproto::reflect::ReflectMessage for ListValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.ListValue")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.ListValue")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1273,7 +1310,8 @@ impl ::vtproto::reflect::ReflectMessage for ListValue {
 }
 impl ::vtproto::reflect::ReflectMessage for Timestamp {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Timestamp")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Timestamp")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1301,7 +1339,8 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
 }
 impl ::vtproto::reflect::ReflectMessage for Type {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Type")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Type")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1309,7 +1348,7 @@ impl ::vtproto::reflect::ReflectMessage for Type {
             2 => ::vtproto::reflect::FieldRef::List(&self.fields),
             3 => ::vtproto::reflect::FieldRef::List(&self.oneofs),
             4 => ::vtproto::reflect::FieldRef::List(&self.options),
-            5 => ::vtproto::reflect::FieldRef::Optional(self.source_context.as_ref().map(|v| v as _)),
+            5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
             6 => ::vtproto::reflect::FieldRef::Single(&self.syntax),
             _ => return ::core::option::Option::None,
         })
@@ -1337,7 +1376,8 @@ impl ::vtproto::reflect::ReflectMessage for Type {
 }
 impl ::vtproto::reflect::ReflectMessage for Field {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Field")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Field")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1381,14 +1421,15 @@ impl ::vtproto::reflect::ReflectMessage for Field {
 }
 impl ::vtproto::reflect::ReflectMessage for Enum {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Enum")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Enum")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
             2 => ::vtproto::reflect::FieldRef::List(&self.enumvalue),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
-            4 => ::vtproto::reflect::FieldRef::Optional(self.source_context.as_ref().map(|v| v as _)),
+            4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
             5 => ::vtproto::reflect::FieldRef::Single(&self.syntax),
             _ => return ::core::option::Option::None,
         })
@@ -1415,7 +1456,8 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.EnumValue")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumValue")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
@@ -1445,12 +1487,13 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
-        DESCRIPTOR_POOL.message("google.protobuf.Option")
+        static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
+        DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Option")
     }
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
-            2 => ::vtproto::reflect::FieldRef::Optional(self.value.as_ref().map(|v| v as _)),
+            2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
