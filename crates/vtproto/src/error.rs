@@ -42,6 +42,13 @@ pub enum DecodeErrorKind {
         /// The field's name.
         field: Cow<'static, str>,
     },
+    /// The decode would allocate more than its memory budget allows (see
+    /// [`Reader::with_memory_budget`](crate::Reader::with_memory_budget)): elements, strings,
+    /// bytes, map entries and unknown fields are charged before they are allocated.
+    MemoryBudget {
+        /// The budget the decode started with, in bytes.
+        budget: usize,
+    },
     /// An `Any` holds another type than the one asked for.
     UnexpectedTypeUrl {
         /// The type URL of the type asked for.
@@ -129,6 +136,10 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::UnexpectedTypeUrl { expected, found } => {
                 write!(f, "Any holds `{found}`, not `{expected}`")
             }
+            DecodeErrorKind::MemoryBudget { budget } => write!(
+                f,
+                "the decoded value would take more than its memory budget of {budget} bytes"
+            ),
         }
     }
 }

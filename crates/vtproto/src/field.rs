@@ -133,7 +133,9 @@ macro_rules! scalar_reads {
                 #[doc = concat!("Reads a value with [`", stringify!($read), "`](Self::", stringify!($read), ") onto the end of `dst`.")]
                 #[inline(always)]
                 pub fn $push(&mut self, dst: &mut Vec<$ty>) -> Result<(), DecodeError> {
-                    dst.push(self.$read()?);
+                    let v = self.$read()?;
+                    self.charge(core::mem::size_of::<$ty>())?;
+                    dst.push(v);
                     Ok(())
                 }
             )*
@@ -164,6 +166,9 @@ impl Reader<'_> {
         &mut self,
         dst: &mut Option<M>,
     ) -> Result<(), DecodeError> {
+        if dst.is_none() {
+            self.charge(core::mem::size_of::<M>())?;
+        }
         self.merge_message(dst.get_or_insert_with(Default::default))
     }
 
@@ -180,6 +185,7 @@ impl Reader<'_> {
         if let Some(v) = get(oneof) {
             return self.merge_message(v);
         }
+        self.charge(core::mem::size_of::<M>())?;
         let mut v = M::default();
         self.merge_message(&mut v)?;
         *oneof = Some(wrap(v));
@@ -196,8 +202,16 @@ impl Reader<'_> {
     /// Reads a `string` value onto the end of a repeated field.
     #[inline(always)]
     pub fn push_string(&mut self, dst: &mut Vec<String>) -> Result<(), DecodeError> {
+        self.charge(core::mem::size_of::<String>())?;
         dst.push(self.read_string()?);
         Ok(())
+    }
+
+    /// Charges one more element of `dst` to the memory budget, before it is pushed.
+    #[inline(always)]
+    pub fn charge_element<T>(&mut self, dst: &Vec<T>) -> Result<(), DecodeError> {
+        let _ = dst;
+        self.charge(core::mem::size_of::<T>())
     }
 }
 

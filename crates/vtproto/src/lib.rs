@@ -73,7 +73,7 @@ pub use ext::{Extendable, Extension};
 #[cfg(feature = "std")]
 pub use message::scratch_bytes_retained;
 pub use message::Message;
-pub use reader::{Mark, Reader, DEFAULT_RECURSION_LIMIT};
+pub use reader::{Mark, Reader, DEFAULT_MEMORY_BUDGET, DEFAULT_RECURSION_LIMIT};
 pub use unknown::{UnknownField, UnknownFields};
 pub use view::{MessageView, Owned, OwnedView, ViewFamily};
 pub use writer::ReverseWriter;

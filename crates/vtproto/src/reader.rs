@@ -35,7 +35,15 @@ pub struct Reader<'a> {
     /// The bytes of the last key read that was written longer than needed (set on that rare
     /// path only): unknown fields keep a record's key as it came, as upb and C++ do.
     overlong_key: &'a [u8],
+    /// Bytes the decode may still allocate (see [`Reader::with_memory_budget`]).
+    pub(crate) budget: usize,
+    /// The budget it started with, for the error.
+    budget_start: usize,
 }
+
+/// The memory budget of a decode beyond its input's own size (see
+/// [`Reader::with_memory_budget`]): 32 MiB, as buffa's default.
+pub const DEFAULT_MEMORY_BUDGET: usize = 32 << 20;
 
 #[cold]
 #[inline(never)]
@@ -120,23 +128,74 @@ pub fn wire_type_mismatch(key: u32) -> DecodeError {
 }
 
 impl<'a> Reader<'a> {
-    /// A reader over `buf` with the default recursion limit.
+    /// A reader over `buf` with the default recursion limit and memory budget (the input's
+    /// size plus [`DEFAULT_MEMORY_BUDGET`]).
     pub fn new(buf: &'a [u8]) -> Self {
+        let budget = buf.len().saturating_add(DEFAULT_MEMORY_BUDGET);
         Reader {
             buf,
             depth: DEFAULT_RECURSION_LIMIT,
             source: None,
             overlong_key: &[],
+            budget,
+            budget_start: budget,
         }
     }
 
     /// A reader over `bytes`: `bytes`-typed fields decoded as [`Bytes`] share its memory.
     pub fn from_bytes(bytes: &'a Bytes) -> Self {
         Reader {
-            buf: bytes,
-            depth: DEFAULT_RECURSION_LIMIT,
             source: Some(bytes),
+            ..Reader::new(bytes)
+        }
+    }
+
+    /// Sets how many bytes the decode may allocate for what it reads: each element of a
+    /// repeated field or map (its in-memory size), each string and bytes value (its length),
+    /// each message value (its struct), each unknown field kept (its record), charged before
+    /// the allocation; past it the decode fails with [`DecodeErrorKind::MemoryBudget`]. The
+    /// default, the input's size plus [`DEFAULT_MEMORY_BUDGET`], lets any message whose
+    /// values take about what its encoding does through (a large `bytes` value costs its
+    /// length) and stops the inputs that turn a few bytes into a struct each (a repeated
+    /// empty message is 2 bytes on the wire and a whole struct in memory). `usize::MAX` turns
+    /// it off.
+    pub fn with_memory_budget(mut self, bytes: usize) -> Self {
+        self.budget = bytes;
+        self.budget_start = bytes;
+        self
+    }
+
+    /// Charges `bytes` to the memory budget, before allocating them.
+    #[inline(always)]
+    pub fn charge(&mut self, bytes: usize) -> Result<(), DecodeError> {
+        match self.budget.checked_sub(bytes) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => self.over_budget(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_budget<T>(&self) -> Result<T, DecodeError> {
+        err(DecodeErrorKind::MemoryBudget {
+            budget: self.budget_start,
+        })
+    }
+
+    /// A reader over `body`, a part of this reader's input, sharing nothing but its limits
+    /// (charges to its budget are the caller's to carry back).
+    #[inline(always)]
+    fn sub(&self, body: &'a [u8], depth: u32) -> Reader<'a> {
+        Reader {
+            buf: body,
+            depth,
+            source: self.source,
             overlong_key: &[],
+            budget: self.budget,
+            budget_start: self.budget_start,
         }
     }
 
@@ -353,6 +412,7 @@ impl<'a> Reader<'a> {
             dst.push_str(s);
         } else {
             // An exact allocation: cheaper than growing an empty string.
+            self.charge(s.len())?;
             *dst = owned(s);
         }
         Ok(())
@@ -362,6 +422,7 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn read_string(&mut self) -> Result<String, DecodeError> {
         let body = self.read_len_delimited()?;
+        self.charge(body.len())?;
         utf8(body).map(owned)
     }
 
@@ -373,6 +434,7 @@ impl<'a> Reader<'a> {
             dst.clear();
             dst.extend_from_slice(body);
         } else {
+            self.charge(body.len())?;
             *dst = body.to_vec();
         }
         Ok(())
@@ -381,7 +443,9 @@ impl<'a> Reader<'a> {
     /// Reads a `bytes` field as a new `Vec<u8>`.
     #[inline]
     pub fn read_byte_vec(&mut self) -> Result<Vec<u8>, DecodeError> {
-        self.read_len_delimited().map(<[u8]>::to_vec)
+        let body = self.read_len_delimited()?;
+        self.charge(body.len())?;
+        Ok(body.to_vec())
     }
 
     /// Reads a `bytes` field as [`Bytes`], sharing the input's memory when it is a `Bytes`.
@@ -390,7 +454,10 @@ impl<'a> Reader<'a> {
         let body = self.read_len_delimited()?;
         Ok(match self.source {
             Some(src) => src.slice_ref(body),
-            None => Bytes::copy_from_slice(body),
+            None => {
+                self.charge(body.len())?;
+                Bytes::copy_from_slice(body)
+            }
         })
     }
 
@@ -417,13 +484,10 @@ impl<'a> Reader<'a> {
         f: impl FnOnce(&mut Reader<'a>) -> Result<T, DecodeError>,
     ) -> Result<T, DecodeError> {
         let depth = self.enter()?;
-        let mut inner = Reader {
-            buf: body,
-            depth: depth - 1,
-            source: self.source,
-            overlong_key: &[],
-        };
-        f(&mut inner)
+        let mut inner = self.sub(body, depth - 1);
+        let result = f(&mut inner);
+        self.budget = inner.budget;
+        result
     }
 
     /// Merges a length-delimited embedded message into `msg`.
@@ -436,6 +500,7 @@ impl<'a> Reader<'a> {
     /// Reads a length-delimited embedded message as a new value.
     #[inline]
     pub fn read_message<M: Message>(&mut self) -> Result<M, DecodeError> {
+        self.charge(core::mem::size_of::<M>())?;
         let mut msg = M::default();
         self.merge_message(&mut msg)?;
         Ok(msg)
@@ -502,6 +567,7 @@ impl<'a> Reader<'a> {
     /// Reads a length-delimited embedded message as a new view.
     #[inline]
     pub fn read_view<V: MessageView<'a>>(&mut self) -> Result<V, DecodeError> {
+        self.charge(core::mem::size_of::<V>())?;
         let mut view = V::default();
         self.merge_view(&mut view)?;
         Ok(view)
@@ -539,13 +605,9 @@ impl<'a> Reader<'a> {
             Some(n) => n,
             None => body.iter().filter(|&&b| b < 0x80).count(),
         };
+        self.charge(count.saturating_mul(core::mem::size_of::<T>()))?;
         dst.reserve(count);
-        let mut inner = Reader {
-            buf: body,
-            depth: self.depth,
-            source: self.source,
-            overlong_key: &[],
-        };
+        let mut inner = self.sub(body, self.depth);
         while !inner.is_empty() {
             dst.push(read(&mut inner)?);
         }
@@ -636,6 +698,7 @@ impl<'a> Reader<'a> {
         mut merge_value: impl FnMut(&mut Reader<'a>, &mut V) -> Result<(), DecodeError>,
     ) -> Result<(), DecodeError> {
         let body = self.read_len_delimited()?;
+        self.charge(core::mem::size_of::<K>() + core::mem::size_of::<V>())?;
         self.nested(body, |r| {
             while !r.is_empty() {
                 let k = r.read_key()?;
@@ -717,12 +780,7 @@ impl<'a> Reader<'a> {
     ) -> Result<(&'a str, Reader<'a>), DecodeError> {
         let body = self.read_len_delimited()?;
         let depth = self.enter()?;
-        let entry = Reader {
-            buf: body,
-            depth: depth - 1,
-            source: self.source,
-            overlong_key: &[],
-        };
+        let entry = self.sub(body, depth - 1);
         let key = Reader { ..entry }.entry_str_key(key_key)?;
         Ok((key, entry))
     }
@@ -733,18 +791,30 @@ impl<'a> Reader<'a> {
     /// errors. Returns whether the entry had a value.
     #[inline]
     pub fn merge_map_value<V>(
-        &self,
+        &mut self,
         key_key: u32,
         value_key: u32,
         value: &mut V,
         mut merge: impl FnMut(&mut Reader<'a>, &mut V) -> Result<(), DecodeError>,
     ) -> Result<bool, DecodeError> {
         let mut r = Reader { ..*self };
+        let result = Self::map_value_fields(&mut r, key_key, value_key, value, &mut merge);
+        self.budget = r.budget;
+        result
+    }
+
+    fn map_value_fields<V>(
+        r: &mut Reader<'a>,
+        key_key: u32,
+        value_key: u32,
+        value: &mut V,
+        merge: &mut impl FnMut(&mut Reader<'a>, &mut V) -> Result<(), DecodeError>,
+    ) -> Result<bool, DecodeError> {
         let mut found = false;
         while !r.is_empty() {
             let k = r.read_key()?;
             if k == value_key {
-                merge(&mut r, value)?;
+                merge(r, value)?;
                 found = true;
             } else if k >> 3 == 2 || (k >> 3 == 1 && k != key_key) {
                 return Err(wire_type_mismatch(k));
@@ -760,12 +830,7 @@ impl<'a> Reader<'a> {
     /// instead of growing it; the scan stops quietly at malformed data, which the decode that
     /// follows reports.
     pub fn count_ahead(&self, key: u32, cap: usize) -> usize {
-        let mut scan = Reader {
-            buf: self.buf,
-            depth: self.depth,
-            source: None,
-            overlong_key: &[],
-        };
+        let mut scan = self.sub(self.buf, self.depth);
         if scan.skip_field(key).is_err() {
             return 1;
         }

@@ -162,7 +162,7 @@ pub fn replace_str_map_entry<'a, M: StrMap<V>, V>(
     state: &mut MapReuse,
     r: &mut Reader<'a>,
     key_key: u32,
-    mut fill: impl FnMut(&Reader<'a>, &mut V) -> Result<(), DecodeError>,
+    mut fill: impl FnMut(&mut Reader<'a>, &mut V) -> Result<(), DecodeError>,
 ) -> Result<bool, DecodeError> {
     if core::mem::size_of::<V>() == 0 && state.mode == 0 {
         // Zero-sized values (`()`, a message without fields in `mode=prost`) all sit at one
@@ -173,17 +173,20 @@ pub fn replace_str_map_entry<'a, M: StrMap<V>, V>(
     if !state.in_place(map.len()) {
         return Ok(false);
     }
-    let (k, entry) = r.read_map_entry_str_key(key_key)?;
+    let (k, mut entry) = r.read_map_entry_str_key(key_key)?;
     if let Some(v) = map.get_mut(k) {
         if state.name(addr(&*v)) {
-            fill(&entry, v)?;
-            return Ok(true);
+            let result = fill(&mut entry, v);
+            r.budget = entry.budget;
+            return result.map(|()| true);
         }
     }
     state.turn_fresh();
     map.retain_values(|v| state.keeps(addr(v)));
-    fill(&entry, map.entry_or_default(k))?;
-    Ok(true)
+    entry.charge(k.len() + core::mem::size_of::<String>() + core::mem::size_of::<V>())?;
+    let result = fill(&mut entry, map.entry_or_default(k));
+    r.budget = entry.budget;
+    result.map(|()| true)
 }
 
 /// After `merge_replace`'s input: clears a map field the input lacked, removes from one

@@ -121,8 +121,33 @@ impl<U: Decode> Decoder for VtDecoder<U> {
     fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
         // A split of tonic's buffer, not a copy.
         let bytes = buf.copy_to_bytes(buf.remaining());
-        U::decode_from(bytes)
-            .map(Some)
-            .map_err(|e| Status::internal(format!("decoding {}: {e}", U::NAME)))
+        U::decode_from(bytes).map(Some).map_err(status_of::<U>)
+    }
+}
+
+/// The status a decoding error answers: `RESOURCE_EXHAUSTED` past the memory budget, as
+/// gRPC's other implementations answer input over their limits; `INTERNAL` otherwise, as
+/// tonic-prost does.
+fn status_of<U: Decode>(e: crate::DecodeError) -> Status {
+    let message = format!("decoding {}: {e}", U::NAME);
+    match e.kind() {
+        crate::DecodeErrorKind::MemoryBudget { .. } => Status::resource_exhausted(message),
+        _ => Status::internal(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DecodeError, DecodeErrorKind};
+
+    #[test]
+    fn over_budget_input_answers_resource_exhausted() {
+        let e = DecodeError::new(DecodeErrorKind::MemoryBudget { budget: 1024 });
+        let status = status_of::<f64>(e);
+        assert_eq!(status.code(), tonic::Code::ResourceExhausted);
+        assert!(status.message().contains("memory budget of 1024 bytes"));
+        let status = status_of::<f64>(DecodeError::new(DecodeErrorKind::Truncated));
+        assert_eq!(status.code(), tonic::Code::Internal);
     }
 }

@@ -177,6 +177,8 @@ impl UnknownFields {
     pub fn merge_field(&mut self, key: u32, r: &mut Reader<'_>) -> Result<(), DecodeError> {
         let raw_key = r.overlong_key_just_read();
         let value = r.skip_field_raw(key)?;
+        // The record as kept (its key at most 5 bytes, or as it came).
+        r.charge(value.len() + raw_key.map_or(5, <[u8]>::len))?;
         self.push_record(key, raw_key, value);
         Ok(())
     }

@@ -890,6 +890,7 @@ impl ::vtproto::Message for FieldMask {
                     if count_1 < self.paths.len() {
                         r.merge_string(&mut self.paths[count_1])?;
                     } else {
+                        r.charge_element(&self.paths)?;
                         self.paths.push(r.read_string()?);
                     }
                     count_1 += 1;
@@ -1225,6 +1226,7 @@ impl ::vtproto::Message for Type {
                     if count_3 < self.oneofs.len() {
                         r.merge_string(&mut self.oneofs[count_3])?;
                     } else {
+                        r.charge_element(&self.oneofs)?;
                         self.oneofs.push(r.read_string()?);
                     }
                     count_3 += 1;

@@ -127,6 +127,7 @@ impl ::vtproto::Message for CodeGeneratorRequest {
                     if count_1 < self.file_to_generate.len() {
                         r.merge_string(&mut self.file_to_generate[count_1])?;
                     } else {
+                        r.charge_element(&self.file_to_generate)?;
                         self.file_to_generate.push(r.read_string()?);
                     }
                     count_1 += 1;

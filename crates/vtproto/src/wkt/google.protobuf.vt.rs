@@ -355,6 +355,7 @@ impl ::vtproto::Message for FileDescriptorProto {
                     if count_3 < self.dependency.len() {
                         r.merge_string(&mut self.dependency[count_3])?;
                     } else {
+                        r.charge_element(&self.dependency)?;
                         self.dependency.push(r.read_string()?);
                     }
                     count_3 += 1;
@@ -596,6 +597,7 @@ impl ::vtproto::Message for DescriptorProto {
                     if count_10 < self.reserved_name.len() {
                         r.merge_string(&mut self.reserved_name[count_10])?;
                     } else {
+                        r.charge_element(&self.reserved_name)?;
                         self.reserved_name.push(r.read_string()?);
                     }
                     count_10 += 1;
@@ -1113,6 +1115,7 @@ impl ::vtproto::Message for EnumDescriptorProto {
                     if count_5 < self.reserved_name.len() {
                         r.merge_string(&mut self.reserved_name[count_5])?;
                     } else {
+                        r.charge_element(&self.reserved_name)?;
                         self.reserved_name.push(r.read_string()?);
                     }
                     count_5 += 1;
@@ -2494,6 +2497,7 @@ impl ::vtproto::Message for source_code_info::Location {
                     if count_6 < self.leading_detached_comments.len() {
                         r.merge_string(&mut self.leading_detached_comments[count_6])?;
                     } else {
+                        r.charge_element(&self.leading_detached_comments)?;
                         self.leading_detached_comments.push(r.read_string()?);
                     }
                     count_6 += 1;
@@ -2680,6 +2684,7 @@ impl ::vtproto::Message for FieldMask {
                     if count_1 < self.paths.len() {
                         r.merge_string(&mut self.paths[count_1])?;
                     } else {
+                        r.charge_element(&self.paths)?;
                         self.paths.push(r.read_string()?);
                     }
                     count_1 += 1;
@@ -2766,7 +2771,7 @@ impl ::vtproto::Message for Struct {
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
                 10 => {
-                    let fill = |entry: &::vtproto::Reader<'_>, v: &mut _| {
+                    let fill = |entry: &mut ::vtproto::Reader<'_>, v: &mut _| {
                         let mut first = true;
                         let found = entry.merge_map_value(10, 18, v, |r, v| {
                             if first {
@@ -2996,6 +3001,7 @@ impl ::vtproto::Message for Type {
                     if count_3 < self.oneofs.len() {
                         r.merge_string(&mut self.oneofs[count_3])?;
                     } else {
+                        r.charge_element(&self.oneofs)?;
                         self.oneofs.push(r.read_string()?);
                     }
                     count_3 += 1;

@@ -413,7 +413,7 @@ fn closed_enum_arms(m: &Message, f: &Field) -> Option<Vec<TokenStream>> {
     let store = match &f.label {
         Label::Implicit | Label::Required => quote!(self.#ident = v;),
         Label::Optional => quote!(self.#ident = ::core::option::Option::Some(v);),
-        Label::Repeated { .. } => quote!(self.#ident.push(v);),
+        Label::Repeated { .. } => quote!(r.charge_element(&self.#ident)?; self.#ident.push(v);),
         Label::Map(map) => return closed_enum_map_arm(m, f, map).map(|a| vec![a]),
     };
     let guarded = closed_enum_guard(m, f, &f.value, &store)?;
@@ -464,7 +464,7 @@ fn repeated_scalar_arms(f: &Field, s: Scalar) -> Vec<TokenStream> {
         vec![quote!(#key => { r.#push(&mut self.#ident)?; })]
     } else {
         let read = read_scalar(s, f.bytes);
-        vec![quote!(#key => { self.#ident.push(#read); })]
+        vec![quote!(#key => { r.charge_element(&self.#ident)?; self.#ident.push(#read); })]
     };
     if s.packable() {
         let packed = key_literal(f.number, LEN);
@@ -481,6 +481,7 @@ fn repeated_message_arm(f: &Field) -> TokenStream {
     if let ValueType::Group(_) = f.value {
         let n = Literal::u32_unsuffixed(f.number);
         return quote!(#key => {
+            r.charge_element(&self.#ident)?;
             let mut v = ::core::default::Default::default();
             r.merge_group(&mut v, #n)?;
             self.#ident.push(v);

@@ -177,7 +177,7 @@ fn repeated(f: &Field, scalar: Option<Scalar>, plan: &mut Plan) {
             merge_scalar(s, f.bytes, Dst::MutRef(quote!(&mut self.#ident[#count]))),
             {
                 let read = read_scalar(s, f.bytes);
-                quote!(self.#ident.push(#read);)
+                quote!(r.charge_element(&self.#ident)?; self.#ident.push(#read);)
             },
         ),
         None => {
@@ -186,6 +186,7 @@ fn repeated(f: &Field, scalar: Option<Scalar>, plan: &mut Plan) {
                 ValueType::Group(_) => {
                     let n = Literal::u32_unsuffixed(f.number);
                     quote! {
+                        r.charge_element(&self.#ident)?;
                         let mut v = ::core::default::Default::default();
                         r.merge_group(&mut v, #n)?;
                         self.#ident.push(v);
@@ -226,7 +227,7 @@ fn map_field(f: &Field, map: &MapField, plan: &mut Plan) {
         None => quote!(_),
     };
     plan.arms.push(quote!(#map_key => {
-        let fill = |entry: &::vtproto::Reader<'_>, v: &mut #value_ty| {
+        let fill = |entry: &mut ::vtproto::Reader<'_>, v: &mut #value_ty| {
             #reset
             let found = entry.merge_map_value(#key_key, #value_key, v, #merge)?;
             #after_merge

@@ -70,7 +70,8 @@ fn field_arms(cx: &Cx<'_>, f: &Field) -> Vec<TokenStream> {
         }
         (Label::Repeated { .. }, Some(s)) => {
             let read = read(s);
-            let mut arms = vec![quote!(#key => { self.#ident.push(#read); })];
+            let mut arms =
+                vec![quote!(#key => { r.charge_element(&self.#ident)?; self.#ident.push(#read); })];
             if s.packable() {
                 let packed = key_literal(f.number, LEN);
                 let width = usize_lit(fixed_width(s).unwrap_or(0));
@@ -84,6 +85,7 @@ fn field_arms(cx: &Cx<'_>, f: &Field) -> Vec<TokenStream> {
         (Label::Repeated { .. }, None) => {
             let merge = merge(&f.value, f.number, &quote!(&mut v));
             vec![quote!(#key => {
+                r.charge_element(&self.#ident)?;
                 let mut v = ::core::default::Default::default();
                 #merge
                 self.#ident.push(v);

@@ -26,7 +26,7 @@ impl ::vtproto::Message for Candidate {
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
                 18 => {
-                    let fill = |entry: &::vtproto::Reader<'_>, v: &mut ::std::string::String| {
+                    let fill = |entry: &mut ::vtproto::Reader<'_>, v: &mut ::std::string::String| {
                         v.clear();
                         let found = entry.merge_map_value(10, 18, v, |r, v| {
                             r.merge_string(v)?;

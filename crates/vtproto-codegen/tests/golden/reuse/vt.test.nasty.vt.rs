@@ -603,7 +603,7 @@ impl ::vtproto::Message for HasMethods {
                     count_2 += 1;
                 }
                 26 => {
-                    let fill = |entry: &::vtproto::Reader<'_>, v: &mut _| {
+                    let fill = |entry: &mut ::vtproto::Reader<'_>, v: &mut _| {
                         let mut first = true;
                         let found = entry.merge_map_value(10, 18, v, |r, v| {
                             if first {

@@ -286,6 +286,7 @@ impl ::vtproto::Message for FileDefaults {
                 let mark = r.mark();
                 let v = r.read_int32()?;
                 if matches!(v, 0 | 1 | 5) {
+                    r.charge_element(&self.closed_list)?;
                     self.closed_list.push(v);
                 } else {
                     self.unknown_fields.push_since(40, mark, r);
@@ -422,6 +423,7 @@ impl ::vtproto::Message for FieldOverrides {
                 let mark = r.mark();
                 let v = r.read_int32()?;
                 if matches!(v, 0 | 1 | 5) {
+                    r.charge_element(&self.packed_closed)?;
                     self.packed_closed.push(v);
                 } else {
                     self.unknown_fields.push_since(24, mark, r);
@@ -434,6 +436,7 @@ impl ::vtproto::Message for FieldOverrides {
             42 => r.merge_packed(&mut self.expanded_again, 4, |r| r.read_fixed32()),
             51 => r.merge_group(self.delimited.get_or_insert_with(::core::default::Default::default), 6),
             59 => {
+                r.charge_element(&self.delimited_list)?;
                 let mut v = ::core::default::Default::default();
                 r.merge_group(&mut v, 7)?;
                 self.delimited_list.push(v);

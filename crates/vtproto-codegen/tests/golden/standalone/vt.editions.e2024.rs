@@ -397,6 +397,7 @@ impl ::vtproto::Message for Implicit {
                 ::core::result::Result::Ok(())
             }
             51 => {
+                r.charge_element(&self.items)?;
                 let mut v = ::core::default::Default::default();
                 r.merge_group(&mut v, 6)?;
                 self.items.push(v);

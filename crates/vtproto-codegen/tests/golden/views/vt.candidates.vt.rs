@@ -107,6 +107,7 @@ impl<'a> ::vtproto::MessageView<'a> for CandidatesResponseView<'a> {
     fn merge_field(&mut self, key: u32, r: &mut ::vtproto::Reader<'a>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         match key {
             10 => {
+                r.charge_element(&self.candidates)?;
                 let mut v = ::core::default::Default::default();
                 r.merge_view(&mut v)?;
                 self.candidates.push(v);

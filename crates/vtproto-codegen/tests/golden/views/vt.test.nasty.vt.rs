@@ -478,6 +478,7 @@ impl<'a> ::vtproto::MessageView<'a> for UsesEnumView<'a> {
         match key {
             8 => r.set_int32(&mut self.value),
             16 => {
+                r.charge_element(&self.values)?;
                 self.values.push(r.read_int32()?);
                 ::core::result::Result::Ok(())
             }
@@ -770,6 +771,7 @@ impl<'a> ::vtproto::MessageView<'a> for HasMethodsView<'a> {
         match key {
             10 => r.merge_view(self.one.get_or_insert_with(::core::default::Default::default)),
             18 => {
+                r.charge_element(&self.many)?;
                 let mut v = ::core::default::Default::default();
                 r.merge_view(&mut v)?;
                 self.many.push(v);
