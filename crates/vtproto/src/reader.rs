@@ -788,7 +788,7 @@ impl<'a> Reader<'a> {
     /// Merges each value (field 2, `value_key`) of a map entry read by
     /// [`read_map_entry_str_key`](Reader::read_map_entry_str_key) into `value`; the key
     /// (`key_key`) and unknown fields are skipped, known numbers with another wire type are
-    /// errors. Returns whether the entry had a value.
+    /// errors. Returns whether the entry had a value. It reads the entry's reader to its end.
     #[inline]
     pub fn merge_map_value<V>(
         &mut self,
@@ -797,19 +797,8 @@ impl<'a> Reader<'a> {
         value: &mut V,
         mut merge: impl FnMut(&mut Reader<'a>, &mut V) -> Result<(), DecodeError>,
     ) -> Result<bool, DecodeError> {
-        let mut r = Reader { ..*self };
-        let result = Self::map_value_fields(&mut r, key_key, value_key, value, &mut merge);
-        self.budget = r.budget;
-        result
-    }
-
-    fn map_value_fields<V>(
-        r: &mut Reader<'a>,
-        key_key: u32,
-        value_key: u32,
-        value: &mut V,
-        merge: &mut impl FnMut(&mut Reader<'a>, &mut V) -> Result<(), DecodeError>,
-    ) -> Result<bool, DecodeError> {
+        // The entry's reader is the caller's to use up: read it in place.
+        let r = self;
         let mut found = false;
         while !r.is_empty() {
             let k = r.read_key()?;
