@@ -88,7 +88,11 @@ fn bad_options_fail_with_a_message() {
         ("mode=nope", "unknown mode `nope`"),
         (
             "features=nonsense",
-            "unknown feature `nonsense` (known: structs, codec, reuse, views, json, serde, text, services, descriptors)",
+            "unknown feature `nonsense` (known: structs, codec, reuse, views, json, serde, text, services, descriptors, reflect)",
+        ),
+        (
+            "features=codec+json,tables=.",
+            "tables= serves JSON and text from the reflection tables: it needs the reflect feature",
         ),
     ] {
         let out = temp_dir("bad-opt");

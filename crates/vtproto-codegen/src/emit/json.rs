@@ -26,7 +26,7 @@ pub(super) const FEATURE: Feature = Feature {
                 continue;
             }
             if options.uses_tables(&format!(".{}", m.full_name)) {
-                out(table_impl(m));
+                out(super::reflect::table_impl(m, "json"));
             } else {
                 out(message_impl(m, &names));
             }
@@ -133,21 +133,6 @@ fn message_impl(m: &Message, names: &Names<'_>) -> TokenStream {
         impl ::vtproto::json::JsonMessage for #path {
             #write
             #merge
-        }
-    }
-}
-
-/// `JsonMessage` by the message's reflection tables (`tables=`): the runtime's walker.
-fn table_impl(m: &Message) -> TokenStream {
-    let path = m.rust_path.tokens();
-    quote! {
-        impl ::vtproto::json::JsonMessage for #path {
-            fn write_json(&self, w: &mut ::vtproto::json::JsonWriter<'_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-                ::vtproto::reflect::write_json(self, w)
-            }
-            fn merge_json(&mut self, r: &mut ::vtproto::json::JsonReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::json::JsonError> {
-                ::vtproto::reflect::merge_json(self, r)
-            }
         }
     }
 }

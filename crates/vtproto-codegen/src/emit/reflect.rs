@@ -7,7 +7,7 @@
 //! (`tables=`).
 
 use proc_macro2::{Literal, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{format_ident, quote, ToTokens};
 
 use super::Feature;
 use crate::model::{Field, Label, Message, Oneof, Scalar};
@@ -172,4 +172,28 @@ fn oneof_arms(o: &Oneof, f: &Field) -> (TokenStream, TokenStream) {
         }
     };
     (read, write)
+}
+
+/// The `JsonMessage` (`json`) or `TextMessage` (`text`) impl of a message served by its
+/// reflection tables (`tables=`): two calls into the runtime's walker.
+pub(super) fn table_impl(m: &Message, format: &str) -> TokenStream {
+    let path = m.rust_path.tokens();
+    let module = format_ident!("{format}");
+    let upper = if format == "json" { "Json" } else { "Text" };
+    let tr = format_ident!("{upper}Message");
+    let writer = format_ident!("{upper}Writer");
+    let reader = format_ident!("{upper}Reader");
+    let error = format_ident!("{upper}Error");
+    let write = format_ident!("write_{format}");
+    let merge = format_ident!("merge_{format}");
+    quote! {
+        impl ::vtproto::#module::#tr for #path {
+            fn #write(&self, w: &mut ::vtproto::#module::#writer<'_>) -> ::core::result::Result<(), ::vtproto::#module::#error> {
+                ::vtproto::reflect::#write(self, w)
+            }
+            fn #merge(&mut self, r: &mut ::vtproto::#module::#reader<'_, '_>) -> ::core::result::Result<(), ::vtproto::#module::#error> {
+                ::vtproto::reflect::#merge(self, r)
+            }
+        }
+    }
 }

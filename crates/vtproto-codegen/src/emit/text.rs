@@ -16,21 +16,6 @@ use crate::model::{
     BytesRepr, ExtensionRef, Field, Label, MapField, Message, Oneof, Scalar, ValueType,
 };
 
-/// `TextMessage` by the message's reflection tables (`tables=`): the runtime's walker.
-fn table_impl(m: &Message) -> TokenStream {
-    let path = m.rust_path.tokens();
-    quote! {
-        impl ::vtproto::text::TextMessage for #path {
-            fn write_text(&self, w: &mut ::vtproto::text::TextWriter<'_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-                ::vtproto::reflect::write_text(self, w)
-            }
-            fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
-                ::vtproto::reflect::merge_text(self, r)
-            }
-        }
-    }
-}
-
 /// The feature's registration.
 pub(super) const FEATURE: Feature = Feature {
     name: "text",
@@ -43,7 +28,7 @@ pub(super) const FEATURE: Feature = Feature {
                 continue;
             }
             if options.uses_tables(&format!(".{}", m.full_name)) {
-                out(table_impl(m));
+                out(super::reflect::table_impl(m, "text"));
             } else {
                 out(message_impl(m, &names));
             }

@@ -486,33 +486,24 @@ macro_rules! scalars {
 scalars!(bool => Bool / Bool, i64 => I64 / I64, u32 => U32 / U32, u64 => U64 / U64,
     f32 => F32 / F32, f64 => F64 / F64);
 
-impl ReflectValue for String {
-    fn as_ref(&self) -> ValueRef<'_> {
-        ValueRef::Str(self)
-    }
-    fn to_value(&self, kind: &Kind) -> Value {
-        wrap(kind, Value::String(self.clone()))
-    }
-    fn merge_value(&mut self, _: &Kind, value: Value) {
-        if let Value::String(v) = unwrap(value) {
-            *self = v;
+macro_rules! owned {
+    ($($ty:ty => $variant:ident / $as_ref:ident),*) => {$(
+        impl ReflectValue for $ty {
+            fn as_ref(&self) -> ValueRef<'_> {
+                ValueRef::$as_ref(self)
+            }
+            fn to_value(&self, kind: &Kind) -> Value {
+                wrap(kind, Value::$variant(self.clone()))
+            }
+            fn merge_value(&mut self, _: &Kind, value: Value) {
+                if let Value::$variant(v) = unwrap(value) {
+                    *self = v;
+                }
+            }
         }
-    }
+    )*};
 }
-
-impl ReflectValue for Vec<u8> {
-    fn as_ref(&self) -> ValueRef<'_> {
-        ValueRef::Bytes(self)
-    }
-    fn to_value(&self, kind: &Kind) -> Value {
-        wrap(kind, Value::Bytes(self.clone()))
-    }
-    fn merge_value(&mut self, _: &Kind, value: Value) {
-        if let Value::Bytes(v) = unwrap(value) {
-            *self = v;
-        }
-    }
-}
+owned!(String => String / Str, Vec<u8> => Bytes / Bytes);
 
 /// `int32`s, and enums' numbers.
 impl ReflectValue for i32 {
