@@ -313,3 +313,30 @@ fn decode_checks_required_fields_as_generated_code_does() {
     assert!(Required::decode(&full).is_ok());
     assert!(DynamicMessage::decode(desc, &full).is_ok());
 }
+
+/// A MessageSet item whose message comes before two type ids goes with the first (here
+/// undeclared), as C++ pairs them: the item is kept whole, and neither the generated code nor
+/// `DynamicMessage` shows the extension the second type id names (the generated code's
+/// extension accessors once took an item's last type id and last message).
+#[cfg(vt_conformance)]
+#[test]
+fn a_message_set_item_pairs_its_message_with_the_first_type_id_after_it() {
+    use vt_tests::conformance_standalone::protobuf_test_messages::proto2::test_all_types_proto2::MessageSetCorrect;
+    // Item { message = 3 (9 bytes); a fixed64 field 12; type_id = 2147483647;
+    // type_id = 123456789 (extension_with_oneof) }.
+    let hex = "0b1a09ca01066130c317a9206110f9bb5e0c0b1a08082810ffffffff0710959aef3a0c";
+    let data: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    let generated = vt_tests::properties::partial::<MessageSetCorrect>(&data).unwrap();
+    assert_eq!(vtproto::json::to_string(&generated).unwrap(), "{}");
+    let pool = conformance::pool();
+    let desc = pool
+        .get_message_by_name("protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrect")
+        .unwrap();
+    let dynamic = vt_tests::properties::merged(&desc, &data).unwrap();
+    assert_eq!(dynamic.to_json().unwrap(), "{}");
+    assert_eq!(vtproto::Message::encode_to_vec(&generated), data);
+    assert_eq!(dynamic.encode_to_vec(), data);
+}

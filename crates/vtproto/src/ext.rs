@@ -200,7 +200,9 @@ pub trait Extendable: Message {
         let mut kept = UnknownFields::new();
         for f in unknown.iter() {
             let is_item = f.number == 1 && f.wire_type == WireType::StartGroup;
-            if !(is_item && item_type_id(f.value) == Some(ext.number)) {
+            let names_it =
+                || item_pairs(f.value).is_ok_and(|p| p.iter().any(|(id, _)| *id == ext.number));
+            if !(is_item && names_it()) {
                 kept.push_raw(wire::key(f.number, f.wire_type), f.value);
             }
         }
@@ -267,22 +269,7 @@ impl UnknownFields {
     ) -> Result<(), DecodeError> {
         let raw_key = r.overlong_key_just_read();
         let item = r.skip_field_raw(key)?;
-        // (type id, message) in the order the item resolves them.
-        let mut pairs: Vec<(u32, &[u8])> = Vec::new();
-        let mut type_id = None;
-        let mut waiting: Vec<&[u8]> = Vec::new();
-        for (k, value) in item_fields(item) {
-            if k == wire::key(2, WireType::Varint) {
-                let id = Reader::new(value).read_uint32()?;
-                pairs.extend(waiting.drain(..).map(|m| (id, m)));
-                type_id = Some(id);
-            } else if k == wire::key(3, WireType::LengthDelimited) {
-                match type_id {
-                    Some(id) => pairs.push((id, value)),
-                    None => waiting.push(value),
-                }
-            }
-        }
+        let pairs = item_pairs(item)?;
         let mut merged = false;
         for (id, message) in pairs {
             if !declared(self, id, &mut Reader::new(message))? {
@@ -429,17 +416,18 @@ fn merge_records<T: ExtensionType>(
         let is_item = key == wire::key(1, WireType::StartGroup);
         if message_set && is_item {
             let item = r.skip_field_raw(key)?;
-            if item_type_id(item) == Some(number) {
-                if let Some(message) = item_message(item) {
-                    let mut m = Reader::new(message);
-                    T::merge(
-                        value,
-                        WireType::LengthDelimited,
-                        number,
-                        &mut m,
-                        &mut ignored,
-                    )?;
-                }
+            for (_, message) in item_pairs(item)?
+                .into_iter()
+                .filter(|(id, _)| *id == number)
+            {
+                let mut m = Reader::new(message);
+                T::merge(
+                    value,
+                    WireType::LengthDelimited,
+                    number,
+                    &mut m,
+                    &mut ignored,
+                )?;
             }
             continue;
         }
@@ -454,12 +442,34 @@ fn merge_records<T: ExtensionType>(
     Ok(())
 }
 
-/// The type id and message bytes (length prefix included) of each MessageSet item.
+/// The (type id, message) pairs of each MessageSet item kept among the unknown fields.
 fn message_set_items(unknown: &UnknownFields) -> impl Iterator<Item = (u32, &[u8])> {
     unknown
         .iter()
         .filter(|f| f.number == 1 && f.wire_type == WireType::StartGroup)
-        .filter_map(|f| Some((item_type_id(f.value)?, item_message(f.value)?)))
+        .flat_map(|f| item_pairs(f.value).unwrap_or_default())
+}
+
+/// An item's (type id, message) pairs in the order the item resolves them, as the decoder
+/// reads them: each message goes with the type id before it, or, for a message before any,
+/// with the first one after; a message with no type id at all goes nowhere.
+fn item_pairs(item: &[u8]) -> Result<Vec<(u32, &[u8])>, DecodeError> {
+    let mut pairs: Vec<(u32, &[u8])> = Vec::new();
+    let mut type_id = None;
+    let mut waiting: Vec<&[u8]> = Vec::new();
+    for (k, value) in item_fields(item) {
+        if k == wire::key(2, WireType::Varint) {
+            let id = Reader::new(value).read_uint32()?;
+            pairs.extend(waiting.drain(..).map(|m| (id, m)));
+            type_id = Some(id);
+        } else if k == wire::key(3, WireType::LengthDelimited) {
+            match type_id {
+                Some(id) => pairs.push((id, value)),
+                None => waiting.push(value),
+            }
+        }
+    }
+    Ok(pairs)
 }
 
 /// Walks an item group's fields (its end key included).
@@ -472,20 +482,6 @@ fn item_fields(group: &[u8]) -> impl Iterator<Item = (u32, &[u8])> {
         }
         Some((key, r.skip_field_raw(key).ok()?))
     })
-}
-
-fn item_type_id(group: &[u8]) -> Option<u32> {
-    item_fields(group)
-        .filter(|(k, _)| *k == wire::key(2, WireType::Varint))
-        .last()
-        .and_then(|(_, v)| Reader::new(v).read_uint32().ok())
-}
-
-fn item_message(group: &[u8]) -> Option<&[u8]> {
-    item_fields(group)
-        .filter(|(k, _)| *k == wire::key(3, WireType::LengthDelimited))
-        .last()
-        .map(|(_, v)| v)
 }
 
 fn key_len(number: u32) -> usize {
