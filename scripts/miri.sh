@@ -16,4 +16,5 @@ fi
 cargo +nightly miri test -p vtproto --lib
 # JSON's writer copies strings and numbers inline too (its unit tests, every length).
 cargo +nightly miri test -p vtproto --lib --features json json::write
+cargo +nightly miri test -p vtproto --lib --features reflect reflect::generated
 cargo +nightly miri test -p vt-tests --test miri_sample

@@ -855,3 +855,30 @@ pub fn merge_text(
     merge_owned(message, read);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lazy pool's `unsafe` (a pointer published once, freed on drop), also under Miri
+    /// (`scripts/miri.sh`): threads racing to build it all get the one that was kept, and a
+    /// pool that is not `'static` frees it when dropped.
+    #[test]
+    fn a_lazy_pool_is_built_once_and_freed_on_drop() {
+        // An empty `FileDescriptorSet`, then one file with one message.
+        let set: &'static [u8] = b"\x0a\x0d\x0a\x03a.p\x22\x06\x0a\x04Item";
+        let lazy = LazyPool::new(set);
+        let pools: Vec<&DescriptorPool> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4).map(|_| s.spawn(|| lazy.get())).collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(pools.windows(2).all(|w| core::ptr::eq(w[0], w[1])));
+        assert!(core::ptr::eq(lazy.get(), pools[0]));
+        let index = MessageIndex::new();
+        assert_eq!(lazy.message(&index, "Item").full_name(), "Item");
+        assert_eq!(lazy.message(&index, "Item").full_name(), "Item");
+        drop(lazy);
+        let never_used = LazyPool::new(set);
+        drop(never_used);
+    }
+}
