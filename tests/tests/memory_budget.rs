@@ -2,7 +2,8 @@
 //! size plus `DEFAULT_MEMORY_BUDGET`, 32 MiB): inputs that turn a few bytes into a struct
 //! each (repeated empty messages, repeated empty strings, map entries of defaults, packed
 //! 1-byte varints, unknown fields) are refused with `MemoryBudget` before they allocate past
-//! it, on every binary decode path (owned in both modes, `merge`, `decode_into`, views), and
+//! it, on every binary decode path (owned in both modes, `merge`, `decode_into`, views,
+//! `DynamicMessage`), and
 //! the bytes allocated stay within four times the budget plus a constant (what is charged is
 //! what the values hold; a `Vec` holds up to twice that while it grows, and the bytes counted
 //! here are every request, each reallocation's new size included, a geometric series that
@@ -85,6 +86,7 @@ fn check(
 #[test]
 fn amplifying_inputs_stop_at_the_budget_on_every_path() {
     let budget = 256 * 1024;
+    let pool = vtproto::reflect::DescriptorPool::decode(vt_tests::OWN_DESCRIPTORS).unwrap();
     for (name, input) in inputs() {
         let unknown = name == "unknown fields";
         if !unknown {

@@ -373,6 +373,7 @@ impl DynamicMessage {
                     self.unknown.push_since(k, mark, &inner);
                     continue;
                 }
+                r.charge(core::mem::size_of::<Value>())?;
                 push(self.value_mut(&field), v);
             }
             return Ok(());
@@ -381,7 +382,10 @@ impl DynamicMessage {
             Kind::Message(m) => {
                 let mut msg = match self.take_message(&field) {
                     Some(msg) => msg,
-                    None => Box::new(DynamicMessage::new(m.clone())),
+                    None => {
+                        r.charge(message_size(m))?;
+                        Box::new(DynamicMessage::new(m.clone()))
+                    }
                 };
                 let result = if field.is_group() {
                     r.group(number, |r, key| msg.merge_field(key, r))
@@ -400,6 +404,7 @@ impl DynamicMessage {
                     return Ok(());
                 }
                 if field.is_list() {
+                    r.charge(core::mem::size_of::<Value>())?;
                     push(self.value_mut(&field), v);
                 } else {
                     self.set_field(&field, v);
@@ -458,6 +463,7 @@ impl DynamicMessage {
         };
         let mark = r.mark();
         let body = r.read_len_delimited()?;
+        r.charge(core::mem::size_of::<(MapKey, Value)>())?;
         // Key and value as the entry holds them last (a value read twice: the last one; a
         // message twice: merged), whatever they hold: an enum's number is checked once the
         // entry is read, as generated code does.
@@ -474,7 +480,10 @@ impl DynamicMessage {
                             let body = inner.read_len_delimited()?;
                             let mut msg = match v.take() {
                                 Some(Value::Message(msg)) => msg,
-                                _ => Box::new(DynamicMessage::new(m.clone())),
+                                _ => {
+                                    inner.charge(message_size(m))?;
+                                    Box::new(DynamicMessage::new(m.clone()))
+                                }
                             };
                             let result = inner.nested(body, |r| msg.merge(r));
                             v = Some(Value::Message(msg));
@@ -700,6 +709,13 @@ pub(super) fn extension_named(desc: &MessageDescriptor, key: &str) -> Option<Fie
 }
 
 /// The required fields of the messages in `v`.
+/// What a new message of type `desc` takes, charged to the decode's memory budget: its box
+/// and a slot per field.
+fn message_size(desc: &MessageDescriptor) -> usize {
+    core::mem::size_of::<DynamicMessage>()
+        + desc.fields().len() * core::mem::size_of::<Option<Value>>()
+}
+
 fn check_value(v: &Value) -> Result<(), DecodeError> {
     match v {
         Value::Message(m) => m.check_initialized(),
