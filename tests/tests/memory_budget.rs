@@ -105,6 +105,15 @@ fn amplifying_inputs_stop_at_the_budget_on_every_path() {
             budget,
             |mut r| standalone::Repeateds::default().merge(&mut r),
         );
+        let desc = pool
+            .get_message_by_name("vt.test.proto3.Repeateds")
+            .unwrap();
+        check(
+            &format!("{name}, DynamicMessage"),
+            &input,
+            budget,
+            |mut r| vtproto::reflect::DynamicMessage::new(desc).merge(&mut r),
+        );
         check(&format!("{name}, decode_into"), &input, budget, |mut r| {
             let mut reused = standalone::Repeateds::default();
             reused.merge_replace(&mut r)
