@@ -137,12 +137,6 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
             }
             #unknown
             #any_enum
-            fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-                self
-            }
-            fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-                self
-            }
         }
     }
 }

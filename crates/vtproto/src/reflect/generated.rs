@@ -80,14 +80,6 @@ pub trait ReflectMessage {
     {
         merge_checked(self, message)
     }
-
-    /// `self` as a trait object (implemented by generated code as `self`).
-    #[doc(hidden)]
-    fn as_dyn(&self) -> &dyn ReflectMessage;
-
-    /// `self` as a mutable trait object.
-    #[doc(hidden)]
-    fn as_dyn_mut(&mut self) -> &mut dyn ReflectMessage;
 }
 
 /// [`ReflectMessage::merge_dynamic`] for any `dyn ReflectMessage`.
@@ -143,12 +135,6 @@ impl<T: ReflectMessage + ?Sized> ReflectMessage for Box<T> {
     fn holds_any_enum_number(&self) -> bool {
         (**self).holds_any_enum_number()
     }
-    fn as_dyn(&self) -> &dyn ReflectMessage {
-        (**self).as_dyn()
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ReflectMessage {
-        (**self).as_dyn_mut()
-    }
 }
 
 /// A field's storage, read.
@@ -180,9 +166,6 @@ pub enum FieldMut<'a> {
 pub trait ReflectValue {
     /// The value as it is stored, without a copy.
     fn as_ref(&self) -> ValueRef<'_>;
-
-    /// The value as a [`Value`] of the field's `kind`.
-    fn to_value(&self, kind: &Kind) -> Value;
 
     /// Merges `value`: a scalar replaces, a message merges. A value of another kind is
     /// ignored.
@@ -472,9 +455,6 @@ macro_rules! scalars {
             fn as_ref(&self) -> ValueRef<'_> {
                 ValueRef::$as_ref(*self)
             }
-            fn to_value(&self, kind: &Kind) -> Value {
-                wrap(kind, Value::$variant(self.clone()))
-            }
             fn merge_value(&mut self, _: &Kind, value: Value) {
                 if let Value::$variant(v) = unwrap(value) {
                     *self = v.into();
@@ -492,9 +472,6 @@ macro_rules! owned {
             fn as_ref(&self) -> ValueRef<'_> {
                 ValueRef::$as_ref(self)
             }
-            fn to_value(&self, kind: &Kind) -> Value {
-                wrap(kind, Value::$variant(self.clone()))
-            }
             fn merge_value(&mut self, _: &Kind, value: Value) {
                 if let Value::$variant(v) = unwrap(value) {
                     *self = v;
@@ -510,12 +487,6 @@ impl ReflectValue for i32 {
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::I32(*self)
     }
-    fn to_value(&self, kind: &Kind) -> Value {
-        match kind {
-            Kind::Enum(_) => Value::EnumNumber(*self),
-            _ => wrap(kind, Value::I32(*self)),
-        }
-    }
     fn merge_value(&mut self, _: &Kind, value: Value) {
         if let Value::I32(v) | Value::EnumNumber(v) = unwrap(value) {
             *self = v;
@@ -526,9 +497,6 @@ impl ReflectValue for i32 {
 impl ReflectValue for bytes::Bytes {
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::Bytes(self)
-    }
-    fn to_value(&self, kind: &Kind) -> Value {
-        wrap(kind, Value::Bytes(self.to_vec()))
     }
     fn merge_value(&mut self, _: &Kind, value: Value) {
         if let Value::Bytes(v) = unwrap(value) {
@@ -542,12 +510,6 @@ impl ReflectValue for () {
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::Unit
     }
-    fn to_value(&self, kind: &Kind) -> Value {
-        match kind {
-            Kind::Message(desc) => Value::Message(Box::new(DynamicMessage::new(desc.clone()))),
-            _ => Value::Bool(false),
-        }
-    }
     fn merge_value(&mut self, _: &Kind, _: Value) {}
 }
 
@@ -555,22 +517,30 @@ impl ReflectValue for () {
 // message type used as a field.
 impl<M: ReflectMessage> ReflectValue for M {
     fn as_ref(&self) -> ValueRef<'_> {
-        ValueRef::Message(self.as_dyn())
-    }
-    fn to_value(&self, kind: &Kind) -> Value {
-        message_value(self.as_dyn(), kind)
+        ValueRef::Message(self)
     }
     fn merge_value(&mut self, _: &Kind, value: Value) {
-        merge_message_value(self.as_dyn_mut(), value);
+        merge_message_value(self, value);
     }
 }
 
-fn message_value(m: &dyn ReflectMessage, kind: &Kind) -> Value {
-    let desc = match kind {
-        Kind::Message(desc) => desc.clone(),
-        _ => m.descriptor(),
-    };
-    Value::Message(Box::new(to_dynamic(m, desc)))
+/// A stored value as a [`Value`] of the field's `kind`: a message converted, a wrapper type
+/// stored as prost's primitive (or `()` for `Empty`) as its message.
+fn value_of(v: &dyn ReflectValue, kind: &Kind) -> Value {
+    match (v.as_ref(), kind) {
+        (ValueRef::Message(m), Kind::Message(desc)) => {
+            Value::Message(Box::new(to_dynamic(m, desc.clone())))
+        }
+        (ValueRef::Message(m), _) => Value::Message(Box::new(to_dynamic(m, m.descriptor()))),
+        (ValueRef::Unit, Kind::Message(desc)) => {
+            Value::Message(Box::new(DynamicMessage::new(desc.clone())))
+        }
+        (ValueRef::Unit, _) => Value::Bool(false),
+        (scalar, kind) => match scalar.scalar(kind) {
+            Some(v) => wrap(kind, v),
+            None => Value::Bool(false),
+        },
+    }
 }
 
 fn merge_message_value(m: &mut dyn ReflectMessage, value: Value) {
@@ -596,13 +566,13 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
         let value = match message.field(f.number()) {
             None | Some(FieldRef::Optional(None)) => continue,
             Some(FieldRef::Single(v)) => {
-                let v = v.to_value(&f.kind());
+                let v = value_of(v, &f.kind());
                 if !f.has_presence() && v.is_zero() {
                     continue;
                 }
                 v
             }
-            Some(FieldRef::Optional(Some(v))) => v.to_value(&f.kind()),
+            Some(FieldRef::Optional(Some(v))) => value_of(v, &f.kind()),
             Some(FieldRef::List(list)) => {
                 if list.is_empty() {
                     continue;
@@ -611,7 +581,7 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
                 Value::List(
                     (0..list.len())
                         .filter_map(|i| list.get(i))
-                        .map(|v| v.to_value(&kind))
+                        .map(|v| value_of(v, &kind))
                         .collect(),
                 )
             }
@@ -624,7 +594,7 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
                 };
                 let mut entries = BTreeMap::new();
                 map.for_each(&mut |k, v| {
-                    entries.insert(k.to_key(), v.to_value(&value_kind));
+                    entries.insert(k.to_key(), value_of(v, &value_kind));
                 });
                 Value::Map(entries)
             }

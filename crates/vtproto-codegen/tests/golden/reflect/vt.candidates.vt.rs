@@ -28,12 +28,6 @@ impl ::vtproto::reflect::ReflectMessage for Candidate {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for CandidatesResponse {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -54,11 +48,5 @@ impl ::vtproto::reflect::ReflectMessage for CandidatesResponse {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }

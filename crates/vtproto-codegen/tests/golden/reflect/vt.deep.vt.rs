@@ -30,10 +30,4 @@ impl ::vtproto::reflect::ReflectMessage for Node {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }

@@ -42,12 +42,6 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Self_ {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -68,12 +62,6 @@ impl ::vtproto::reflect::ReflectMessage for Self_ {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Thing {
@@ -97,12 +85,6 @@ impl ::vtproto::reflect::ReflectMessage for Thing {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Holder {
@@ -175,12 +157,6 @@ impl ::vtproto::reflect::ReflectMessage for Holder {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for holder::Choice {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -201,12 +177,6 @@ impl ::vtproto::reflect::ReflectMessage for holder::Choice {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for UsesEnum {
@@ -237,12 +207,6 @@ impl ::vtproto::reflect::ReflectMessage for UsesEnum {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Core {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -263,12 +227,6 @@ impl ::vtproto::reflect::ReflectMessage for Core {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
@@ -291,12 +249,6 @@ impl ::vtproto::reflect::ReflectMessage for Option {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Result {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -317,12 +269,6 @@ impl ::vtproto::reflect::ReflectMessage for Result {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Methods {
@@ -350,12 +296,6 @@ impl ::vtproto::reflect::ReflectMessage for Methods {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for HasMethods {
@@ -394,11 +334,5 @@ impl ::vtproto::reflect::ReflectMessage for HasMethods {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }

@@ -31,12 +31,6 @@ impl ::vtproto::reflect::ReflectMessage for Any {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Api {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -74,12 +68,6 @@ impl ::vtproto::reflect::ReflectMessage for Api {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 #[allow(deprecated)]
@@ -120,12 +108,6 @@ impl ::vtproto::reflect::ReflectMessage for Method {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Mixin {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -151,12 +133,6 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Duration {
@@ -184,12 +160,6 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Empty {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -209,12 +179,6 @@ impl ::vtproto::reflect::ReflectMessage for Empty {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FieldMask {
@@ -240,12 +204,6 @@ impl ::vtproto::reflect::ReflectMessage for FieldMask {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for SourceContext {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -270,12 +228,6 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Struct {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -299,12 +251,6 @@ impl ::vtproto::reflect::ReflectMessage for Struct {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Value {
@@ -406,12 +352,6 @@ impl ::vtproto::reflect::ReflectMessage for Value {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for ListValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -435,12 +375,6 @@ impl ::vtproto::reflect::ReflectMessage for ListValue {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Timestamp {
@@ -467,12 +401,6 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Type {
@@ -509,12 +437,6 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Field {
@@ -558,12 +480,6 @@ impl ::vtproto::reflect::ReflectMessage for Field {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Enum {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -598,12 +514,6 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -632,12 +542,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -664,12 +568,6 @@ impl ::vtproto::reflect::ReflectMessage for Option {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for DoubleValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -693,12 +591,6 @@ impl ::vtproto::reflect::ReflectMessage for DoubleValue {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FloatValue {
@@ -724,12 +616,6 @@ impl ::vtproto::reflect::ReflectMessage for FloatValue {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Int64Value {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -753,12 +639,6 @@ impl ::vtproto::reflect::ReflectMessage for Int64Value {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for UInt64Value {
@@ -784,12 +664,6 @@ impl ::vtproto::reflect::ReflectMessage for UInt64Value {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Int32Value {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -813,12 +687,6 @@ impl ::vtproto::reflect::ReflectMessage for Int32Value {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for UInt32Value {
@@ -844,12 +712,6 @@ impl ::vtproto::reflect::ReflectMessage for UInt32Value {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for BoolValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -873,12 +735,6 @@ impl ::vtproto::reflect::ReflectMessage for BoolValue {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for StringValue {
@@ -904,12 +760,6 @@ impl ::vtproto::reflect::ReflectMessage for StringValue {
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for BytesValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -933,11 +783,5 @@ impl ::vtproto::reflect::ReflectMessage for BytesValue {
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }

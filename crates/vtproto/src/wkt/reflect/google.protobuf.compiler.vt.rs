@@ -32,12 +32,6 @@ impl ::vtproto::reflect::ReflectMessage for Version {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for CodeGeneratorRequest {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -65,12 +59,6 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorRequest {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for CodeGeneratorResponse {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -95,12 +83,6 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorResponse {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for code_generator_response::File {
@@ -128,11 +110,5 @@ impl ::vtproto::reflect::ReflectMessage for code_generator_response::File {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }

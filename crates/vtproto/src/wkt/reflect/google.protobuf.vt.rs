@@ -28,12 +28,6 @@ impl ::vtproto::reflect::ReflectMessage for Any {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Api {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -66,12 +60,6 @@ impl ::vtproto::reflect::ReflectMessage for Api {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 #[allow(deprecated)]
@@ -107,12 +95,6 @@ impl ::vtproto::reflect::ReflectMessage for Method {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Mixin {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -136,12 +118,6 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for FileDescriptorSet {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -162,12 +138,6 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorSet {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
@@ -212,12 +182,6 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for DescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -257,12 +221,6 @@ impl ::vtproto::reflect::ReflectMessage for DescriptorProto {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ExtensionRange {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -288,12 +246,6 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ExtensionRange {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ReservedRange {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -317,12 +269,6 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ReservedRange {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for ExtensionRangeOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -343,12 +289,6 @@ impl ::vtproto::reflect::ReflectMessage for ExtensionRangeOptions {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FieldDescriptorProto {
@@ -391,12 +331,6 @@ impl ::vtproto::reflect::ReflectMessage for FieldDescriptorProto {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for OneofDescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -419,12 +353,6 @@ impl ::vtproto::reflect::ReflectMessage for OneofDescriptorProto {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumDescriptorProto {
@@ -455,12 +383,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumDescriptorProto {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for enum_descriptor_proto::EnumReservedRange {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -483,12 +405,6 @@ impl ::vtproto::reflect::ReflectMessage for enum_descriptor_proto::EnumReservedR
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValueDescriptorProto {
@@ -515,12 +431,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueDescriptorProto {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for ServiceDescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -545,12 +455,6 @@ impl ::vtproto::reflect::ReflectMessage for ServiceDescriptorProto {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for MethodDescriptorProto {
@@ -582,12 +486,6 @@ impl ::vtproto::reflect::ReflectMessage for MethodDescriptorProto {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 #[allow(deprecated)]
@@ -649,12 +547,6 @@ impl ::vtproto::reflect::ReflectMessage for FileOptions {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for MessageOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -683,12 +575,6 @@ impl ::vtproto::reflect::ReflectMessage for MessageOptions {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 #[allow(deprecated)]
@@ -724,12 +610,6 @@ impl ::vtproto::reflect::ReflectMessage for FieldOptions {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for OneofOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -750,12 +630,6 @@ impl ::vtproto::reflect::ReflectMessage for OneofOptions {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumOptions {
@@ -782,12 +656,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumOptions {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValueOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -811,12 +679,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueOptions {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for ServiceOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -839,12 +701,6 @@ impl ::vtproto::reflect::ReflectMessage for ServiceOptions {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for MethodOptions {
@@ -870,12 +726,6 @@ impl ::vtproto::reflect::ReflectMessage for MethodOptions {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for UninterpretedOption {
@@ -910,12 +760,6 @@ impl ::vtproto::reflect::ReflectMessage for UninterpretedOption {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -939,12 +783,6 @@ impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for SourceCodeInfo {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -965,12 +803,6 @@ impl ::vtproto::reflect::ReflectMessage for SourceCodeInfo {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for source_code_info::Location {
@@ -1001,12 +833,6 @@ impl ::vtproto::reflect::ReflectMessage for source_code_info::Location {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for GeneratedCodeInfo {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -1027,12 +853,6 @@ impl ::vtproto::reflect::ReflectMessage for GeneratedCodeInfo {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for generated_code_info::Annotation {
@@ -1061,12 +881,6 @@ impl ::vtproto::reflect::ReflectMessage for generated_code_info::Annotation {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Duration {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -1090,12 +904,6 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for FieldMask {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -1116,12 +924,6 @@ impl ::vtproto::reflect::ReflectMessage for FieldMask {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for SourceContext {
@@ -1144,12 +946,6 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Struct {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -1170,12 +966,6 @@ impl ::vtproto::reflect::ReflectMessage for Struct {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Value {
@@ -1274,12 +1064,6 @@ impl ::vtproto::reflect::ReflectMessage for Value {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for ListValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -1300,12 +1084,6 @@ impl ::vtproto::reflect::ReflectMessage for ListValue {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Timestamp {
@@ -1329,12 +1107,6 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Type {
@@ -1366,12 +1138,6 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Field {
@@ -1412,12 +1178,6 @@ impl ::vtproto::reflect::ReflectMessage for Field {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Enum {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -1447,12 +1207,6 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -1478,12 +1232,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
     fn holds_any_enum_number(&self) -> bool {
         true
     }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -1506,11 +1254,5 @@ impl ::vtproto::reflect::ReflectMessage for Option {
     }
     fn holds_any_enum_number(&self) -> bool {
         true
-    }
-    fn as_dyn(&self) -> &dyn ::vtproto::reflect::ReflectMessage {
-        self
-    }
-    fn as_dyn_mut(&mut self) -> &mut dyn ::vtproto::reflect::ReflectMessage {
-        self
     }
 }
