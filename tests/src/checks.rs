@@ -137,7 +137,10 @@ where
         json::to_string(&v).expect("a value serde read from JSON has a JSON form");
     }
     let options = json::DecodeOptions {
-        recursion_limit: 32,
+        limits: vtproto::DecodeLimits {
+            recursion_limit: 32,
+            ..Default::default()
+        },
         ..json::DecodeOptions::default()
     };
     let read = json::from_slice_with::<M>(text, &options);
@@ -191,7 +194,10 @@ where
 {
     use vtproto::text;
     let options = text::DecodeOptions {
-        recursion_limit: 32,
+        limits: vtproto::DecodeLimits {
+            recursion_limit: 32,
+            ..Default::default()
+        },
         ..text::DecodeOptions::default()
     };
     let Ok(input) = std::str::from_utf8(input) else {

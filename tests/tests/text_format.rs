@@ -118,7 +118,10 @@ fn errors_say_where() {
     // Nesting past the limit is an error, not a stack overflow.
     let deep = "child { ".repeat(5) + &"}".repeat(5);
     let options = DecodeOptions {
-        recursion_limit: 3,
+        limits: vtproto::DecodeLimits {
+            recursion_limit: 3,
+            ..Default::default()
+        },
         ..Default::default()
     };
     let e = text::from_str_with::<Node>(&deep, &options).unwrap_err();

@@ -20,6 +20,10 @@ thread_local! {
     static COUNT: Cell<usize> = const { Cell::new(0) };
     static LARGEST: Cell<usize> = const { Cell::new(0) };
     static BYTES: Cell<usize> = const { Cell::new(0) };
+    /// Bytes this thread holds (allocated less freed) since its first measured allocation.
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    /// The most `LIVE` has been since the current `measure` call began.
+    static PEAK: Cell<isize> = const { Cell::new(0) };
 }
 
 fn note(size: usize) {
@@ -31,20 +35,35 @@ fn note(size: usize) {
     let _ = BYTES.try_with(|b| b.set(b.get() + size));
 }
 
+/// `delta` more bytes held by this thread.
+fn hold(delta: isize) {
+    if MEASURING.load(Relaxed) == 0 {
+        return;
+    }
+    let _ = LIVE.try_with(|l| {
+        let now = l.get() + delta;
+        l.set(now);
+        let _ = PEAK.try_with(|p| p.set(p.get().max(now)));
+    });
+}
+
 // SAFETY: every call is forwarded unchanged to the system allocator; the bookkeeping allocates
 // nothing.
 unsafe impl GlobalAlloc for Tracking {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note(layout.size());
+        hold(layout.size() as isize);
         // SAFETY: the caller's contract is passed on unchanged.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        hold(-(layout.size() as isize));
         // SAFETY: the caller's contract is passed on unchanged.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note(new_size);
+        hold(new_size as isize - layout.size() as isize);
         // SAFETY: the caller's contract is passed on unchanged.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -59,6 +78,9 @@ pub struct Stats {
     pub largest: usize,
     /// Bytes requested in all (a reallocation counts its new size).
     pub bytes: usize,
+    /// The most bytes held at once beyond what was held when the call began (allocated less
+    /// freed, on this thread): the call's peak memory.
+    pub peak: usize,
 }
 
 /// Runs `f` and reports this thread's allocations during it (only counted while
@@ -68,11 +90,19 @@ pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Stats) {
     let before = COUNT.with(Cell::get);
     let bytes_before = BYTES.with(Cell::get);
     let outer_largest = LARGEST.with(|l| l.replace(0));
+    let live_before = LIVE.with(Cell::get);
+    let outer_peak = PEAK.with(|p| p.replace(live_before));
     let out = f();
+    let peak = PEAK.with(|p| {
+        let peak = p.get();
+        p.set(outer_peak.max(peak));
+        peak
+    });
     let stats = Stats {
         count: COUNT.with(Cell::get) - before,
         largest: LARGEST.with(|l| l.replace(outer_largest.max(l.get()))),
         bytes: BYTES.with(Cell::get) - bytes_before,
+        peak: (peak - live_before).max(0) as usize,
     };
     MEASURING.fetch_sub(1, Relaxed);
     (out, stats)
@@ -103,6 +133,14 @@ mod tests {
         });
         assert_eq!(stats.count, 1);
         assert_eq!(stats.largest, 800);
+        assert_eq!(stats.peak, 800);
+        let ((), stats) = measure(|| {
+            for _ in 0..4 {
+                drop(vec![0u8; 1000]);
+            }
+        });
+        assert_eq!(stats.bytes, 4000);
+        assert_eq!(stats.peak, 1000, "freed memory does not count twice");
         drop(v);
         let mut grow = Vec::<u8>::new();
         let n = steady_state_allocations(|| {

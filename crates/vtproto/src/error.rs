@@ -43,11 +43,26 @@ pub enum DecodeErrorKind {
         field: Cow<'static, str>,
     },
     /// The decode would allocate more than its memory budget allows (see
-    /// [`Reader::with_memory_budget`](crate::Reader::with_memory_budget)): elements, strings,
+    /// [`DecodeLimits::memory_budget`](crate::DecodeLimits::memory_budget)): elements, strings,
     /// bytes, map entries and unknown fields are charged before they are allocated.
     MemoryBudget {
         /// The budget the decode started with, in bytes.
         budget: usize,
+    },
+    /// The input is longer than [`DecodeLimits::max_input_size`](crate::DecodeLimits).
+    InputTooLarge {
+        /// The input's size, in bytes.
+        size: usize,
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// The decode would keep more unknown fields, or more bytes of them, than
+    /// [`DecodeLimits`](crate::DecodeLimits) allow (`usize::MAX`: no limit).
+    UnknownFieldLimit {
+        /// The most unknown fields one decode keeps.
+        max_fields: usize,
+        /// The most bytes of unknown fields one decode keeps.
+        max_bytes: usize,
     },
     /// An `Any` holds another type than the one asked for.
     UnexpectedTypeUrl {
@@ -139,6 +154,19 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::MemoryBudget { budget } => write!(
                 f,
                 "the decoded value would take more than its memory budget of {budget} bytes"
+            ),
+            DecodeErrorKind::InputTooLarge { size, limit } => {
+                write!(
+                    f,
+                    "input of {size} bytes is over the limit of {limit} bytes"
+                )
+            }
+            DecodeErrorKind::UnknownFieldLimit {
+                max_fields,
+                max_bytes,
+            } => write!(
+                f,
+                "more unknown fields than the limits allow ({max_fields} fields, {max_bytes} bytes)"
             ),
         }
     }

@@ -507,8 +507,13 @@ pub trait RepeatedScalar: ExtensionType {
     }
     /// Keeps a value the type does not hold, read from `r` since `mark`, as an unknown varint
     /// record of field `number`, its varint as it came (as upb and C++ keep it).
-    fn divert(number: u32, mark: Mark<'_>, r: &Reader<'_>, unknown: &mut UnknownFields) {
-        unknown.push_since(wire::key(number, WireType::Varint), mark, r);
+    fn divert(
+        number: u32,
+        mark: Mark<'_>,
+        r: &mut Reader<'_>,
+        unknown: &mut UnknownFields,
+    ) -> Result<(), DecodeError> {
+        unknown.push_since(wire::key(number, WireType::Varint), mark, r)
     }
 }
 
@@ -528,7 +533,7 @@ fn merge_scalar<T: RepeatedScalar>(
     if T::holds(&v) {
         *value = Some(v);
     } else {
-        T::divert(number, mark, r, unknown);
+        T::divert(number, mark, r, unknown)?;
     }
     Ok(true)
 }
@@ -727,17 +732,21 @@ fn merge_repeated<T: RepeatedScalar>(
         let mark = r.mark();
         let v = T::read_one(r)?;
         if T::holds(&v) {
+            r.charge(core::mem::size_of::<T::Value>())?;
             value.get_or_insert_with(Vec::new).push(v);
+            Ok(())
         } else {
-            T::divert(number, mark, r, unknown);
+            T::divert(number, mark, r, unknown)
         }
-        Ok(())
     };
     if wire_type == WireType::LengthDelimited && T::PACKABLE {
-        let mut run = Reader::new(r.read_len_delimited()?);
-        while !run.is_empty() {
-            keep(&mut run)?;
-        }
+        let run = r.read_len_delimited()?;
+        r.packed_body(run, |run| {
+            while !run.is_empty() {
+                keep(run)?;
+            }
+            Ok(())
+        })?;
     } else if wire_type == T::WIRE_TYPE {
         keep(r)?;
     } else {

@@ -36,6 +36,7 @@ mod error;
 pub mod ext;
 pub mod field;
 mod impls;
+mod limits;
 mod message;
 mod reader;
 mod reuse;
@@ -70,10 +71,13 @@ extern crate self as vtproto;
 pub use bytes;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, UnknownEnumValue};
 pub use ext::{Extendable, Extension};
+pub use limits::{
+    DecodeLimits, DEFAULT_MAX_INPUT_SIZE, DEFAULT_MEMORY_BUDGET, DEFAULT_RECURSION_LIMIT,
+};
 #[cfg(feature = "std")]
 pub use message::scratch_bytes_retained;
 pub use message::Message;
-pub use reader::{Mark, Reader, DEFAULT_MEMORY_BUDGET, DEFAULT_RECURSION_LIMIT};
+pub use reader::{Mark, Reader};
 pub use unknown::{UnknownField, UnknownFields};
 pub use view::{MessageView, Owned, OwnedView, ViewFamily};
 pub use writer::ReverseWriter;

@@ -9,6 +9,7 @@ use bytes::buf::UninitSlice;
 use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::error::{DecodeError, EncodeError};
+use crate::limits::DecodeLimits;
 use crate::reader::Reader;
 use crate::wire;
 use crate::writer::ReverseWriter;
@@ -133,6 +134,47 @@ pub trait Message: Default {
         msg.merge(&mut Reader::from_bytes(bytes))?;
         msg.check_initialized()?;
         Ok(msg)
+    }
+
+    /// Decodes a message from `buf` under `limits` (input size, memory budget, nesting,
+    /// unknown fields): a server's decode of what strangers send.
+    #[inline]
+    fn decode_with_limits(buf: &[u8], limits: &DecodeLimits) -> Result<Self, DecodeError> {
+        limits.check_input(buf.len())?;
+        let mut msg = Self::default();
+        msg.merge(&mut Reader::new(buf).with_limits(limits))?;
+        msg.check_initialized()?;
+        Ok(msg)
+    }
+
+    /// [`decode_bytes`](Message::decode_bytes) under `limits`.
+    #[inline]
+    fn decode_bytes_with_limits(bytes: &Bytes, limits: &DecodeLimits) -> Result<Self, DecodeError> {
+        limits.check_input(bytes.len())?;
+        let mut msg = Self::default();
+        msg.merge(&mut Reader::from_bytes(bytes).with_limits(limits))?;
+        msg.check_initialized()?;
+        Ok(msg)
+    }
+
+    /// [`decode_into`](Message::decode_into) under `limits`.
+    #[inline]
+    fn decode_into_with_limits(
+        &mut self,
+        buf: &[u8],
+        limits: &DecodeLimits,
+    ) -> Result<(), DecodeError> {
+        limits.check_input(buf.len())?;
+        self.merge_replace(&mut Reader::new(buf).with_limits(limits))?;
+        self.check_initialized()
+    }
+
+    /// [`merge_from_slice`](Message::merge_from_slice) under `limits`.
+    #[inline]
+    fn merge_with_limits(&mut self, buf: &[u8], limits: &DecodeLimits) -> Result<(), DecodeError> {
+        limits.check_input(buf.len())?;
+        self.merge(&mut Reader::new(buf).with_limits(limits))?;
+        self.check_initialized()
     }
 
     /// Decodes a length-prefixed message from the front of `buf` and advances `buf` past it.

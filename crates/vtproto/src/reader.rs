@@ -10,6 +10,7 @@ use crate::prelude::*;
 use bytes::Bytes;
 
 use crate::error::{DecodeError, DecodeErrorKind};
+use crate::limits::{DecodeLimits, DEFAULT_MEMORY_BUDGET, DEFAULT_RECURSION_LIMIT};
 use crate::wire::{self, WireType};
 use crate::writer::copy_bytes;
 use crate::{Message, MessageView, UnknownFields};
@@ -21,9 +22,6 @@ pub struct Mark<'a> {
     pub(crate) key: Option<&'a [u8]>,
     pub(crate) value: &'a [u8],
 }
-
-/// Nesting depth allowed by default, as in prost and the C++ implementation.
-pub const DEFAULT_RECURSION_LIMIT: u32 = 100;
 
 /// A cursor over the bytes of one message (or of one length-delimited field inside it).
 pub struct Reader<'a> {
@@ -39,11 +37,11 @@ pub struct Reader<'a> {
     pub(crate) budget: usize,
     /// The budget it started with, for the error.
     budget_start: usize,
+    /// Unknown fields, and bytes of them, the decode may still keep (`u32::MAX`: no limit).
+    unknown_left: [u32; 2],
+    /// The limits those started with, for the error.
+    unknown_start: [u32; 2],
 }
-
-/// The memory budget of a decode beyond its input's own size (see
-/// [`Reader::with_memory_budget`]): 32 MiB, as buffa's default.
-pub const DEFAULT_MEMORY_BUDGET: usize = 32 << 20;
 
 #[cold]
 #[inline(never)]
@@ -139,6 +137,28 @@ impl<'a> Reader<'a> {
             overlong_key: &[],
             budget,
             budget_start: budget,
+            unknown_left: [u32::MAX; 2],
+            unknown_start: [u32::MAX; 2],
+        }
+    }
+
+    /// Applies `limits` to this reader: the recursion limit, the memory budget (the input's
+    /// size plus [`DecodeLimits::memory_budget`]) and the caps on unknown fields. The input's
+    /// size is the caller's to check ([`DecodeLimits::check_input`]), as `Message`'s
+    /// `*_with_limits` methods do.
+    pub fn with_limits(self, limits: &DecodeLimits) -> Self {
+        let budget = limits.budget_for(self.buf.len());
+        let cap = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let unknown = [
+            cap(limits.max_unknown_fields),
+            cap(limits.max_unknown_bytes),
+        ];
+        Reader {
+            unknown_left: unknown,
+            unknown_start: unknown,
+            ..self
+                .with_recursion_limit(limits.recursion_limit)
+                .with_memory_budget(budget)
         }
     }
 
@@ -196,7 +216,69 @@ impl<'a> Reader<'a> {
             overlong_key: &[],
             budget: self.budget,
             budget_start: self.budget_start,
+            unknown_left: self.unknown_left,
+            unknown_start: self.unknown_start,
         }
+    }
+
+    /// Runs `f` on a reader over `body` (a packed field's values, at this level), carrying
+    /// back what it spends.
+    #[inline(always)]
+    pub(crate) fn packed_body<T>(
+        &mut self,
+        body: &'a [u8],
+        f: impl FnOnce(&mut Reader<'a>) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
+        let mut inner = self.sub(body, self.depth);
+        let result = f(&mut inner);
+        self.spent(&inner);
+        result
+    }
+
+    /// Carries back what a reader made by [`sub`](Self::sub) spent.
+    #[inline(always)]
+    pub(crate) fn spent(&mut self, inner: &Reader<'_>) {
+        self.budget = inner.budget;
+        self.unknown_left = inner.unknown_left;
+    }
+
+    /// Charges an unknown field of `bytes` bytes about to be kept: to the caps on unknown
+    /// fields and to the memory budget.
+    #[inline]
+    pub(crate) fn charge_unknown(&mut self, bytes: usize) -> Result<(), DecodeError> {
+        if self.unknown_start != [u32::MAX; 2] {
+            let [fields, size] = self.unknown_left;
+            let b = u32::try_from(bytes).unwrap_or(u32::MAX);
+            // A cap of `u32::MAX` is no cap (it saturates rather than fails).
+            let fields = match fields.checked_sub(1) {
+                Some(f) => f,
+                None if self.unknown_start[0] == u32::MAX => 0,
+                None => return self.over_unknown(),
+            };
+            let size = match size.checked_sub(b) {
+                Some(s) => s,
+                None if self.unknown_start[1] == u32::MAX => 0,
+                None => return self.over_unknown(),
+            };
+            self.unknown_left = [fields, size];
+        }
+        self.charge(bytes)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_unknown<T>(&self) -> Result<T, DecodeError> {
+        let limit = |n: u32| {
+            if n == u32::MAX {
+                usize::MAX
+            } else {
+                n as usize
+            }
+        };
+        err(DecodeErrorKind::UnknownFieldLimit {
+            max_fields: limit(self.unknown_start[0]),
+            max_bytes: limit(self.unknown_start[1]),
+        })
     }
 
     /// Sets how many levels of nested messages (and groups, and map entries) are allowed.
@@ -486,7 +568,7 @@ impl<'a> Reader<'a> {
         let depth = self.enter()?;
         let mut inner = self.sub(body, depth - 1);
         let result = f(&mut inner);
-        self.budget = inner.budget;
+        self.spent(&inner);
         result
     }
 
@@ -625,19 +707,21 @@ impl<'a> Reader<'a> {
         known: impl Fn(i32) -> bool,
     ) -> Result<(), DecodeError> {
         let body = self.read_len_delimited()?;
-        let mut inner = Reader::new(body);
         let key = wire::key(number, WireType::Varint);
-        while !inner.is_empty() {
-            let mark = inner.mark();
-            let v = inner.read_int32()?;
-            if known(v) {
-                dst.push(v);
-            } else {
-                // Its own record, its varint as it came (upb and C++ do the same).
-                unknown.push_since(key, mark, &inner);
+        self.packed_body(body, |inner| {
+            while !inner.is_empty() {
+                let mark = inner.mark();
+                let v = inner.read_int32()?;
+                if known(v) {
+                    inner.charge(core::mem::size_of::<i32>())?;
+                    dst.push(v);
+                } else {
+                    // Its own record, its varint as it came (upb and C++ do the same).
+                    unknown.push_since(key, mark, inner)?;
+                }
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Marks the start of a value whose key was just read, for

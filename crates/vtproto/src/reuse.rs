@@ -177,7 +177,7 @@ pub fn replace_str_map_entry<'a, M: StrMap<V>, V>(
     if let Some(v) = map.get_mut(k) {
         if state.name(addr(&*v)) {
             let result = fill(&mut entry, v);
-            r.budget = entry.budget;
+            r.spent(&entry);
             return result.map(|()| true);
         }
     }
@@ -185,7 +185,7 @@ pub fn replace_str_map_entry<'a, M: StrMap<V>, V>(
     map.retain_values(|v| state.keeps(addr(v)));
     entry.charge(k.len() + core::mem::size_of::<String>() + core::mem::size_of::<V>())?;
     let result = fill(&mut entry, map.entry_or_default(k));
-    r.budget = entry.budget;
+    r.spent(&entry);
     result.map(|()| true)
 }
 

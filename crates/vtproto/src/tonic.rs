@@ -125,13 +125,15 @@ impl<U: Decode> Decoder for VtDecoder<U> {
     }
 }
 
-/// The status a decoding error answers: `RESOURCE_EXHAUSTED` past the memory budget, as
+/// The status a decoding error answers: `RESOURCE_EXHAUSTED` past a [`DecodeLimits`](crate::DecodeLimits) limit, as
 /// gRPC's other implementations answer input over their limits; `INTERNAL` otherwise, as
 /// tonic-prost does.
 fn status_of<U: Decode>(e: crate::DecodeError) -> Status {
     let message = format!("decoding {}: {e}", U::NAME);
     match e.kind() {
-        crate::DecodeErrorKind::MemoryBudget { .. } => Status::resource_exhausted(message),
+        crate::DecodeErrorKind::MemoryBudget { .. }
+        | crate::DecodeErrorKind::InputTooLarge { .. }
+        | crate::DecodeErrorKind::UnknownFieldLimit { .. } => Status::resource_exhausted(message),
         _ => Status::internal(message),
     }
 }

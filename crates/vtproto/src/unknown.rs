@@ -178,7 +178,7 @@ impl UnknownFields {
         let raw_key = r.overlong_key_just_read();
         let value = r.skip_field_raw(key)?;
         // The record as kept (its key at most 5 bytes, or as it came).
-        r.charge(value.len() + raw_key.map_or(5, <[u8]>::len))?;
+        r.charge_unknown(value.len() + raw_key.map_or(5, <[u8]>::len))?;
         self.push_record(key, raw_key, value);
         Ok(())
     }
@@ -195,9 +195,16 @@ impl UnknownFields {
     /// Appends the record whose value `r` read since `mark` (taken right after its key `key`),
     /// as it came.
     #[inline(never)]
-    pub fn push_since(&mut self, key: u32, mark: Mark<'_>, r: &Reader<'_>) {
+    pub fn push_since(
+        &mut self,
+        key: u32,
+        mark: Mark<'_>,
+        r: &mut Reader<'_>,
+    ) -> Result<(), DecodeError> {
         let used = mark.value.len() - r.remaining();
+        r.charge_unknown(used + mark.key.map_or(5, <[u8]>::len))?;
         self.push_record(key, mark.key, &mark.value[..used]);
+        Ok(())
     }
 
     /// Appends a varint record (a closed enum's undeclared number, an extension).

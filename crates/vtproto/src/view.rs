@@ -61,6 +61,19 @@ pub trait MessageView<'a>: Default {
         Ok(view)
     }
 
+    /// Decodes a view of the message in `buf` under `limits` (see
+    /// [`DecodeLimits`](crate::DecodeLimits)).
+    #[inline]
+    fn decode_view_with_limits(
+        buf: &'a [u8],
+        limits: &crate::DecodeLimits,
+    ) -> Result<Self, DecodeError> {
+        limits.check_input(buf.len())?;
+        let mut view = Self::default();
+        view.merge(&mut Reader::new(buf).with_limits(limits))?;
+        Ok(view)
+    }
+
     /// Encodes into a new `Vec` of exactly the encoded length.
     fn encode_to_vec(&self) -> Vec<u8> {
         let n = self.size();

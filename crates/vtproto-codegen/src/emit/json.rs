@@ -367,11 +367,21 @@ fn read_extension(x: &ExtensionRef, names: &Names<'_>) -> TokenStream {
             let push = match enum_read {
                 Some(read) => quote! {
                     #read
-                    if let ::core::option::Option::Some(v) = v { vals.push(v); }
+                    if let ::core::option::Option::Some(v) = v {
+                        r.charge_element(&vals)?;
+                        vals.push(v);
+                    }
                 },
-                None => {
+                None if is_message(&f.value) => {
                     let v = read_value(&f.value, BytesRepr::Vec);
                     quote!(vals.push(#v);)
+                }
+                None => {
+                    let v = read_value(&f.value, BytesRepr::Vec);
+                    quote! {
+                        r.charge_element(&vals)?;
+                        vals.push(#v);
+                    }
                 }
             };
             quote! {
@@ -514,9 +524,13 @@ fn read_field(f: &Field, names: &Names<'_>) -> TokenStream {
                         if let ::core::option::Option::Some(v) = v { #set }
                     }
                 }
-                (ValueType::Message(_) | ValueType::Group(_), Label::Optional) => quote! {
-                    m.#ident.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
-                },
+                (ValueType::Message(_) | ValueType::Group(_), Label::Optional) => {
+                    let charge = f.boxed.then(|| quote!(r.charge_boxed(&m.#ident)?;));
+                    quote! {
+                        #charge
+                        m.#ident.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
+                    }
+                }
                 (ValueType::Message(_) | ValueType::Group(_), _) => quote! {
                     m.#ident.merge_json(r)?;
                 },
@@ -527,11 +541,21 @@ fn read_field(f: &Field, names: &Names<'_>) -> TokenStream {
             let push = match read_enum(&f.value, names) {
                 Some(read) => quote! {
                     #read
-                    if let ::core::option::Option::Some(v) = v { m.#ident.push(v); }
+                    if let ::core::option::Option::Some(v) = v {
+                        r.charge_element(&m.#ident)?;
+                        m.#ident.push(v);
+                    }
                 },
-                None => {
+                None if is_message(&f.value) => {
                     let v = read_value(&f.value, f.bytes);
                     quote!(m.#ident.push(#v);)
+                }
+                None => {
+                    let v = read_value(&f.value, f.bytes);
+                    quote! {
+                        r.charge_element(&m.#ident)?;
+                        m.#ident.push(#v);
+                    }
                 }
             };
             quote! {
@@ -554,18 +578,22 @@ fn read_map(f: &Field, map: &MapField, names: &Names<'_>) -> TokenStream {
         return quote!(r.str_map(&mut m.#ident)?;);
     }
     let key = match map.key {
-        Scalar::String => quote!(key.into_owned()),
+        Scalar::String => quote!(r.map_key_string(key)?),
         Scalar::Bool => quote!(r.map_key_bool(&key)?),
         Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64 => quote!(r.map_key_i64(&key)?),
         Scalar::Uint64 | Scalar::Fixed64 => quote!(r.map_key_u64(&key)?),
         Scalar::Uint32 | Scalar::Fixed32 => quote!(r.map_key_u32(&key)?),
         _ => quote!(r.map_key_i32(&key)?),
     };
+    // A message value was charged as it was read.
+    let charge_value = (!is_message(&map.value)).then(|| quote!(r.charge_value(&v)?;));
     let insert = match read_enum(&map.value, names) {
         Some(read) => quote! {
             let k = #key;
             #read
             if let ::core::option::Option::Some(v) = v {
+                r.charge_value(&k)?;
+                r.charge_value(&v)?;
                 if m.#ident.insert(k, v).is_some() {
                     return ::core::result::Result::Err(r.duplicate());
                 }
@@ -576,6 +604,8 @@ fn read_map(f: &Field, map: &MapField, names: &Names<'_>) -> TokenStream {
             quote! {
                 let k = #key;
                 let v = #v;
+                r.charge_value(&k)?;
+                #charge_value
                 if m.#ident.insert(k, v).is_some() {
                     return ::core::result::Result::Err(r.duplicate());
                 }
@@ -813,4 +843,8 @@ fn merge_fn(m: &Message, names: &Names<'_>) -> TokenStream {
             ::core::result::Result::Ok(())
         }
     }
+}
+
+fn is_message(value: &ValueType) -> bool {
+    matches!(value, ValueType::Message(_) | ValueType::Group(_))
 }

@@ -358,9 +358,12 @@ fn read_field(f: &Field, bit: usize, names: &Names<'_>) -> TokenStream {
                     }
                     _ => quote!(&mut m.#ident),
                 };
+                let charge = (f.boxed && f.label == Label::Optional)
+                    .then(|| quote!(r.charge_boxed(&m.#ident)?;));
                 quote! {
                     #once
                     r.message_colon();
+                    #charge
                     ::vtproto::text::__private::merge_message(r, #target)?;
                 }
             } else {
@@ -379,9 +382,12 @@ fn read_field(f: &Field, bit: usize, names: &Names<'_>) -> TokenStream {
         Label::Repeated { .. } => {
             let items = items(&f.value);
             let v = read_value(&f.value, f.bytes, names);
+            // A message value is charged as it is read.
+            let charge = (!is_message(&f.value)).then(|| quote!(r.charge_element(&m.#ident)?;));
             quote! {
                 let mut items = #items;
                 while items.next(r)? {
+                    #charge
                     m.#ident.push(#v);
                 }
             }
@@ -457,6 +463,8 @@ fn read_map(f: &Field, map: &MapField, names: &Names<'_>) -> TokenStream {
                 }
                 r.end_field();
             }
+            r.charge_value(&k)?;
+            r.charge_value(&v)?;
             m.#ident.insert(k, v);
         }
     }
@@ -524,6 +532,7 @@ fn repeated_extension(x: &ExtensionRef, index: usize, names: &Names<'_>) -> Repe
     let f = &x.field;
     let v = read_value(&f.value, BytesRepr::Vec, names);
     let items = items(&f.value);
+    let charge = (!is_message(&f.value)).then(|| quote!(r.charge_element(vals)?;));
     let pending = quote::format_ident!("pending_{}", index);
     let index = Literal::usize_unsuffixed(index);
     RepeatedExtension {
@@ -541,6 +550,7 @@ fn repeated_extension(x: &ExtensionRef, index: usize, names: &Names<'_>) -> Repe
                  -> ::core::result::Result<(), ::vtproto::text::TextError> {
                     let mut items = #items;
                     while items.next(r)? {
+                        #charge
                         vals.push(#v);
                     }
                     ::core::result::Result::Ok(())

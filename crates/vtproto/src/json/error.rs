@@ -42,6 +42,20 @@ pub enum JsonErrorKind {
     DuplicateField,
     /// Objects and arrays nested deeper than the recursion limit.
     RecursionLimitExceeded,
+    /// The value read would take more memory than the decode's budget
+    /// ([`DecodeLimits::memory_budget`](crate::DecodeLimits::memory_budget)): elements,
+    /// strings, bytes, map entries and messages are charged before they are allocated.
+    MemoryBudget {
+        /// The budget the decode started with, in bytes.
+        budget: usize,
+    },
+    /// The input is longer than [`DecodeLimits::max_input_size`](crate::DecodeLimits).
+    InputTooLarge {
+        /// The input's size, in bytes.
+        size: usize,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// A well-known type's string form is malformed or out of range (Timestamp, Duration,
     /// FieldMask), or a value has no JSON form (a Timestamp out of range on encode).
     InvalidValue {
@@ -154,6 +168,16 @@ impl fmt::Display for JsonErrorKind {
             JsonErrorKind::UnknownEnumValue { name } => write!(f, "unknown enum value {name:?}"),
             JsonErrorKind::DuplicateField => f.write_str("field set twice"),
             JsonErrorKind::RecursionLimitExceeded => f.write_str("nested too deeply"),
+            JsonErrorKind::MemoryBudget { budget } => write!(
+                f,
+                "the value read would take more than its memory budget of {budget} bytes"
+            ),
+            JsonErrorKind::InputTooLarge { size, limit } => {
+                write!(
+                    f,
+                    "input of {size} bytes is over the limit of {limit} bytes"
+                )
+            }
             JsonErrorKind::InvalidValue { reason } => f.write_str(reason),
             JsonErrorKind::UnknownAnyType { type_url } => {
                 write!(f, "Any type {type_url:?} is not in the type registry")

@@ -28,6 +28,8 @@ pub struct JsonReader<'a, 'o> {
     options: &'o DecodeOptions<'o>,
     /// Closed enums take any number, as prost's structs hold any (reflection over them).
     pub(crate) open_enums: bool,
+    /// Bytes the decode may still allocate (see [`DecodeLimits`](crate::DecodeLimits)).
+    budget: usize,
 }
 
 /// A number's text: a JSON number literal, or the contents of a string holding one.
@@ -47,7 +49,74 @@ impl<'a, 'o> JsonReader<'a, 'o> {
             first: false,
             any_depth: 0,
             open_enums: false,
+            budget: options.limits.budget_for(input.len()),
             options,
+        }
+    }
+
+    /// Refuses an input longer than the options' `max_input_size`.
+    pub fn check_input_size(&self) -> Result<(), JsonError> {
+        let limit = self.options.limits.max_input_size;
+        if self.input.len() > limit {
+            return Err(self.error_at(
+                0,
+                JsonErrorKind::InputTooLarge {
+                    size: self.input.len(),
+                    limit,
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// Charges `bytes` to the memory budget, before allocating them.
+    #[inline]
+    pub fn charge(&mut self, bytes: usize) -> Result<(), JsonError> {
+        match self.budget.checked_sub(bytes) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(self.over_budget()),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_budget(&self) -> JsonError {
+        self.error(JsonErrorKind::MemoryBudget {
+            budget: self.options.limits.budget_for(self.input.len()),
+        })
+    }
+
+    /// A map's string key, owned (its bytes charged to the memory budget).
+    #[inline]
+    pub fn map_key_string(&mut self, key: Cow<'a, str>) -> Result<String, JsonError> {
+        self.charge(key.len())?;
+        Ok(cow_owned(key))
+    }
+
+    /// Charges one more element of `dst` to the memory budget, before it is pushed.
+    #[inline]
+    pub fn charge_element<T>(&mut self, dst: &Vec<T>) -> Result<(), JsonError> {
+        let _ = dst;
+        self.charge(core::mem::size_of::<T>())
+    }
+
+    /// Charges what `value` takes inline (a map entry's key or value) to the memory budget,
+    /// before it is stored.
+    #[inline]
+    pub fn charge_value<T>(&mut self, value: &T) -> Result<(), JsonError> {
+        let _ = value;
+        self.charge(core::mem::size_of::<T>())
+    }
+
+    /// Charges a boxed message field's new value, if it has none yet.
+    #[inline]
+    pub fn charge_boxed<M>(&mut self, field: &Option<Box<M>>) -> Result<(), JsonError> {
+        match field {
+            Some(_) => Ok(()),
+            None => self.charge(core::mem::size_of::<M>()),
         }
     }
 
@@ -123,7 +192,7 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     #[inline]
     fn enter(&mut self) -> Result<(), JsonError> {
         self.depth += 1;
-        if self.depth > self.options.recursion_limit.saturating_add(1) {
+        if self.depth > self.options.limits.recursion_limit.saturating_add(1) {
             return Err(self.error(JsonErrorKind::RecursionLimitExceeded));
         }
         Ok(())
@@ -342,7 +411,9 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     /// A string value, owned.
     #[inline]
     pub fn string_owned(&mut self) -> Result<String, JsonError> {
-        Ok(cow_owned(self.string()?))
+        let s = self.string()?;
+        self.charge(s.len())?;
+        Ok(cow_owned(s))
     }
 
     /// The string at `pos` (its opening quote), unescaped.
@@ -611,6 +682,8 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     pub fn bytes(&mut self) -> Result<Vec<u8>, JsonError> {
         let at = self.peek_pos();
         let text = self.string()?;
+        // What the decoded bytes take, at most.
+        self.charge(text.len() / 4 * 3 + 3)?;
         decode_base64(&text).ok_or_else(|| {
             self.error_at(
                 at,
@@ -785,6 +858,7 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         self.store_batch(map, &mut batch[..n])?;
         if more {
             while let Some(key) = self.next_key()? {
+                self.charge(key.len() + 2 * core::mem::size_of::<String>())?;
                 let key = cow_owned(key);
                 let value = self.string_owned()?;
                 if !map.insert_entry(key, value) {
@@ -801,11 +875,12 @@ impl<'a, 'o> JsonReader<'a, 'o> {
 
     /// Stores [`str_map`](Self::str_map)'s buffered entries, in order.
     fn store_batch<M: StrMap>(
-        &self,
+        &mut self,
         map: &mut M,
         batch: &mut [Option<BufferedEntry<'a>>],
     ) -> Result<(), JsonError> {
         for (key, value, at) in batch.iter_mut().filter_map(Option::take) {
+            self.charge(key.len() + value.len() + 2 * core::mem::size_of::<String>())?;
             if !map.insert_entry(cow_owned(key), cow_owned(value)) {
                 return Err(self.error_at(at, JsonErrorKind::DuplicateField));
             }
@@ -1358,7 +1433,10 @@ mod tests {
     #[test]
     fn nesting_is_limited() {
         let options = DecodeOptions {
-            recursion_limit: 3,
+            limits: crate::DecodeLimits {
+                recursion_limit: 3,
+                ..crate::DecodeLimits::DEFAULT
+            },
             ..DecodeOptions::default()
         };
         // The outermost value is level 0: three levels below it are allowed, as in binary.

@@ -162,6 +162,8 @@ pub(crate) fn read_any_with<T>(
         r.set_any_depth(outer);
         value?
     };
+    // The binary form kept (the message read into it was charged as it was read).
+    r.charge(value.len())?;
     Ok((type_url, value))
 }
 

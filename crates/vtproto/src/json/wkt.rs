@@ -143,6 +143,7 @@ pub(crate) fn read_field_mask(r: &mut JsonReader<'_, '_>) -> Result<Vec<String>,
         return Ok(paths);
     }
     for json_path in text.split(',') {
+        r.charge(core::mem::size_of::<String>() + 2 * json_path.len())?;
         let mut path = String::new();
         wkt_forms::parse_field_mask_path(json_path, &mut path)
             .map_err(|_| form_error(r, "FieldMask paths in lowerCamel case"))?;
@@ -213,6 +214,11 @@ macro_rules! special_forms {
                 let before = core::mem::take(&mut self.fields);
                 r.begin_object()?;
                 while let Some(key) = r.next_key()? {
+                    r.charge(
+                        key.len()
+                            + core::mem::size_of::<String>()
+                            + core::mem::size_of::<t::Value>(),
+                    )?;
                     let mut v = t::Value::default();
                     // The map entry's level, then the Value's.
                     r.message_level(|r| v.merge_json(r))?;
@@ -246,6 +252,7 @@ macro_rules! special_forms {
                 r.message_level(|r| {
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&self.values)?;
                         let mut v = t::Value::default();
                         v.merge_json(r)?;
                         self.values.push(v);

@@ -364,19 +364,20 @@ impl DynamicMessage {
             // the unknown fields (an extension then keeps the place it first came at, as in
             // generated code).
             self.value_mut(&field);
-            let mut inner = Reader::new(body);
-            while !inner.is_empty() {
-                let mark = inner.mark();
-                let v = read_scalar(&kind, &mut inner)?;
-                if self.closed_undeclared(&kind, &v) {
-                    let k = wire::key(number, WireType::Varint);
-                    self.unknown.push_since(k, mark, &inner);
-                    continue;
+            return r.packed_body(body, |inner| {
+                while !inner.is_empty() {
+                    let mark = inner.mark();
+                    let v = read_scalar(&kind, inner)?;
+                    if self.closed_undeclared(&kind, &v) {
+                        let k = wire::key(number, WireType::Varint);
+                        self.unknown.push_since(k, mark, inner)?;
+                        continue;
+                    }
+                    inner.charge(core::mem::size_of::<Value>())?;
+                    push(self.value_mut(&field), v);
                 }
-                r.charge(core::mem::size_of::<Value>())?;
-                push(self.value_mut(&field), v);
-            }
-            return Ok(());
+                Ok(())
+            });
         }
         match &kind {
             Kind::Message(m) => {
@@ -400,8 +401,7 @@ impl DynamicMessage {
                 let mark = r.mark();
                 let v = read_scalar(&kind, r)?;
                 if self.closed_undeclared(&kind, &v) {
-                    self.unknown.push_since(key, mark, r);
-                    return Ok(());
+                    return self.unknown.push_since(key, mark, r);
                 }
                 if field.is_list() {
                     r.charge(core::mem::size_of::<Value>())?;
@@ -496,16 +496,17 @@ impl DynamicMessage {
             }
             Ok(())
         })?;
+        if let (None, Kind::Message(m)) = (&v, &value_kind) {
+            r.charge(message_size(m))?;
+        }
         let value = v.unwrap_or_else(|| Value::default_of(&value_kind));
         if self.closed_undeclared(&value_kind, &value) {
-            self.unknown.push_since(key, mark, r);
-            return Ok(());
+            return self.unknown.push_since(key, mark, r);
         }
         // The pool refuses map entries whose key has no `MapKey`; were one to come, its entry
         // would be kept as it came.
         let Some(k) = MapKey::from_value(k.unwrap_or_else(|| Value::default_of(&key_kind))) else {
-            self.unknown.push_since(key, mark, r);
-            return Ok(());
+            return self.unknown.push_since(key, mark, r);
         };
         if let Value::Map(map) = self.value_mut(field) {
             map.insert(k, value);
@@ -549,16 +550,20 @@ impl DynamicMessage {
                 merged = false;
                 break;
             };
-            let mut msg = self
-                .take_message(&ext)
-                .unwrap_or_else(|| Box::new(DynamicMessage::new(m.clone())));
-            let result = msg.merge(&mut Reader::new(body));
+            let mut msg = match self.take_message(&ext) {
+                Some(msg) => msg,
+                None => {
+                    r.charge(message_size(&m))?;
+                    Box::new(DynamicMessage::new(m.clone()))
+                }
+            };
+            let result = r.nested(body, |inner| msg.merge(inner));
             self.put_message(&ext, msg);
             result?;
             merged = true;
         }
         if !merged {
-            self.unknown.push_since(key, mark, r);
+            self.unknown.push_since(key, mark, r)?;
         }
         Ok(())
     }
@@ -711,7 +716,7 @@ pub(super) fn extension_named(desc: &MessageDescriptor, key: &str) -> Option<Fie
 /// The required fields of the messages in `v`.
 /// What a new message of type `desc` takes, charged to the decode's memory budget: its box
 /// and a slot per field.
-fn message_size(desc: &MessageDescriptor) -> usize {
+pub(super) fn message_size(desc: &MessageDescriptor) -> usize {
     core::mem::size_of::<DynamicMessage>()
         + desc.fields().len() * core::mem::size_of::<Option<Value>>()
 }

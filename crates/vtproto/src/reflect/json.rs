@@ -9,7 +9,7 @@
 use alloc::collections::BTreeMap;
 
 use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
-use super::dynamic::{extension_named, DynamicMessage, MapKey, Value};
+use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
 use super::generated::{to_dynamic, FieldRef, MapKeyRef, ReflectMessage, ReflectValue, ValueRef};
 use crate::json::{DecodeOptions, EncodeOptions, JsonError, JsonErrorKind, JsonReader, JsonWriter};
 use crate::prelude::*;
@@ -87,6 +87,7 @@ impl DynamicMessage {
     ) -> Result<Self, JsonError> {
         let mut m = Self::new(desc);
         let mut r = JsonReader::new(json, options);
+        r.check_input_size()?;
         m.merge_json(&mut r)?;
         r.finish()?;
         Ok(m)
@@ -223,6 +224,7 @@ impl DynamicMessage {
             let mut read = Vec::new();
             while r.next_element()? {
                 if let Some(v) = read_value(&kind, r)? {
+                    r.charge_element(&read)?;
                     read.push(v);
                 }
             }
@@ -246,7 +248,10 @@ impl DynamicMessage {
             Kind::Message(m) => {
                 let mut msg = match self.fields[position].take() {
                     Some(Value::Message(msg)) => msg,
-                    _ => Box::new(DynamicMessage::new(m.clone())),
+                    _ => {
+                        r.charge(message_size(m))?;
+                        Box::new(DynamicMessage::new(m.clone()))
+                    }
                 };
                 let result = msg.merge_json(r);
                 self.fields[position] = Some(Value::Message(msg));
@@ -274,7 +279,10 @@ impl DynamicMessage {
         r.begin_object()?;
         while let Some(key) = r.next_key()? {
             let k = match key_kind {
-                Kind::String => MapKey::String(key.into_owned()),
+                Kind::String => {
+                    r.charge(key.len())?;
+                    MapKey::String(key.into_owned())
+                }
                 Kind::Bool => MapKey::Bool(r.map_key_bool(&key)?),
                 Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => MapKey::I64(r.map_key_i64(&key)?),
                 Kind::Uint64 | Kind::Fixed64 => MapKey::U64(r.map_key_u64(&key)?),
@@ -282,6 +290,7 @@ impl DynamicMessage {
                 _ => MapKey::I32(r.map_key_i32(&key)?),
             };
             if let Some(v) = read_value(&value_kind, r)? {
+                r.charge(core::mem::size_of::<(MapKey, Value)>())?;
                 if read.insert(k, v).is_some() {
                     return Err(r.duplicate());
                 }
@@ -308,6 +317,7 @@ impl DynamicMessage {
             r.begin_array()?;
             while r.next_element()? {
                 if let Some(v) = read_value(&kind, r)? {
+                    r.charge_element(&values)?;
                     values.push(v);
                 }
             }
@@ -432,6 +442,11 @@ impl DynamicMessage {
                 let mut read = BTreeMap::new();
                 r.begin_object()?;
                 while let Some(key) = r.next_key()? {
+                    r.charge(
+                        core::mem::size_of::<(MapKey, Value)>()
+                            + key.len()
+                            + message_size(&value_type),
+                    )?;
                     let mut v = DynamicMessage::new(value_type.clone());
                     // The map entry's level, then the Value's.
                     r.message_level(|r| v.merge_json(r))?;
@@ -456,6 +471,7 @@ impl DynamicMessage {
                 r.message_level(|r| {
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge(core::mem::size_of::<Value>() + message_size(&value_type))?;
                         let mut v = DynamicMessage::new(value_type.clone());
                         v.merge_json(r)?;
                         if let Value::List(list) = self.value_mut(&f) {
@@ -483,6 +499,7 @@ impl DynamicMessage {
                                 r.skip_value()?;
                                 return Ok((0, Value::Bool(false)));
                             };
+                            r.charge(message_size(&t))?;
                             let mut m = DynamicMessage::new(t);
                             m.merge_json(r)?;
                             (number, Value::Message(Box::new(m)))
@@ -664,6 +681,7 @@ fn read_value(kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<Option<Value>, 
         Kind::Bytes => Value::Bytes(r.bytes()?),
         Kind::Enum(e) => return Ok(read_enum(e, r)?.map(Value::EnumNumber)),
         Kind::Message(m) => {
+            r.charge(message_size(m))?;
             let mut msg = DynamicMessage::new(m.clone());
             msg.merge_json(r)?;
             Value::Message(Box::new(msg))

@@ -6,7 +6,7 @@
 //! when its type is in the message's pool (or in the options' registry, or well known).
 
 use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
-use super::dynamic::{extension_named, DynamicMessage, MapKey, Value};
+use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
 use crate::prelude::*;
 use crate::text::{DecodeOptions, EncodeOptions, TextError, TextErrorKind, TextReader, TextWriter};
 
@@ -65,6 +65,7 @@ impl DynamicMessage {
     ) -> Result<Self, TextError> {
         let mut m = Self::new(desc);
         let mut r = TextReader::new(text, options);
+        r.check_input_size()?;
         m.merge_text(&mut r)?;
         r.finish()?;
         Ok(m)
@@ -182,7 +183,10 @@ impl DynamicMessage {
                 r.message_colon();
                 let mut msg = match self.fields[position].take() {
                     Some(Value::Message(msg)) => msg,
-                    _ => Box::new(DynamicMessage::new(m.clone())),
+                    _ => {
+                        r.charge(message_size(m))?;
+                        Box::new(DynamicMessage::new(m.clone()))
+                    }
                 };
                 let result = r.begin_message().and_then(|()| msg.merge_text(r));
                 self.fields[position] = Some(Value::Message(msg));
@@ -241,7 +245,10 @@ impl DynamicMessage {
                                 r.message_colon();
                                 let mut msg = match v.take() {
                                     Some(Value::Message(msg)) => msg,
-                                    _ => Box::new(DynamicMessage::new(m.clone())),
+                                    _ => {
+                                        r.charge(message_size(m))?;
+                                        Box::new(DynamicMessage::new(m.clone()))
+                                    }
                                 };
                                 r.begin_message()?;
                                 msg.merge_text(r)?;
@@ -261,7 +268,11 @@ impl DynamicMessage {
                 r.end_field();
             }
             let k = k.unwrap_or_else(|| Value::default_of(&key_kind));
+            if let (None, Kind::Message(m)) = (&v, &value_kind) {
+                r.charge(message_size(m))?;
+            }
             let v = v.unwrap_or_else(|| Value::default_of(&value_kind));
+            r.charge(core::mem::size_of::<(MapKey, Value)>())?;
             if let (Some(k), Value::Map(map)) = (MapKey::from_value(k), self.value_mut(f)) {
                 map.insert(k, v);
             }
@@ -490,6 +501,7 @@ fn read_items(kind: &Kind, r: &mut TextReader<'_, '_>) -> Result<Vec<Value>, Tex
     };
     let mut read = Vec::new();
     while items.next(r)? {
+        r.charge_element(&read)?;
         read.push(read_value(kind, r)?);
     }
     Ok(read)
@@ -509,6 +521,7 @@ fn read_value(kind: &Kind, r: &mut TextReader<'_, '_>) -> Result<Value, TextErro
         Kind::Bytes => Value::Bytes(r.bytes()?),
         Kind::Enum(e) => Value::EnumNumber(read_enum(e, r)?),
         Kind::Message(m) => {
+            r.charge(message_size(m))?;
             let mut msg = DynamicMessage::new(m.clone());
             r.begin_message()?;
             msg.merge_text(r)?;

@@ -41,6 +41,20 @@ pub enum TextErrorKind {
     DuplicateField,
     /// Messages nested deeper than the recursion limit.
     RecursionLimitExceeded,
+    /// The value read would take more memory than the decode's budget
+    /// ([`DecodeLimits::memory_budget`](crate::DecodeLimits::memory_budget)): elements,
+    /// strings, bytes, map entries and messages are charged before they are allocated.
+    MemoryBudget {
+        /// The budget the decode started with, in bytes.
+        budget: usize,
+    },
+    /// The input is longer than [`DecodeLimits::max_input_size`](crate::DecodeLimits).
+    InputTooLarge {
+        /// The input's size, in bytes.
+        size: usize,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// An `Any` whose type URL is not in the type registry, or not of the form
     /// `type.googleapis.com/full.Name`.
     UnknownAnyType {
@@ -137,6 +151,16 @@ impl fmt::Display for TextErrorKind {
             TextErrorKind::UnknownEnumValue { name } => write!(f, "unknown enum value {name:?}"),
             TextErrorKind::DuplicateField => f.write_str("a singular field or a oneof set twice"),
             TextErrorKind::RecursionLimitExceeded => f.write_str("nested too deeply"),
+            TextErrorKind::MemoryBudget { budget } => write!(
+                f,
+                "the value read would take more than its memory budget of {budget} bytes"
+            ),
+            TextErrorKind::InputTooLarge { size, limit } => {
+                write!(
+                    f,
+                    "input of {size} bytes is over the limit of {limit} bytes"
+                )
+            }
             TextErrorKind::UnknownAnyType { type_url } => {
                 write!(f, "Any type {type_url:?} is not in the type registry")
             }

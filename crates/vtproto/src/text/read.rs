@@ -18,6 +18,8 @@ pub struct TextReader<'a, 'o> {
     closers: Vec<u8>,
     /// Closed enums take any number, as prost's structs hold any (reflection over them).
     pub(crate) open_enums: bool,
+    /// Bytes the decode may still allocate (see [`DecodeLimits`](crate::DecodeLimits)).
+    budget: usize,
 }
 
 /// The values of one field occurrence: one value, or a `[a, b]` list of them.
@@ -74,6 +76,66 @@ impl<'a, 'o> TextReader<'a, 'o> {
             options,
             closers: Vec::new(),
             open_enums: false,
+            budget: options.limits.budget_for(text.len()),
+        }
+    }
+
+    /// Refuses an input longer than the options' `max_input_size`.
+    pub fn check_input_size(&self) -> Result<(), TextError> {
+        let limit = self.options.limits.max_input_size;
+        if self.s.len() > limit {
+            return Err(self.error_at(
+                0,
+                TextErrorKind::InputTooLarge {
+                    size: self.s.len(),
+                    limit,
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// Charges `bytes` to the memory budget, before allocating them.
+    #[inline]
+    pub fn charge(&mut self, bytes: usize) -> Result<(), TextError> {
+        match self.budget.checked_sub(bytes) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(self.over_budget()),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_budget(&self) -> TextError {
+        self.error(TextErrorKind::MemoryBudget {
+            budget: self.options.limits.budget_for(self.s.len()),
+        })
+    }
+
+    /// Charges one more element of `dst` to the memory budget, before it is pushed.
+    #[inline]
+    pub fn charge_element<T>(&mut self, dst: &Vec<T>) -> Result<(), TextError> {
+        let _ = dst;
+        self.charge(core::mem::size_of::<T>())
+    }
+
+    /// Charges what `value` takes inline (a map entry's key or value) to the memory budget,
+    /// before it is stored.
+    #[inline]
+    pub fn charge_value<T>(&mut self, value: &T) -> Result<(), TextError> {
+        let _ = value;
+        self.charge(core::mem::size_of::<T>())
+    }
+
+    /// Charges a boxed message field's new value, if it has none yet.
+    #[inline]
+    pub fn charge_boxed<M>(&mut self, field: &Option<Box<M>>) -> Result<(), TextError> {
+        match field {
+            Some(_) => Ok(()),
+            None => self.charge(core::mem::size_of::<M>()),
         }
     }
 
@@ -279,7 +341,7 @@ impl<'a, 'o> TextReader<'a, 'o> {
             Some(b'<') => b'>',
             _ => return Err(self.syntax("`{` or `<`")),
         };
-        if self.closers.len() >= self.options.recursion_limit as usize {
+        if self.closers.len() >= self.options.limits.recursion_limit as usize {
             return Err(self.error(TextErrorKind::RecursionLimitExceeded));
         }
         self.pos += 1;
@@ -670,6 +732,8 @@ impl<'a, 'o> TextReader<'a, 'o> {
             self.string_body(quote, &mut out)?;
             self.skip_space();
         }
+        // No longer than the input it came from (escapes only shorten), so charged once read.
+        self.charge(out.len())?;
         Ok(out)
     }
 
@@ -783,7 +847,7 @@ mod tests {
 
     fn reader(s: &str) -> TextReader<'_, 'static> {
         static OPTIONS: DecodeOptions<'static> = DecodeOptions {
-            recursion_limit: 100,
+            limits: crate::DecodeLimits::DEFAULT,
             ignore_unknown_fields: false,
             registry: None,
         };

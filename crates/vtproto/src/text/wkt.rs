@@ -154,6 +154,8 @@ fn read_any(
                 r.message_colon();
                 r.begin_message()?;
                 *value = (t.read)(r)?;
+                // The binary form kept (the message read into it was charged as it was read).
+                r.charge(value.len())?;
                 *type_url = url.to_string();
             }
             other => {

@@ -104,7 +104,7 @@ pub(super) fn closed_enum_guard(
         if #known {
             #store
         } else {
-            self.#unknown.push_since(#key, mark, r);
+            self.#unknown.push_since(#key, mark, r)?;
         }
     })
 }
@@ -450,7 +450,7 @@ fn closed_enum_map_arm(m: &Message, f: &Field, map: &MapField) -> Option<TokenSt
         if #known {
             self.#ident.insert(k, v);
         } else {
-            self.#unknown.push_since(#map_key, mark, r);
+            self.#unknown.push_since(#map_key, mark, r)?;
         }
     }))
 }

@@ -36,6 +36,7 @@ impl ::vtproto::json::JsonMessage for Node {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
+                    r.charge_boxed(&m.child)?;
                     m.child.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
                 }
                 1 => {

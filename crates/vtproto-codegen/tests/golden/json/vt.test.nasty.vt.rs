@@ -254,6 +254,7 @@ impl ::vtproto::json::JsonMessage for Thing {
                     if r.null() {
                         return ::core::result::Result::Ok(());
                     }
+                    r.charge_boxed(&m.child)?;
                     m.child.get_or_insert_with(::core::default::Default::default).merge_json(r)?;
                 }
                 _ => {}
@@ -537,6 +538,7 @@ impl ::vtproto::json::JsonMessage for UsesEnum {
                     while r.next_element()? {
                         let v = r.enum_value(PrefixedEnum::from_json_name)?;
                         if let ::core::option::Option::Some(v) = v {
+                            r.charge_element(&m.values)?;
                             m.values.push(v);
                         }
                     }
@@ -958,8 +960,9 @@ impl ::vtproto::json::JsonMessage for HasMethods {
                     let before = ::core::mem::take(&mut m.by_name);
                     r.begin_object()?;
                     while let ::core::option::Option::Some(key) = r.next_key()? {
-                        let k = key.into_owned();
+                        let k = r.map_key_string(key)?;
                         let v = ::vtproto::json::__private::read_message(r)?;
+                        r.charge_value(&k)?;
                         if m.by_name.insert(k, v).is_some() {
                             return ::core::result::Result::Err(r.duplicate());
                         }

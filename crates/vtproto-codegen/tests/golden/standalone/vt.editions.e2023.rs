@@ -278,7 +278,7 @@ impl ::vtproto::Message for FileDefaults {
                 if matches!(v, 0 | 1 | 5) {
                     self.closed = ::core::option::Option::Some(v);
                 } else {
-                    self.unknown_fields.push_since(32, mark, r);
+                    self.unknown_fields.push_since(32, mark, r)?;
                 }
                 ::core::result::Result::Ok(())
             }
@@ -289,7 +289,7 @@ impl ::vtproto::Message for FileDefaults {
                     r.charge_element(&self.closed_list)?;
                     self.closed_list.push(v);
                 } else {
-                    self.unknown_fields.push_since(40, mark, r);
+                    self.unknown_fields.push_since(40, mark, r)?;
                 }
                 ::core::result::Result::Ok(())
             }
@@ -426,7 +426,7 @@ impl ::vtproto::Message for FieldOverrides {
                     r.charge_element(&self.packed_closed)?;
                     self.packed_closed.push(v);
                 } else {
-                    self.unknown_fields.push_since(24, mark, r);
+                    self.unknown_fields.push_since(24, mark, r)?;
                 }
                 ::core::result::Result::Ok(())
             }
@@ -455,7 +455,7 @@ impl ::vtproto::Message for FieldOverrides {
                 if matches!(v, 0 | 1 | 5) {
                     self.choice = ::core::option::Option::Some(field_overrides::Choice::ChoiceClosed(v));
                 } else {
-                    self.unknown_fields.push_since(88, mark, r);
+                    self.unknown_fields.push_since(88, mark, r)?;
                 }
                 ::core::result::Result::Ok(())
             }

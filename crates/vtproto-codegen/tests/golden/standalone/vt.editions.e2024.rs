@@ -295,7 +295,7 @@ impl ::vtproto::Message for Item {
                 if matches!(v, 0 | 1 | 2) {
                     self.closed = ::core::option::Option::Some(v);
                 } else {
-                    self.unknown_fields.push_since(32, mark, r);
+                    self.unknown_fields.push_since(32, mark, r)?;
                 }
                 ::core::result::Result::Ok(())
             }
@@ -335,7 +335,7 @@ impl ::vtproto::Message for Item {
                 if matches!(v, 0 | 1 | 2) {
                     self.closed_by_name.insert(k, v);
                 } else {
-                    self.unknown_fields.push_since(82, mark, r);
+                    self.unknown_fields.push_since(82, mark, r)?;
                 }
                 ::core::result::Result::Ok(())
             }

@@ -68,6 +68,8 @@ impl ::vtproto::text::TextMessage for Candidate {
                             }
                             r.end_field();
                         }
+                        r.charge_value(&k)?;
+                        r.charge_value(&v)?;
                         m.meta_data.insert(k, v);
                     }
                 }

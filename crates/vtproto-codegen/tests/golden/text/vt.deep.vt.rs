@@ -32,6 +32,7 @@ impl ::vtproto::text::TextMessage for Node {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.message_colon();
+                    r.charge_boxed(&m.child)?;
                     ::vtproto::text::__private::merge_message(r, m.child.get_or_insert_with(::core::default::Default::default))?;
                 }
                 1 => {

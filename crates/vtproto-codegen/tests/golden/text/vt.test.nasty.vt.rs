@@ -230,6 +230,7 @@ impl ::vtproto::text::TextMessage for Thing {
                         return ::core::result::Result::Err(r.duplicate());
                     }
                     r.message_colon();
+                    r.charge_boxed(&m.child)?;
                     ::vtproto::text::__private::merge_message(r, m.child.get_or_insert_with(::core::default::Default::default))?;
                 }
                 _ => {}
@@ -444,6 +445,7 @@ impl ::vtproto::text::TextMessage for UsesEnum {
                 1 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.values)?;
                         m.values.push(r.enum_value(PrefixedEnum::from_json_name)?);
                     }
                 }
@@ -820,6 +822,8 @@ impl ::vtproto::text::TextMessage for HasMethods {
                             }
                             r.end_field();
                         }
+                        r.charge_value(&k)?;
+                        r.charge_value(&v)?;
                         m.by_name.insert(k, v);
                     }
                 }

@@ -560,6 +560,7 @@ impl ::vtproto::json::JsonMessage for Type {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.oneofs)?;
                         m.oneofs.push(r.string_owned()?);
                     }
                 }

@@ -433,6 +433,7 @@ impl ::vtproto::text::TextMessage for FieldMask {
                 0 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.paths)?;
                         m.paths.push(r.string()?);
                     }
                 }
@@ -564,6 +565,8 @@ impl ::vtproto::text::TextMessage for Struct {
                             }
                             r.end_field();
                         }
+                        r.charge_value(&k)?;
+                        r.charge_value(&v)?;
                         m.fields.insert(k, v);
                     }
                 }
@@ -881,6 +884,7 @@ impl ::vtproto::text::TextMessage for Type {
                 2 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.oneofs)?;
                         m.oneofs.push(r.string()?);
                     }
                 }

@@ -149,6 +149,7 @@ impl ::vtproto::json::JsonMessage for CodeGeneratorRequest {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.file_to_generate)?;
                         m.file_to_generate.push(r.string_owned()?);
                     }
                 }

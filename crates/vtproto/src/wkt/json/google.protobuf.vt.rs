@@ -567,6 +567,7 @@ impl ::vtproto::json::JsonMessage for FileDescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.dependency)?;
                         m.dependency.push(r.string_owned()?);
                     }
                 }
@@ -624,6 +625,7 @@ impl ::vtproto::json::JsonMessage for FileDescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.public_dependency)?;
                         m.public_dependency.push(r.i32()?);
                     }
                 }
@@ -633,6 +635,7 @@ impl ::vtproto::json::JsonMessage for FileDescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.weak_dependency)?;
                         m.weak_dependency.push(r.i32()?);
                     }
                 }
@@ -868,6 +871,7 @@ impl ::vtproto::json::JsonMessage for DescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.reserved_name)?;
                         m.reserved_name.push(r.string_owned()?);
                     }
                 }
@@ -1493,6 +1497,7 @@ impl ::vtproto::json::JsonMessage for EnumDescriptorProto {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.reserved_name)?;
                         m.reserved_name.push(r.string_owned()?);
                     }
                 }
@@ -3224,6 +3229,7 @@ impl ::vtproto::json::JsonMessage for source_code_info::Location {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.path)?;
                         m.path.push(r.i32()?);
                     }
                 }
@@ -3233,6 +3239,7 @@ impl ::vtproto::json::JsonMessage for source_code_info::Location {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.span)?;
                         m.span.push(r.i32()?);
                     }
                 }
@@ -3254,6 +3261,7 @@ impl ::vtproto::json::JsonMessage for source_code_info::Location {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.leading_detached_comments)?;
                         m.leading_detached_comments.push(r.string_owned()?);
                     }
                 }
@@ -3414,6 +3422,7 @@ impl ::vtproto::json::JsonMessage for generated_code_info::Annotation {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.path)?;
                         m.path.push(r.i32()?);
                     }
                 }
@@ -3616,6 +3625,7 @@ impl ::vtproto::json::JsonMessage for Type {
                     }
                     r.begin_array()?;
                     while r.next_element()? {
+                        r.charge_element(&m.oneofs)?;
                         m.oneofs.push(r.string_owned()?);
                     }
                 }

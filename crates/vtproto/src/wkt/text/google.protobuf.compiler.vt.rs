@@ -120,6 +120,7 @@ impl ::vtproto::text::TextMessage for CodeGeneratorRequest {
                 0 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.file_to_generate)?;
                         m.file_to_generate.push(r.string()?);
                     }
                 }

@@ -439,18 +439,21 @@ impl ::vtproto::text::TextMessage for FileDescriptorProto {
                 2 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.dependency)?;
                         m.dependency.push(r.string()?);
                     }
                 }
                 3 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.public_dependency)?;
                         m.public_dependency.push(r.i32()?);
                     }
                 }
                 4 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.weak_dependency)?;
                         m.weak_dependency.push(r.i32()?);
                     }
                 }
@@ -655,6 +658,7 @@ impl ::vtproto::text::TextMessage for DescriptorProto {
                 9 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.reserved_name)?;
                         m.reserved_name.push(r.string()?);
                     }
                 }
@@ -1173,6 +1177,7 @@ impl ::vtproto::text::TextMessage for EnumDescriptorProto {
                 4 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.reserved_name)?;
                         m.reserved_name.push(r.string()?);
                     }
                 }
@@ -2611,12 +2616,14 @@ impl ::vtproto::text::TextMessage for source_code_info::Location {
                 0 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.path)?;
                         m.path.push(r.i32()?);
                     }
                 }
                 1 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.span)?;
                         m.span.push(r.i32()?);
                     }
                 }
@@ -2637,6 +2644,7 @@ impl ::vtproto::text::TextMessage for source_code_info::Location {
                 4 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.leading_detached_comments)?;
                         m.leading_detached_comments.push(r.string()?);
                     }
                 }
@@ -2750,6 +2758,7 @@ impl ::vtproto::text::TextMessage for generated_code_info::Annotation {
                 0 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.path)?;
                         m.path.push(r.i32()?);
                     }
                 }
@@ -2883,6 +2892,7 @@ impl ::vtproto::text::TextMessage for FieldMask {
                 0 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.paths)?;
                         m.paths.push(r.string()?);
                     }
                 }
@@ -3017,6 +3027,8 @@ impl ::vtproto::text::TextMessage for Struct {
                             }
                             r.end_field();
                         }
+                        r.charge_value(&k)?;
+                        r.charge_value(&v)?;
                         m.fields.insert(k, v);
                     }
                 }
@@ -3326,6 +3338,7 @@ impl ::vtproto::text::TextMessage for Type {
                 2 => {
                     let mut items = r.scalar_items()?;
                     while items.next(r)? {
+                        r.charge_element(&m.oneofs)?;
                         m.oneofs.push(r.string()?);
                     }
                 }
