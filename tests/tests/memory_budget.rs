@@ -169,3 +169,138 @@ fn values_as_large_as_their_encoding_fit_the_default_budget() {
     reused.decode_into(&input).unwrap();
     assert_eq!(reused, small);
 }
+
+#[test]
+fn unknown_field_caps_and_the_input_size_are_typed_errors() {
+    use vtproto::DecodeLimits;
+    // 1000 unknown fields of 4 bytes each (field 8191, varint 0).
+    let input = [0xf8, 0xff, 0x03, 0x00].repeat(1000);
+    let pool = vtproto::reflect::DescriptorPool::decode(vt_tests::OWN_DESCRIPTORS).unwrap();
+    let desc = pool
+        .get_message_by_name("vt.test.proto3.Repeateds")
+        .unwrap();
+    let decode = |limits: &DecodeLimits| {
+        let owned = standalone::Repeateds::decode_with_limits(&input, limits).map(drop);
+        let dynamic = vtproto::reflect::DynamicMessage::new(desc.clone())
+            .merge(&mut Reader::new(&input).with_limits(limits));
+        [owned, dynamic]
+    };
+    for result in decode(&DecodeLimits::default()) {
+        result.unwrap();
+    }
+    // A view keeps no unknown fields: nothing to cap.
+    let tight = DecodeLimits {
+        max_unknown_fields: 1,
+        ..DecodeLimits::default()
+    };
+    standalone::RepeatedsView::decode_view_with_limits(&input, &tight).unwrap();
+    for (fields, bytes) in [(999, usize::MAX), (usize::MAX, 3999), (10, 10)] {
+        let limits = DecodeLimits {
+            max_unknown_fields: fields,
+            max_unknown_bytes: bytes,
+            ..DecodeLimits::default()
+        };
+        for result in decode(&limits) {
+            let e = result.unwrap_err();
+            assert_eq!(
+                *e.kind(),
+                DecodeErrorKind::UnknownFieldLimit {
+                    max_fields: fields,
+                    max_bytes: bytes
+                },
+                "{e}"
+            );
+        }
+    }
+    // Exactly at the caps: kept.
+    let limits = DecodeLimits {
+        max_unknown_fields: 1000,
+        max_unknown_bytes: 4000,
+        ..DecodeLimits::default()
+    };
+    let kept = standalone::Repeateds::decode_with_limits(&input, &limits).unwrap();
+    assert_eq!(kept.encode_to_vec(), input);
+
+    // The input's size, on every entry point.
+    let limits = DecodeLimits {
+        max_input_size: 100,
+        ..DecodeLimits::default()
+    };
+    let too_large = DecodeErrorKind::InputTooLarge {
+        size: input.len(),
+        limit: 100,
+    };
+    for result in [
+        standalone::Repeateds::decode_with_limits(&input, &limits).map(drop),
+        prost_mode::Repeateds::decode_with_limits(&input, &limits).map(drop),
+        standalone::Repeateds::default().decode_into_with_limits(&input, &limits),
+        standalone::Repeateds::default().merge_with_limits(&input, &limits),
+        standalone::RepeatedsView::decode_view_with_limits(&input, &limits).map(drop),
+    ] {
+        assert_eq!(*result.unwrap_err().kind(), too_large);
+    }
+    let json = format!("{{\"rInt32\":[{}]}}", vec!["0"; 100].join(","));
+    let options = vtproto::json::DecodeOptions {
+        limits,
+        ..Default::default()
+    };
+    let e = vtproto::json::from_str_with::<standalone::Repeateds>(&json, &options).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            vtproto::json::JsonErrorKind::InputTooLarge { limit: 100, .. }
+        ),
+        "{e}"
+    );
+    let text = "r_int32: 0 ".repeat(20);
+    let options = vtproto::text::DecodeOptions {
+        limits,
+        ..Default::default()
+    };
+    let e = vtproto::text::from_str_with::<standalone::Repeateds>(&text, &options).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            vtproto::text::TextErrorKind::InputTooLarge { limit: 100, .. }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn json_and_text_stop_at_the_budget() {
+    use vtproto::DecodeLimits;
+    let limits = DecodeLimits {
+        memory_budget: 64 * 1024,
+        ..DecodeLimits::default()
+    };
+    // 30,000 empty messages: 90 KB of JSON, megabytes of structs.
+    let json = format!("{{\"rMessage\":[{}]}}", vec!["{}"; 30_000].join(","));
+    let options = vtproto::json::DecodeOptions {
+        limits,
+        ..Default::default()
+    };
+    let e = vtproto::json::from_str_with::<standalone::Repeateds>(&json, &options).unwrap_err();
+    assert_eq!(
+        *e.kind(),
+        vtproto::json::JsonErrorKind::MemoryBudget {
+            budget: json.len() + 64 * 1024
+        }
+    );
+    assert!(e.to_string().contains("memory budget"), "{e}");
+    // The default budget takes it.
+    vtproto::json::from_str::<standalone::Repeateds>(&json).unwrap();
+    let text = format!("r_message: [{}]", vec!["{}"; 30_000].join(","));
+    let options = vtproto::text::DecodeOptions {
+        limits,
+        ..Default::default()
+    };
+    let e = vtproto::text::from_str_with::<standalone::Repeateds>(&text, &options).unwrap_err();
+    assert_eq!(
+        *e.kind(),
+        vtproto::text::TextErrorKind::MemoryBudget {
+            budget: text.len() + 64 * 1024
+        }
+    );
+    vtproto::text::from_str::<standalone::Repeateds>(&text).unwrap();
+}

@@ -17,7 +17,10 @@
 //! request mapped to the view, `.extern_path(".pkg.Req", "crate::pb::pkg::ReqOwnedView")`
 //! and `.build_client(false)`; the client keeps the usual stubs, the wire is the same.
 
+mod limits;
 mod resource_exhausted;
+
+pub use limits::{with_decode_limits, LimitsBody, LimitsFuture, WithDecodeLimits};
 
 pub use resource_exhausted::{
     ResourceExhausted, ResourceExhaustedLayer, ResponseFuture, StatusBody,
@@ -31,30 +34,30 @@ use tonic::Status;
 
 use bytes::Bytes;
 
-use crate::{DecodeError, Message, MessageView, OwnedView, ViewFamily};
+use crate::{DecodeError, DecodeLimits, Message, MessageView, OwnedView, ViewFamily};
 
 /// What [`VtCodec`] can decode: every [`Message`], and [`OwnedView`]s.
 pub trait Decode: Sized {
     /// The message's full protobuf name, for errors.
     const NAME: &'static str;
 
-    /// Decodes from tonic's buffer, split off without a copy.
-    fn decode_from(bytes: Bytes) -> Result<Self, DecodeError>;
+    /// Decodes from tonic's buffer, split off without a copy, under `limits`.
+    fn decode_from(bytes: Bytes, limits: &DecodeLimits) -> Result<Self, DecodeError>;
 }
 
 impl<M: Message> Decode for M {
     const NAME: &'static str = M::NAME;
 
-    fn decode_from(bytes: Bytes) -> Result<Self, DecodeError> {
-        M::decode_bytes(&bytes)
+    fn decode_from(bytes: Bytes, limits: &DecodeLimits) -> Result<Self, DecodeError> {
+        M::decode_bytes_with_limits(&bytes, limits)
     }
 }
 
 impl<F: ViewFamily> Decode for OwnedView<F> {
     const NAME: &'static str = <<F::View<'static> as MessageView<'static>>::Owned as Message>::NAME;
 
-    fn decode_from(bytes: Bytes) -> Result<Self, DecodeError> {
-        OwnedView::decode(bytes)
+    fn decode_from(bytes: Bytes, limits: &DecodeLimits) -> Result<Self, DecodeError> {
+        OwnedView::decode_with_limits(bytes, limits)
     }
 }
 
@@ -121,7 +124,9 @@ impl<U: Decode> Decoder for VtDecoder<U> {
     fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
         // A split of tonic's buffer, not a copy.
         let bytes = buf.copy_to_bytes(buf.remaining());
-        U::decode_from(bytes).map(Some).map_err(status_of::<U>)
+        U::decode_from(bytes, &limits::current())
+            .map(Some)
+            .map_err(status_of::<U>)
     }
 }
 

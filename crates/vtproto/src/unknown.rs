@@ -178,7 +178,8 @@ impl UnknownFields {
         let raw_key = r.overlong_key_just_read();
         let value = r.skip_field_raw(key)?;
         // The record as kept (its key at most 5 bytes, or as it came).
-        r.charge_unknown(value.len() + raw_key.map_or(5, <[u8]>::len))?;
+        let key_len = raw_key.map_or(wire::varint_len(u64::from(key)), <[u8]>::len);
+        r.charge_unknown(value.len() + key_len)?;
         self.push_record(key, raw_key, value);
         Ok(())
     }
@@ -202,7 +203,10 @@ impl UnknownFields {
         r: &mut Reader<'_>,
     ) -> Result<(), DecodeError> {
         let used = mark.value.len() - r.remaining();
-        r.charge_unknown(used + mark.key.map_or(5, <[u8]>::len))?;
+        let key_len = mark
+            .key
+            .map_or(wire::varint_len(u64::from(key)), <[u8]>::len);
+        r.charge_unknown(used + key_len)?;
         self.push_record(key, mark.key, &mark.value[..used]);
         Ok(())
     }

@@ -165,13 +165,22 @@ pub struct OwnedView<F: ViewFamily> {
 impl<F: ViewFamily> OwnedView<F> {
     /// Decodes a view of the message in `bytes`, keeping `bytes` alive beside it.
     pub fn decode(bytes: Bytes) -> Result<Self, DecodeError> {
+        Self::decode_with_limits(bytes, &crate::DecodeLimits::DEFAULT)
+    }
+
+    /// [`decode`](Self::decode) under `limits` (see [`DecodeLimits`](crate::DecodeLimits)).
+    pub fn decode_with_limits(
+        bytes: Bytes,
+        limits: &crate::DecodeLimits,
+    ) -> Result<Self, DecodeError> {
         // SAFETY: the slice points into the buffer `bytes` owns (shared and immutable, or
         // static): it neither moves nor changes while `bytes` lives, even when the
         // `OwnedView` moves. The view holding it is stored beside `bytes`, dropped before it,
         // and handed out only through `get`, which ties its lifetime to `&self`, so no
         // `'static` borrow escapes.
         let input: &'static [u8] = unsafe { &*(bytes.as_ref() as *const [u8]) };
-        let view = <F::View<'static> as MessageView<'static>>::decode_view(input)?;
+        let view =
+            <F::View<'static> as MessageView<'static>>::decode_view_with_limits(input, limits)?;
         Ok(OwnedView {
             view: MaybeUninit::new(view),
             bytes,
