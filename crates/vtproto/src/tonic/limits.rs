@@ -1,25 +1,4 @@
-//! Decode limits per service: [`with_decode_limits`] wraps a tonic server so that
-//! [`VtCodec`](super::VtCodec) decodes its requests under the given [`DecodeLimits`] instead
-//! of the defaults, beside tonic's own `max_decoding_message_size`:
-//!
-//! ```ignore
-//! use vtproto::{tonic::with_decode_limits, DecodeLimits};
-//!
-//! let limits = DecodeLimits { memory_budget: 8 << 20, ..DecodeLimits::default() };
-//! tonic::transport::Server::builder()
-//!     .add_service(with_decode_limits(
-//!         EchoServer::new(service).max_decoding_message_size(1 << 20),
-//!         limits,
-//!     ))
-//!     .serve(addr)
-//!     .await?;
-//! ```
-//!
-//! tonic makes a codec per call with `Default::default()`, so the limits cannot ride on the
-//! codec: the wrapper names them for the code it polls (the service's future, which reads a
-//! unary or client-streaming request, and the response body, which drives a handler's
-//! stream), and the codec reads them there. A request stream read anywhere else (a task the
-//! handler spawns) is decoded under the defaults.
+//! Decode limits per service: [`with_decode_limits`].
 
 use core::cell::Cell;
 use core::future::Future;
@@ -57,7 +36,28 @@ fn scoped<R>(limits: DecodeLimits, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// `service` decoding its requests under `limits` (see the [module docs](self)).
+/// `service` decoding its requests under `limits`: wraps a tonic server so that
+/// [`VtCodec`](super::VtCodec) decodes its requests under the given [`DecodeLimits`] instead
+/// of the defaults, beside tonic's own `max_decoding_message_size`:
+///
+/// ```ignore
+/// use vtproto::{tonic::with_decode_limits, DecodeLimits};
+///
+/// let limits = DecodeLimits { memory_budget: 8 << 20, ..DecodeLimits::default() };
+/// tonic::transport::Server::builder()
+///     .add_service(with_decode_limits(
+///         EchoServer::new(service).max_decoding_message_size(1 << 20),
+///         limits,
+///     ))
+///     .serve(addr)
+///     .await?;
+/// ```
+///
+/// tonic makes a codec per call with `Default::default()`, so the limits cannot ride on the
+/// codec: the wrapper names them for the code it polls (the service's future, which reads a
+/// unary or client-streaming request, and the response body, which drives a handler's
+/// stream), and the codec reads them there. A request stream read anywhere else (a task the
+/// handler spawns) is decoded under the defaults.
 pub fn with_decode_limits<S>(service: S, limits: DecodeLimits) -> WithDecodeLimits<S> {
     WithDecodeLimits {
         inner: service,
