@@ -4,6 +4,10 @@
 //! `decode_conformance` corpus, whose inputs have the same shape.
 #![no_main]
 
+// Counts what each decode holds, for the memory budget's property (`vt_tests::checks`).
+#[global_allocator]
+static A: vt_tests::alloc_stats::Tracking = vt_tests::alloc_stats::Tracking;
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     vt_tests::checks::dynamic(data);
 });

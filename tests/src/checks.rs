@@ -12,6 +12,80 @@
 use arbitrary::Arbitrary;
 
 pub use crate::properties::check;
+use vtproto::DecodeLimits;
+
+/// The memory budget the fuzz property decodes under (beyond the input's size).
+pub const FUZZ_BUDGET: usize = 4096;
+/// What a decode may hold beyond four times its budget: its frames and error, a
+/// `DynamicMessage`'s descriptors (as `tests/tests/amplification.rs` allows).
+pub const PEAK_SLACK: usize = 64 * 1024;
+
+/// The memory budget's property: decoding an input of `len` bytes through `decode` under a
+/// budget of [`FUZZ_BUDGET`] holds at most `4 × (len + FUZZ_BUDGET) + PEAK_SLACK` bytes at its
+/// peak (a `Vec` holds up to twice what was charged for it while it grows, and its old buffer
+/// while it moves). Measured by `alloc_stats`, so only where it is the global allocator (the
+/// fuzz targets and `tests/tests/fuzz_corpus.rs`); elsewhere it holds trivially.
+pub fn held_to_budget<T>(path: &str, len: usize, decode: impl FnOnce(&DecodeLimits) -> T) {
+    let limits = DecodeLimits {
+        memory_budget: FUZZ_BUDGET,
+        ..DecodeLimits::default()
+    };
+    let (out, stats) = alloc_stats::measure(|| decode(&limits));
+    drop(out);
+    let bound = 4 * (len + FUZZ_BUDGET) + PEAK_SLACK;
+    assert!(
+        stats.peak <= bound,
+        "{path}: {} bytes held decoding {len} bytes under a budget of {FUZZ_BUDGET}",
+        stats.peak
+    );
+}
+
+/// [`check`], and the memory budget's property on each of our binary decoders of `S` and
+/// `P`: owned, `decode_into`, view, `DynamicMessage` (when `desc` names its type).
+fn both<P, PV, S, SV>(data: &[u8])
+where
+    P: prost::Message + vtproto::Message + PartialEq + std::fmt::Debug + Default,
+    PV: vtproto::ViewFamily,
+    for<'a> PV::View<'a>: vtproto::MessageView<'a, Owned = P>,
+    S: vtproto::Message + PartialEq + std::fmt::Debug,
+    SV: vtproto::ViewFamily,
+    for<'a> SV::View<'a>: vtproto::MessageView<'a, Owned = S>,
+{
+    check::<P, PV, S, SV>(data);
+    let desc = own_pool().get_message_by_name(<S as vtproto::Message>::NAME);
+    binary_held_to_budget::<P, S, SV>(data, desc.as_ref());
+}
+
+/// The memory budget's property on our binary decoders of `S` and `P`, and on a
+/// `DynamicMessage` of `desc`.
+pub fn binary_held_to_budget<P, S, SV>(
+    data: &[u8],
+    desc: Option<&vtproto::reflect::MessageDescriptor>,
+) where
+    P: vtproto::Message,
+    S: vtproto::Message,
+    SV: vtproto::ViewFamily,
+    for<'a> SV::View<'a>: vtproto::MessageView<'a, Owned = S>,
+{
+    use vtproto::MessageView;
+    let n = data.len();
+    held_to_budget("mode=prost", n, |l| P::decode_with_limits(data, l));
+    held_to_budget("owned", n, |l| S::decode_with_limits(data, l));
+    held_to_budget("decode_into", n, |l| {
+        let mut m = S::default();
+        m.decode_into_with_limits(data, l).map(|()| m)
+    });
+    held_to_budget("view", n, |l| {
+        <SV::View<'_> as MessageView<'_>>::decode_view_with_limits(data, l).map(drop)
+    });
+    if let Some(desc) = desc {
+        held_to_budget("DynamicMessage", n, |l| {
+            let mut m = vtproto::reflect::DynamicMessage::new(desc.clone());
+            m.merge(&mut vtproto::Reader::new(data).with_limits(l))
+                .map(|()| m)
+        });
+    }
+}
 use vtproto_codegen::descriptor::{
     field_descriptor_proto::{Label, Type},
     DescriptorProto, EnumDescriptorProto, EnumValueDescriptorProto, FieldDescriptorProto,
@@ -27,14 +101,14 @@ pub fn conformance(data: &[u8]) {
         return;
     };
     if which % 2 == 0 {
-        check::<
+        both::<
             p::proto3::TestAllTypesProto3,
             p::proto3::TestAllTypesProto3ViewFamily,
             s::proto3::TestAllTypesProto3,
             s::proto3::TestAllTypesProto3ViewFamily,
         >(rest);
     } else {
-        check::<
+        both::<
             p::proto2::TestAllTypesProto2,
             p::proto2::TestAllTypesProto2ViewFamily,
             s::proto2::TestAllTypesProto2,
@@ -61,15 +135,26 @@ pub fn dynamic(data: &[u8]) {
             .get_message_by_name("protobuf_test_messages.proto3.TestAllTypesProto3")
             .unwrap();
         check_dynamic::<s::proto3::TestAllTypesProto3>(&desc, rest);
+        dynamic_held_to_budget(&desc, rest);
     } else {
         let desc = pool
             .get_message_by_name("protobuf_test_messages.proto2.TestAllTypesProto2")
             .unwrap();
         check_dynamic::<s::proto2::TestAllTypesProto2>(&desc, rest);
+        dynamic_held_to_budget(&desc, rest);
     }
 }
 
 pub use crate::properties::check_dynamic;
+
+/// The memory budget's property on a `DynamicMessage` of `desc` reading `data`.
+pub fn dynamic_held_to_budget(desc: &vtproto::reflect::MessageDescriptor, data: &[u8]) {
+    held_to_budget("DynamicMessage", data.len(), |l| {
+        let mut m = vtproto::reflect::DynamicMessage::new(desc.clone());
+        m.merge(&mut vtproto::Reader::new(data).with_limits(l))
+            .map(|()| m)
+    });
+}
 
 /// `DynamicMessage` read `input` as the generated code did: the same value (compared as the
 /// deterministic encoding) or an error of the same kind.
@@ -95,10 +180,15 @@ fn reads_alike<M: vtproto::Message, E: std::fmt::Debug, K: PartialEq + std::fmt:
     }
 }
 
-/// The descriptor of one of the project's message types, from a pool built once.
-fn own_type(name: &str) -> vtproto::reflect::MessageDescriptor {
+/// The project's descriptors, decoded once.
+fn own_pool() -> &'static vtproto::reflect::DescriptorPool {
     static POOL: std::sync::OnceLock<vtproto::reflect::DescriptorPool> = std::sync::OnceLock::new();
     POOL.get_or_init(|| vtproto::reflect::DescriptorPool::decode(crate::OWN_DESCRIPTORS).unwrap())
+}
+
+/// The descriptor of one of the project's message types, from a pool built once.
+fn own_type(name: &str) -> vtproto::reflect::MessageDescriptor {
+    own_pool()
         .get_message_by_name(name)
         .unwrap_or_else(|| panic!("{name} is not in the project's descriptors"))
 }
@@ -144,6 +234,22 @@ where
         ..json::DecodeOptions::default()
     };
     let read = json::from_slice_with::<M>(text, &options);
+    held_to_budget("ProtoJSON", text.len(), |l| {
+        let options = json::DecodeOptions {
+            limits: *l,
+            ..options
+        };
+        json::from_slice_with::<M>(text, &options)
+    });
+    if let Ok(text) = std::str::from_utf8(text) {
+        held_to_budget("DynamicMessage, JSON", text.len(), |l| {
+            let options = json::DecodeOptions {
+                limits: *l,
+                ..options
+            };
+            vtproto::reflect::DynamicMessage::from_json_with(own_type(M::NAME), text, &options)
+        });
+    }
     // DynamicMessage, from the descriptors alone, reads the same input as the generated code
     // does: the same value, or the same error.
     if let Ok(text) = std::str::from_utf8(text) {
@@ -205,6 +311,20 @@ where
         return;
     };
     let read = text::from_str_with::<M>(input, &options);
+    held_to_budget("text format", input.len(), |l| {
+        let options = text::DecodeOptions {
+            limits: *l,
+            ..options
+        };
+        text::from_str_with::<M>(input, &options)
+    });
+    held_to_budget("DynamicMessage, text", input.len(), |l| {
+        let options = text::DecodeOptions {
+            limits: *l,
+            ..options
+        };
+        vtproto::reflect::DynamicMessage::from_text_with(own_type(M::NAME), input, &options)
+    });
     // DynamicMessage, from the descriptors alone, reads the same input as the generated code
     // does: the same value, or the same error.
     let dynamic =
@@ -239,7 +359,7 @@ pub fn workloads(data: &[u8]) {
         return;
     };
     if which >= 250 {
-        return check::<
+        return both::<
             p::test::proto3::EmptyValues,
             p::test::proto3::EmptyValuesViewFamily,
             s::test::proto3::EmptyValues,
@@ -247,36 +367,36 @@ pub fn workloads(data: &[u8]) {
         >(rest);
     }
     match which % 6 {
-        0 => check::<
+        0 => both::<
             p::candidates::CandidatesResponse,
             p::candidates::CandidatesResponseViewFamily,
             s::candidates::CandidatesResponse,
             s::candidates::CandidatesResponseViewFamily,
         >(rest),
-        1 => check::<
+        1 => both::<
             p::event::EventBatch,
             p::event::EventBatchViewFamily,
             s::event::EventBatch,
             s::event::EventBatchViewFamily,
         >(rest),
         2 => {
-            check::<p::deep::Node, p::deep::NodeViewFamily, s::deep::Node, s::deep::NodeViewFamily>(
+            both::<p::deep::Node, p::deep::NodeViewFamily, s::deep::Node, s::deep::NodeViewFamily>(
                 rest,
             )
         }
-        3 => check::<
+        3 => both::<
             p::test::proto3::Maps,
             p::test::proto3::MapsViewFamily,
             s::test::proto3::Maps,
             s::test::proto3::MapsViewFamily,
         >(rest),
-        4 => check::<
+        4 => both::<
             p::test::proto2::Groups,
             p::test::proto2::GroupsViewFamily,
             s::test::proto2::Groups,
             s::test::proto2::GroupsViewFamily,
         >(rest),
-        _ => check::<
+        _ => both::<
             p::test::proto3::Repeateds,
             p::test::proto3::RepeatedsViewFamily,
             s::test::proto3::Repeateds,

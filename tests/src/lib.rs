@@ -2,6 +2,8 @@
 //! cross-crate tests in `tests/tests/`. Not published.
 #![allow(clippy::all, missing_docs)]
 
+pub use alloc_stats;
+
 pub mod checks;
 pub mod properties;
 

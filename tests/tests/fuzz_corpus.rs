@@ -9,6 +9,10 @@
 
 mod support;
 
+// Counts what each decode holds, for the memory budget's property (`vt_tests::checks`).
+#[global_allocator]
+static A: alloc_stats::Tracking = alloc_stats::Tracking;
+
 use std::path::{Path, PathBuf};
 
 use support::{mutate, Rng, Schema};

@@ -381,7 +381,8 @@ impl Reader<'_> {
         full: bool,
     ) -> Result<(), DecodeError> {
         if map.is_empty() {
-            map.reserve(self.count_ahead(field_key, cap));
+            let entry = core::mem::size_of::<(String, String)>();
+            map.reserve(self.count_ahead_within(field_key, cap, entry));
         }
         let mut k = String::new();
         let mut v = String::new();

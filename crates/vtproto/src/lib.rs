@@ -112,6 +112,19 @@ pub mod __private {
         r.skip_field(key)
     }
 
+    /// Reserves room in an empty map for the entries of field `key` ahead in `r` (up to
+    /// `cap`, and to what the memory budget has left for them).
+    #[cfg(feature = "std")]
+    #[inline]
+    pub fn reserve_ahead<K: Eq + core::hash::Hash, V, S: core::hash::BuildHasher>(
+        map: &mut std::collections::HashMap<K, V, S>,
+        r: &crate::Reader<'_>,
+        key: u32,
+        cap: usize,
+    ) {
+        map.reserve(r.count_ahead_within(key, cap, core::mem::size_of::<(K, V)>()));
+    }
+
     /// `m.size()`, never inlined. Generated code calls a recursive message field through it,
     /// so a self-referencing message's own `size` is not recursive and inlines into callers
     /// (a one-level `Node` otherwise pays two calls that prost's inlined encoder doesn't).

@@ -903,6 +903,17 @@ impl<'a> Reader<'a> {
     /// instead of growing it; the scan stops quietly at malformed data, which the decode that
     /// follows reports.
     pub fn count_ahead(&self, key: u32, cap: usize) -> usize {
+        self.count_ahead_within(key, cap, 0)
+    }
+
+    /// [`count_ahead`](Self::count_ahead), also capped at what the memory budget has left
+    /// for `entry`-byte entries: a table reserved ahead of its entries (which are charged
+    /// as they are read) is never larger than the budget would let them grow.
+    pub fn count_ahead_within(&self, key: u32, cap: usize, entry: usize) -> usize {
+        let cap = match self.budget.checked_div(entry) {
+            Some(room) => cap.min(room.max(1)),
+            None => cap,
+        };
         let mut scan = self.sub(self.buf, self.depth);
         if scan.skip_field(key).is_err() {
             return 1;

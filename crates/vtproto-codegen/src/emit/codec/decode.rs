@@ -327,7 +327,7 @@ fn reserve_ahead(f: &Field, cap: usize) -> TokenStream {
     let cap = usize_lit(cap);
     quote! {
         if self.#ident.is_empty() {
-            self.#ident.reserve(r.count_ahead(#key, #cap));
+            ::vtproto::__private::reserve_ahead(&mut self.#ident, r, #key, #cap);
         }
     }
 }

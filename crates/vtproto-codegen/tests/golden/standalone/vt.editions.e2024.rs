@@ -307,7 +307,7 @@ impl ::vtproto::Message for Item {
             66 => r.merge_message_field(&mut self.prefixed_child),
             74 => {
                 if self.by_id.is_empty() {
-                    self.by_id.reserve(r.count_ahead(74, 256));
+                    ::vtproto::__private::reserve_ahead(&mut self.by_id, r, 74, 256);
                 }
                 let mut k: i32 = ::core::default::Default::default();
                 let mut v = ::core::default::Default::default();
@@ -321,7 +321,7 @@ impl ::vtproto::Message for Item {
             82 => {
                 let mark = r.mark();
                 if self.closed_by_name.is_empty() {
-                    self.closed_by_name.reserve(r.count_ahead(82, 256));
+                    ::vtproto::__private::reserve_ahead(&mut self.closed_by_name, r, 82, 256);
                 }
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v: i32 = 0;

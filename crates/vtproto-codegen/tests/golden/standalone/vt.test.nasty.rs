@@ -694,7 +694,7 @@ impl ::vtproto::Message for HasMethods {
             18 => r.push_message(&mut self.many),
             26 => {
                 if self.by_name.is_empty() {
-                    self.by_name.reserve(r.count_ahead(26, 256));
+                    ::vtproto::__private::reserve_ahead(&mut self.by_name, r, 26, 256);
                 }
                 let mut k: ::std::string::String = ::core::default::Default::default();
                 let mut v = ::core::default::Default::default();
