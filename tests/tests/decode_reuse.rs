@@ -313,3 +313,75 @@ fn thinning_drops_records_at_every_level() {
         "fewer elements: {fewer}, fewer entries inside: {inner}"
     );
 }
+
+/// What a value reused by `decode_into` holds after a large input then a small one, against
+/// the small one decoded fresh: at most twice that plus what a collection or string keeps
+/// whatever it holds (`RETAIN_LARGE`, 64 KiB; these inputs leave little below it), where it
+/// held the large input's capacity before.
+fn retains_little<M: Message + PartialEq + std::fmt::Debug>(large: &[u8], small: &[u8]) {
+    let (reused, stats) = alloc_stats::measure(|| {
+        let mut value = M::default();
+        value.decode_into(large).unwrap();
+        value.decode_into(small).unwrap();
+        value
+    });
+    assert_eq!(reused, M::decode(small).unwrap());
+    let (fresh, fresh_stats) = alloc_stats::measure(|| M::decode(small).unwrap());
+    drop(fresh);
+    assert!(
+        stats.held <= 2 * fresh_stats.held + 64 * 1024,
+        "{}: {} bytes held after a {}-byte input then a {}-byte one, {} decoded fresh",
+        M::NAME,
+        stats.held,
+        large.len(),
+        small.len(),
+        fresh_stats.held
+    );
+    drop(reused);
+}
+
+#[test]
+fn decode_into_gives_back_what_a_large_input_grew() {
+    use vt_tests::own::vt::test::proto3::{Maps, Repeateds, Scalars};
+    retains_little::<CandidatesResponse>(
+        &candidates(20_000, 1).encode_to_vec(),
+        &candidates(3, 2).encode_to_vec(),
+    );
+    retains_little::<EventBatch>(
+        &events(20_000, 1).encode_to_vec(),
+        &events(2, 2).encode_to_vec(),
+    );
+    // One large string, then a short one and none; repeated scalars, strings and messages.
+    let large = Repeateds {
+        r_int64: (0..200_000).collect(),
+        r_string: vec!["x".repeat(1 << 20), "y".repeat(300)],
+        r_bytes: vec![vec![1; 1 << 20]; 2],
+        r_message: vec![
+            Scalars {
+                f_string: "z".repeat(1 << 20),
+                ..Default::default()
+            };
+            3
+        ],
+        ..Default::default()
+    };
+    let small = Repeateds {
+        r_int64: vec![1, 2],
+        r_string: vec!["a".into()],
+        r_message: vec![Scalars::default()],
+        ..Default::default()
+    };
+    retains_little::<Repeateds>(&large.encode_to_vec(), &small.encode_to_vec());
+    retains_little::<Repeateds>(&large.encode_to_vec(), &[]);
+    let large = Maps {
+        m_int32_int32: (0..100_000).map(|i| (i, i)).collect(),
+        m_string_string: (0..50_000).map(|i| (i.to_string(), "v".into())).collect(),
+        ..Default::default()
+    };
+    let small = Maps {
+        m_int32_int32: [(1, 1)].into(),
+        m_string_string: [("k".to_string(), "v".to_string())].into(),
+        ..Default::default()
+    };
+    retains_little::<Maps>(&large.encode_to_vec(), &small.encode_to_vec());
+}

@@ -81,6 +81,9 @@ pub struct Stats {
     /// The most bytes held at once beyond what was held when the call began (allocated less
     /// freed, on this thread): the call's peak memory.
     pub peak: usize,
+    /// The bytes still held when the call returned, beyond what was held when it began:
+    /// what its result keeps.
+    pub held: usize,
 }
 
 /// Runs `f` and reports this thread's allocations during it (only counted while
@@ -103,6 +106,7 @@ pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Stats) {
         largest: LARGEST.with(|l| l.replace(outer_largest.max(l.get()))),
         bytes: BYTES.with(Cell::get) - bytes_before,
         peak: (peak - live_before).max(0) as usize,
+        held: (LIVE.with(Cell::get) - live_before).max(0) as usize,
     };
     MEASURING.fetch_sub(1, Relaxed);
     (out, stats)
@@ -134,6 +138,7 @@ mod tests {
         assert_eq!(stats.count, 1);
         assert_eq!(stats.largest, 800);
         assert_eq!(stats.peak, 800);
+        assert_eq!(stats.held, 800, "the vector returned is still held");
         let ((), stats) = measure(|| {
             for _ in 0..4 {
                 drop(vec![0u8; 1000]);

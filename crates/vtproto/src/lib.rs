@@ -86,7 +86,10 @@ pub use writer::ReverseWriter;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::reader::wire_type_mismatch;
-    pub use crate::reuse::{finish_str_map, replace_loop, replace_str_map_entry, MapReuse, StrMap};
+    pub use crate::reuse::{
+        clear_retained, finish_str_map, replace_loop, replace_str_map_entry, trim_retained,
+        Clearable, MapReuse, Retain, StrMap,
+    };
 
     /// `merge_field`'s last arm in `mode=prost`: a key no field matched is skipped, unless its
     /// number is declared, with another wire type: prost's error. The declared numbers below

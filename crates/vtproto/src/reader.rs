@@ -11,6 +11,7 @@ use bytes::Bytes;
 
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::limits::{DecodeLimits, DEFAULT_MEMORY_BUDGET, DEFAULT_RECURSION_LIMIT};
+use crate::reuse::RETAIN_SLACK;
 use crate::wire::{self, WireType};
 use crate::writer::copy_bytes;
 use crate::{Message, MessageView, UnknownFields};
@@ -489,7 +490,9 @@ impl<'a> Reader<'a> {
     pub fn merge_string(&mut self, dst: &mut String) -> Result<(), DecodeError> {
         let body = self.read_len_delimited()?;
         let s = utf8(body)?;
-        if dst.capacity() >= s.len() {
+        // Reused while it fits and is not far larger (see `RETAIN_SLACK`): a string once
+        // grown by a large input is given back when a small one comes.
+        if dst.capacity() >= s.len() && dst.capacity() <= 2 * s.len() + RETAIN_SLACK {
             dst.clear();
             dst.push_str(s);
         } else {
@@ -512,7 +515,7 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn merge_byte_vec(&mut self, dst: &mut Vec<u8>) -> Result<(), DecodeError> {
         let body = self.read_len_delimited()?;
-        if dst.capacity() >= body.len() {
+        if dst.capacity() >= body.len() && dst.capacity() <= 2 * body.len() + RETAIN_SLACK {
             dst.clear();
             dst.extend_from_slice(body);
         } else {

@@ -104,6 +104,9 @@ pub trait StrMap<V> {
     fn retain_values(&mut self, keep: impl FnMut(&V) -> bool);
     /// Removes every entry.
     fn clear(&mut self);
+    /// Gives back the room an earlier, larger input grew (see [`Retain`]); nothing to give
+    /// back by default.
+    fn trim(&mut self) {}
 }
 
 #[cfg(feature = "std")]
@@ -123,6 +126,9 @@ impl<V: Default, S: core::hash::BuildHasher> StrMap<V> for std::collections::Has
     }
     fn clear(&mut self) {
         self.clear();
+    }
+    fn trim(&mut self) {
+        Retain::trim_retained(self);
     }
 }
 
@@ -195,8 +201,12 @@ pub fn replace_str_map_entry<'a, M: StrMap<V>, V>(
 pub fn finish_str_map<M: StrMap<V>, V>(map: &mut M, state: &MapReuse) {
     if state.absent() {
         map.clear();
+        map.trim();
     } else if state.has_stale(map.len()) {
         map.retain_values(|v| state.keeps(addr(v)));
+        map.trim();
+    } else if state.mode == 2 {
+        map.trim();
     }
 }
 
@@ -213,6 +223,117 @@ pub fn replace_loop<'a, M: Message>(
         }
     }
     Ok(())
+}
+
+/// Spare capacity, in bytes, a string reused by `decode_into` keeps beyond twice what it
+/// holds: past it, a new value gets a buffer of its own, so that one large input does not pin
+/// its memory for the small ones after it.
+pub const RETAIN_SLACK: usize = 4096;
+
+/// Whether a collection holding `len` elements of `size` bytes in room for `capacity` keeps
+/// more than [`RETAIN_SLACK`] bytes beyond twice what it holds.
+#[inline(always)]
+fn oversized(capacity: usize, len: usize, size: usize) -> bool {
+    capacity > len.saturating_mul(2) && (capacity - len).saturating_mul(size) > RETAIN_SLACK
+}
+
+/// A collection whose spare capacity `decode_into` bounds (see [`trim_retained`]).
+pub trait Retain {
+    /// When it takes more than [`RETAIN_LARGE`] bytes, gives back capacity beyond twice its
+    /// length.
+    fn trim_retained(&mut self);
+}
+
+impl<T> Retain for Vec<T> {
+    #[inline(always)]
+    fn trim_retained(&mut self) {
+        #[cold]
+        #[inline(never)]
+        fn shrink<T>(v: &mut Vec<T>) {
+            if oversized(v.capacity(), v.len(), core::mem::size_of::<T>()) {
+                v.shrink_to(v.len() * 2);
+            }
+        }
+        // One comparison with a constant on the common path (`decode_into` runs this for
+        // every message it rewrites).
+        if self.capacity() > RETAIN_LARGE / core::mem::size_of::<T>().max(1) {
+            shrink(self);
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl<K: Eq + core::hash::Hash, V, S: core::hash::BuildHasher> Retain
+    for std::collections::HashMap<K, V, S>
+{
+    #[inline(always)]
+    fn trim_retained(&mut self) {
+        #[cold]
+        #[inline(never)]
+        fn shrink<K: Eq + core::hash::Hash, V, S: core::hash::BuildHasher>(
+            m: &mut std::collections::HashMap<K, V, S>,
+        ) {
+            if oversized(m.capacity(), m.len(), core::mem::size_of::<(K, V)>()) {
+                m.shrink_to(m.len() * 2);
+            }
+        }
+        if self.capacity() > RETAIN_LARGE / core::mem::size_of::<(K, V)>().max(1) {
+            shrink(self);
+        }
+    }
+}
+
+/// Before `merge_replace`: empties a string or bytes field, giving back a buffer larger than
+/// [`RETAIN_LARGE`] (one allocation per decode for values that large, against the copy of
+/// their bytes).
+#[inline(always)]
+pub fn clear_retained<T: Default + Clearable>(value: &mut T) {
+    if value.capacity() > RETAIN_LARGE {
+        *value = T::default();
+    } else {
+        value.clear();
+    }
+}
+
+/// The room a collection or string keeps across `decode_into` calls whatever it holds; past
+/// it, it keeps at most twice what it holds.
+pub const RETAIN_LARGE: usize = 64 * 1024;
+
+/// A string or byte buffer [`clear_retained`] empties.
+pub trait Clearable {
+    /// Its capacity in bytes.
+    fn capacity(&self) -> usize;
+    /// Empties it, keeping its buffer.
+    fn clear(&mut self);
+}
+
+impl Clearable for String {
+    #[inline(always)]
+    fn capacity(&self) -> usize {
+        String::capacity(self)
+    }
+    #[inline(always)]
+    fn clear(&mut self) {
+        String::clear(self);
+    }
+}
+
+impl Clearable for Vec<u8> {
+    #[inline(always)]
+    fn capacity(&self) -> usize {
+        Vec::capacity(self)
+    }
+    #[inline(always)]
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+}
+
+/// After `merge_replace`: `value` gives back what an earlier, larger input grew (see
+/// [`Retain`]).
+#[inline]
+pub fn trim_retained<R: Retain>(value: &mut R) {
+    value.trim_retained();
 }
 
 #[cfg(test)]

@@ -584,8 +584,8 @@ impl ::vtproto::Message for Any {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.type_url.clear();
-        self.value.clear();
+        ::vtproto::__private::clear_retained(&mut self.type_url);
+        ::vtproto::__private::clear_retained(&mut self.value);
         self.merge(r)
     }
     const FIELD_NAMES: &'static str = "1:type_url 2:value";
@@ -635,14 +635,14 @@ impl ::vtproto::Message for Api {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.name.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
         let mut count_2 = 0usize;
         let mut count_3 = 0usize;
-        self.version.clear();
+        ::vtproto::__private::clear_retained(&mut self.version);
         let mut spare_5 = self.source_context.take();
         let mut count_6 = 0usize;
         self.syntax = ::core::default::Default::default();
-        self.edition.clear();
+        ::vtproto::__private::clear_retained(&mut self.edition);
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
                 18 => {
@@ -691,6 +691,9 @@ impl ::vtproto::Message for Api {
         self.methods.truncate(count_2);
         self.options.truncate(count_3);
         self.mixins.truncate(count_6);
+        ::vtproto::__private::trim_retained(&mut self.methods);
+        ::vtproto::__private::trim_retained(&mut self.options);
+        ::vtproto::__private::trim_retained(&mut self.mixins);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:methods 3:options 4:version 5:source_context 6:mixins 7:syntax 8:edition";
@@ -741,14 +744,14 @@ impl ::vtproto::Message for Method {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.name.clear();
-        self.request_type_url.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
+        ::vtproto::__private::clear_retained(&mut self.request_type_url);
         self.request_streaming = ::core::default::Default::default();
-        self.response_type_url.clear();
+        ::vtproto::__private::clear_retained(&mut self.response_type_url);
         self.response_streaming = ::core::default::Default::default();
         let mut count_6 = 0usize;
         self.syntax = ::core::default::Default::default();
-        self.edition.clear();
+        ::vtproto::__private::clear_retained(&mut self.edition);
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
                 50 => {
@@ -764,6 +767,7 @@ impl ::vtproto::Message for Method {
             ::core::result::Result::Ok(())
         })?;
         self.options.truncate(count_6);
+        ::vtproto::__private::trim_retained(&mut self.options);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:request_type_url 3:request_streaming 4:response_type_url 5:response_streaming 6:options 7:syntax 8:edition";
@@ -796,8 +800,8 @@ impl ::vtproto::Message for Mixin {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.name.clear();
-        self.root.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
+        ::vtproto::__private::clear_retained(&mut self.root);
         self.merge(r)
     }
     const FIELD_NAMES: &'static str = "1:name 2:root";
@@ -900,6 +904,7 @@ impl ::vtproto::Message for FieldMask {
             ::core::result::Result::Ok(())
         })?;
         self.paths.truncate(count_1);
+        ::vtproto::__private::trim_retained(&mut self.paths);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:paths";
@@ -929,7 +934,7 @@ impl ::vtproto::Message for SourceContext {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.file_name.clear();
+        ::vtproto::__private::clear_retained(&mut self.file_name);
         self.merge(r)
     }
     const FIELD_NAMES: &'static str = "1:file_name";
@@ -1125,6 +1130,7 @@ impl ::vtproto::Message for ListValue {
             ::core::result::Result::Ok(())
         })?;
         self.values.truncate(count_1);
+        ::vtproto::__private::trim_retained(&mut self.values);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:values";
@@ -1205,13 +1211,13 @@ impl ::vtproto::Message for Type {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.name.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
         let mut count_2 = 0usize;
         let mut count_3 = 0usize;
         let mut count_4 = 0usize;
         let mut spare_5 = self.source_context.take();
         self.syntax = ::core::default::Default::default();
-        self.edition.clear();
+        ::vtproto::__private::clear_retained(&mut self.edition);
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
                 18 => {
@@ -1261,6 +1267,9 @@ impl ::vtproto::Message for Type {
         self.fields.truncate(count_2);
         self.oneofs.truncate(count_3);
         self.options.truncate(count_4);
+        ::vtproto::__private::trim_retained(&mut self.fields);
+        ::vtproto::__private::trim_retained(&mut self.oneofs);
+        ::vtproto::__private::trim_retained(&mut self.options);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:fields 3:oneofs 4:options 5:source_context 6:syntax 7:edition";
@@ -1319,13 +1328,13 @@ impl ::vtproto::Message for Field {
         self.kind = ::core::default::Default::default();
         self.cardinality = ::core::default::Default::default();
         self.number = ::core::default::Default::default();
-        self.name.clear();
-        self.type_url.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
+        ::vtproto::__private::clear_retained(&mut self.type_url);
         self.oneof_index = ::core::default::Default::default();
         self.packed = ::core::default::Default::default();
         let mut count_9 = 0usize;
-        self.json_name.clear();
-        self.default_value.clear();
+        ::vtproto::__private::clear_retained(&mut self.json_name);
+        ::vtproto::__private::clear_retained(&mut self.default_value);
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
                 74 => {
@@ -1341,6 +1350,7 @@ impl ::vtproto::Message for Field {
             ::core::result::Result::Ok(())
         })?;
         self.options.truncate(count_9);
+        ::vtproto::__private::trim_retained(&mut self.options);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:kind 2:cardinality 3:number 4:name 6:type_url 7:oneof_index 8:packed 9:options 10:json_name 11:default_value";
@@ -1384,12 +1394,12 @@ impl ::vtproto::Message for Enum {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.name.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
         let mut count_2 = 0usize;
         let mut count_3 = 0usize;
         let mut spare_4 = self.source_context.take();
         self.syntax = ::core::default::Default::default();
-        self.edition.clear();
+        ::vtproto::__private::clear_retained(&mut self.edition);
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
                 18 => {
@@ -1429,6 +1439,8 @@ impl ::vtproto::Message for Enum {
         })?;
         self.enumvalue.truncate(count_2);
         self.options.truncate(count_3);
+        ::vtproto::__private::trim_retained(&mut self.enumvalue);
+        ::vtproto::__private::trim_retained(&mut self.options);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:enumvalue 3:options 4:source_context 5:syntax 6:edition";
@@ -1463,7 +1475,7 @@ impl ::vtproto::Message for EnumValue {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.name.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
         self.number = ::core::default::Default::default();
         let mut count_3 = 0usize;
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
@@ -1481,6 +1493,7 @@ impl ::vtproto::Message for EnumValue {
             ::core::result::Result::Ok(())
         })?;
         self.options.truncate(count_3);
+        ::vtproto::__private::trim_retained(&mut self.options);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:number 3:options";
@@ -1513,7 +1526,7 @@ impl ::vtproto::Message for Option {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.name.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
         let mut spare_2 = self.value.take();
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
@@ -1785,7 +1798,7 @@ impl ::vtproto::Message for StringValue {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.value.clear();
+        ::vtproto::__private::clear_retained(&mut self.value);
         self.merge(r)
     }
     const FIELD_NAMES: &'static str = "1:value";
@@ -1815,7 +1828,7 @@ impl ::vtproto::Message for BytesValue {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.unknown_fields.clear();
-        self.value.clear();
+        ::vtproto::__private::clear_retained(&mut self.value);
         self.merge(r)
     }
     const FIELD_NAMES: &'static str = "1:value";

@@ -176,6 +176,8 @@ impl ::vtproto::Message for CodeGeneratorRequest {
         })?;
         self.file_to_generate.truncate(count_1);
         self.proto_file.truncate(count_15);
+        ::vtproto::__private::trim_retained(&mut self.file_to_generate);
+        ::vtproto::__private::trim_retained(&mut self.proto_file);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:file_to_generate 2:parameter 15:proto_file 3:compiler_version";
@@ -245,6 +247,7 @@ impl ::vtproto::Message for CodeGeneratorResponse {
             ::core::result::Result::Ok(())
         })?;
         self.file.truncate(count_15);
+        ::vtproto::__private::trim_retained(&mut self.file);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:error 2:supported_features 15:file";

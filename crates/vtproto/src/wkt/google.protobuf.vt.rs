@@ -25,8 +25,8 @@ impl ::vtproto::Message for Any {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.type_url.clear();
-        self.value.clear();
+        ::vtproto::__private::clear_retained(&mut self.type_url);
+        ::vtproto::__private::clear_retained(&mut self.value);
         self.merge(r)
     }
     const FIELD_NAMES: &'static str = "1:type_url 2:value";
@@ -62,10 +62,10 @@ impl ::vtproto::Message for Api {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.name.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
         let mut count_2 = 0usize;
         let mut count_3 = 0usize;
-        self.version.clear();
+        ::vtproto::__private::clear_retained(&mut self.version);
         let mut spare_5 = self.source_context.take();
         let mut count_6 = 0usize;
         self.syntax = ::core::default::Default::default();
@@ -117,6 +117,9 @@ impl ::vtproto::Message for Api {
         self.methods.truncate(count_2);
         self.options.truncate(count_3);
         self.mixins.truncate(count_6);
+        ::vtproto::__private::trim_retained(&mut self.methods);
+        ::vtproto::__private::trim_retained(&mut self.options);
+        ::vtproto::__private::trim_retained(&mut self.mixins);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:methods 3:options 4:version 5:source_context 6:mixins 7:syntax";
@@ -153,10 +156,10 @@ impl ::vtproto::Message for Method {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.name.clear();
-        self.request_type_url.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
+        ::vtproto::__private::clear_retained(&mut self.request_type_url);
         self.request_streaming = ::core::default::Default::default();
-        self.response_type_url.clear();
+        ::vtproto::__private::clear_retained(&mut self.response_type_url);
         self.response_streaming = ::core::default::Default::default();
         let mut count_6 = 0usize;
         self.syntax = ::core::default::Default::default();
@@ -175,6 +178,7 @@ impl ::vtproto::Message for Method {
             ::core::result::Result::Ok(())
         })?;
         self.options.truncate(count_6);
+        ::vtproto::__private::trim_retained(&mut self.options);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:request_type_url 3:request_streaming 4:response_type_url 5:response_streaming 6:options 7:syntax";
@@ -204,8 +208,8 @@ impl ::vtproto::Message for Mixin {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.name.clear();
-        self.root.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
+        ::vtproto::__private::clear_retained(&mut self.root);
         self.merge(r)
     }
     const FIELD_NAMES: &'static str = "1:name 2:root";
@@ -245,6 +249,7 @@ impl ::vtproto::Message for FileDescriptorSet {
             ::core::result::Result::Ok(())
         })?;
         self.file.truncate(count_1);
+        ::vtproto::__private::trim_retained(&mut self.file);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:file";
@@ -446,6 +451,13 @@ impl ::vtproto::Message for FileDescriptorProto {
         self.enum_type.truncate(count_5);
         self.service.truncate(count_6);
         self.extension.truncate(count_7);
+        ::vtproto::__private::trim_retained(&mut self.dependency);
+        ::vtproto::__private::trim_retained(&mut self.public_dependency);
+        ::vtproto::__private::trim_retained(&mut self.weak_dependency);
+        ::vtproto::__private::trim_retained(&mut self.message_type);
+        ::vtproto::__private::trim_retained(&mut self.enum_type);
+        ::vtproto::__private::trim_retained(&mut self.service);
+        ::vtproto::__private::trim_retained(&mut self.extension);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:package 3:dependency 10:public_dependency 11:weak_dependency 4:message_type 5:enum_type 6:service 7:extension 8:options 9:source_code_info 12:syntax";
@@ -614,6 +626,14 @@ impl ::vtproto::Message for DescriptorProto {
         self.oneof_decl.truncate(count_8);
         self.reserved_range.truncate(count_9);
         self.reserved_name.truncate(count_10);
+        ::vtproto::__private::trim_retained(&mut self.field);
+        ::vtproto::__private::trim_retained(&mut self.extension);
+        ::vtproto::__private::trim_retained(&mut self.nested_type);
+        ::vtproto::__private::trim_retained(&mut self.enum_type);
+        ::vtproto::__private::trim_retained(&mut self.extension_range);
+        ::vtproto::__private::trim_retained(&mut self.oneof_decl);
+        ::vtproto::__private::trim_retained(&mut self.reserved_range);
+        ::vtproto::__private::trim_retained(&mut self.reserved_name);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:field 6:extension 3:nested_type 4:enum_type 5:extension_range 8:oneof_decl 7:options 9:reserved_range 10:reserved_name";
@@ -763,6 +783,7 @@ impl ::vtproto::Message for ExtensionRangeOptions {
             ::core::result::Result::Ok(())
         })?;
         self.uninterpreted_option.truncate(count_999);
+        ::vtproto::__private::trim_retained(&mut self.uninterpreted_option);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "999:uninterpreted_option";
@@ -1127,6 +1148,9 @@ impl ::vtproto::Message for EnumDescriptorProto {
         self.value.truncate(count_2);
         self.reserved_range.truncate(count_4);
         self.reserved_name.truncate(count_5);
+        ::vtproto::__private::trim_retained(&mut self.value);
+        ::vtproto::__private::trim_retained(&mut self.reserved_range);
+        ::vtproto::__private::trim_retained(&mut self.reserved_name);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:value 3:options 4:reserved_range 5:reserved_name";
@@ -1327,6 +1351,7 @@ impl ::vtproto::Message for ServiceDescriptorProto {
             ::core::result::Result::Ok(())
         })?;
         self.method.truncate(count_2);
+        ::vtproto::__private::trim_retained(&mut self.method);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:method 3:options";
@@ -1784,6 +1809,7 @@ impl ::vtproto::Message for FileOptions {
             ::core::result::Result::Ok(())
         })?;
         self.uninterpreted_option.truncate(count_999);
+        ::vtproto::__private::trim_retained(&mut self.uninterpreted_option);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:java_package 8:java_outer_classname 10:java_multiple_files 20:java_generate_equals_and_hash 27:java_string_check_utf8 9:optimize_for 11:go_package 16:cc_generic_services 17:java_generic_services 18:py_generic_services 23:deprecated 31:cc_enable_arenas 36:objc_class_prefix 37:csharp_namespace 39:swift_prefix 40:php_class_prefix 41:php_namespace 44:php_metadata_namespace 45:ruby_package 999:uninterpreted_option";
@@ -1859,6 +1885,7 @@ impl ::vtproto::Message for MessageOptions {
             ::core::result::Result::Ok(())
         })?;
         self.uninterpreted_option.truncate(count_999);
+        ::vtproto::__private::trim_retained(&mut self.uninterpreted_option);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:message_set_wire_format 2:no_standard_descriptor_accessor 3:deprecated 7:map_entry 999:uninterpreted_option";
@@ -1953,6 +1980,7 @@ impl ::vtproto::Message for FieldOptions {
             ::core::result::Result::Ok(())
         })?;
         self.uninterpreted_option.truncate(count_999);
+        ::vtproto::__private::trim_retained(&mut self.uninterpreted_option);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:ctype 2:packed 6:jstype 5:lazy 3:deprecated 10:weak 999:uninterpreted_option";
@@ -1992,6 +2020,7 @@ impl ::vtproto::Message for OneofOptions {
             ::core::result::Result::Ok(())
         })?;
         self.uninterpreted_option.truncate(count_999);
+        ::vtproto::__private::trim_retained(&mut self.uninterpreted_option);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "999:uninterpreted_option";
@@ -2049,6 +2078,7 @@ impl ::vtproto::Message for EnumOptions {
             ::core::result::Result::Ok(())
         })?;
         self.uninterpreted_option.truncate(count_999);
+        ::vtproto::__private::trim_retained(&mut self.uninterpreted_option);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "2:allow_alias 3:deprecated 999:uninterpreted_option";
@@ -2097,6 +2127,7 @@ impl ::vtproto::Message for EnumValueOptions {
             ::core::result::Result::Ok(())
         })?;
         self.uninterpreted_option.truncate(count_999);
+        ::vtproto::__private::trim_retained(&mut self.uninterpreted_option);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:deprecated 999:uninterpreted_option";
@@ -2145,6 +2176,7 @@ impl ::vtproto::Message for ServiceOptions {
             ::core::result::Result::Ok(())
         })?;
         self.uninterpreted_option.truncate(count_999);
+        ::vtproto::__private::trim_retained(&mut self.uninterpreted_option);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "33:deprecated 999:uninterpreted_option";
@@ -2202,6 +2234,7 @@ impl ::vtproto::Message for MethodOptions {
             ::core::result::Result::Ok(())
         })?;
         self.uninterpreted_option.truncate(count_999);
+        ::vtproto::__private::trim_retained(&mut self.uninterpreted_option);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "33:deprecated 34:idempotency_level 999:uninterpreted_option";
@@ -2331,6 +2364,7 @@ impl ::vtproto::Message for UninterpretedOption {
             ::core::result::Result::Ok(())
         })?;
         self.name.truncate(count_2);
+        ::vtproto::__private::trim_retained(&mut self.name);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "2:name 3:identifier_value 4:positive_int_value 5:negative_int_value 6:double_value 7:string_value 8:aggregate_value";
@@ -2362,7 +2396,7 @@ impl ::vtproto::Message for uninterpreted_option::NamePart {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.name_part.clear();
+        ::vtproto::__private::clear_retained(&mut self.name_part);
         self.is_extension = ::core::default::Default::default();
         self.merge(r)
     }
@@ -2403,6 +2437,7 @@ impl ::vtproto::Message for SourceCodeInfo {
             ::core::result::Result::Ok(())
         })?;
         self.location.truncate(count_1);
+        ::vtproto::__private::trim_retained(&mut self.location);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:location";
@@ -2507,6 +2542,9 @@ impl ::vtproto::Message for source_code_info::Location {
             ::core::result::Result::Ok(())
         })?;
         self.leading_detached_comments.truncate(count_6);
+        ::vtproto::__private::trim_retained(&mut self.path);
+        ::vtproto::__private::trim_retained(&mut self.span);
+        ::vtproto::__private::trim_retained(&mut self.leading_detached_comments);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:path 2:span 3:leading_comments 4:trailing_comments 6:leading_detached_comments";
@@ -2546,6 +2584,7 @@ impl ::vtproto::Message for GeneratedCodeInfo {
             ::core::result::Result::Ok(())
         })?;
         self.annotation.truncate(count_1);
+        ::vtproto::__private::trim_retained(&mut self.annotation);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:annotation";
@@ -2623,6 +2662,7 @@ impl ::vtproto::Message for generated_code_info::Annotation {
             }
             ::core::result::Result::Ok(())
         })?;
+        ::vtproto::__private::trim_retained(&mut self.path);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:path 2:source_file 3:begin 4:end";
@@ -2694,6 +2734,7 @@ impl ::vtproto::Message for FieldMask {
             ::core::result::Result::Ok(())
         })?;
         self.paths.truncate(count_1);
+        ::vtproto::__private::trim_retained(&mut self.paths);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:paths";
@@ -2720,7 +2761,7 @@ impl ::vtproto::Message for SourceContext {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.file_name.clear();
+        ::vtproto::__private::clear_retained(&mut self.file_name);
         self.merge(r)
     }
     const FIELD_NAMES: &'static str = "1:file_name";
@@ -2917,6 +2958,7 @@ impl ::vtproto::Message for ListValue {
             ::core::result::Result::Ok(())
         })?;
         self.values.truncate(count_1);
+        ::vtproto::__private::trim_retained(&mut self.values);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:values";
@@ -2981,7 +3023,7 @@ impl ::vtproto::Message for Type {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.name.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
         let mut count_2 = 0usize;
         let mut count_3 = 0usize;
         let mut count_4 = 0usize;
@@ -3036,6 +3078,9 @@ impl ::vtproto::Message for Type {
         self.fields.truncate(count_2);
         self.oneofs.truncate(count_3);
         self.options.truncate(count_4);
+        ::vtproto::__private::trim_retained(&mut self.fields);
+        ::vtproto::__private::trim_retained(&mut self.oneofs);
+        ::vtproto::__private::trim_retained(&mut self.options);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:fields 3:oneofs 4:options 5:source_context 6:syntax";
@@ -3080,13 +3125,13 @@ impl ::vtproto::Message for Field {
         self.kind = ::core::default::Default::default();
         self.cardinality = ::core::default::Default::default();
         self.number = ::core::default::Default::default();
-        self.name.clear();
-        self.type_url.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
+        ::vtproto::__private::clear_retained(&mut self.type_url);
         self.oneof_index = ::core::default::Default::default();
         self.packed = ::core::default::Default::default();
         let mut count_9 = 0usize;
-        self.json_name.clear();
-        self.default_value.clear();
+        ::vtproto::__private::clear_retained(&mut self.json_name);
+        ::vtproto::__private::clear_retained(&mut self.default_value);
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
                 74 => {
@@ -3102,6 +3147,7 @@ impl ::vtproto::Message for Field {
             ::core::result::Result::Ok(())
         })?;
         self.options.truncate(count_9);
+        ::vtproto::__private::trim_retained(&mut self.options);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:kind 2:cardinality 3:number 4:name 6:type_url 7:oneof_index 8:packed 9:options 10:json_name 11:default_value";
@@ -3133,7 +3179,7 @@ impl ::vtproto::Message for Enum {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.name.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
         let mut count_2 = 0usize;
         let mut count_3 = 0usize;
         let mut spare_4 = self.source_context.take();
@@ -3177,6 +3223,8 @@ impl ::vtproto::Message for Enum {
         })?;
         self.enumvalue.truncate(count_2);
         self.options.truncate(count_3);
+        ::vtproto::__private::trim_retained(&mut self.enumvalue);
+        ::vtproto::__private::trim_retained(&mut self.options);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:enumvalue 3:options 4:source_context 5:syntax";
@@ -3204,7 +3252,7 @@ impl ::vtproto::Message for EnumValue {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.name.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
         self.number = ::core::default::Default::default();
         let mut count_3 = 0usize;
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
@@ -3222,6 +3270,7 @@ impl ::vtproto::Message for EnumValue {
             ::core::result::Result::Ok(())
         })?;
         self.options.truncate(count_3);
+        ::vtproto::__private::trim_retained(&mut self.options);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:name 2:number 3:options";
@@ -3251,7 +3300,7 @@ impl ::vtproto::Message for Option {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.name.clear();
+        ::vtproto::__private::clear_retained(&mut self.name);
         let mut spare_2 = self.value.take();
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {

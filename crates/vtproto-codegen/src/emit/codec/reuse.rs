@@ -25,6 +25,8 @@ struct Plan {
     arms: Vec<TokenStream>,
     /// Statements after the loop.
     after: Vec<TokenStream>,
+    /// Fields whose spare capacity is trimmed after the loop (see `vtproto::__private::Retain`).
+    trim: Vec<TokenStream>,
 }
 
 pub(super) fn merge_replace_fn(m: &Message) -> TokenStream {
@@ -43,8 +45,13 @@ pub(super) fn merge_replace_fn(m: &Message) -> TokenStream {
     let Plan {
         before,
         arms,
-        after,
+        mut after,
+        trim,
     } = plan;
+    after.extend(
+        trim.iter()
+            .map(|f| quote!(::vtproto::__private::trim_retained(&mut self.#f);)),
+    );
     // Nothing to reuse beyond the resets: the plain merge loop.
     let body = if arms.is_empty() && after.is_empty() {
         quote!(self.merge(r))
@@ -90,11 +97,19 @@ fn field(f: &Field, plan: &mut Plan) {
             plan.before
                 .push(quote!(self.#ident = ::core::default::Default::default();));
         }
-        (Label::Implicit | Label::Required, Some(_)) => {
-            plan.before.push(quote!(self.#ident.clear();));
+        (Label::Implicit | Label::Required, Some(s)) => {
+            // A string or bytes value far larger than `RETAIN_SLACK` is given back: reading
+            // a value reuses the capacity only up to twice its length (`merge_string`).
+            if s == Scalar::String || f.bytes == BytesRepr::Vec {
+                plan.before
+                    .push(quote!(::vtproto::__private::clear_retained(&mut self.#ident);));
+            } else {
+                plan.before.push(quote!(self.#ident.clear();));
+            }
         }
         (Label::Repeated { .. }, Some(s)) if is_copy(s) => {
             plan.before.push(quote!(self.#ident.clear();));
+            plan.trim.push(quote!(#ident));
         }
         (Label::Optional, Some(s)) if is_copy(s) => {
             plan.before
@@ -203,6 +218,7 @@ fn repeated(f: &Field, scalar: Option<Scalar>, plan: &mut Plan) {
         #count += 1;
     }));
     plan.after.push(quote!(self.#ident.truncate(#count);));
+    plan.trim.push(quote!(#ident));
 }
 
 /// A string-keyed map is overwritten in place while the input names keys it has (see
@@ -212,8 +228,13 @@ fn map_field(f: &Field, map: &MapField, plan: &mut Plan) {
     // A closed enum value decides between the map and the unknown fields: `merge_field` does.
     // So does mode=standalone, whose entries are read as the spec reads them.
     let closed = matches!(&map.value, ValueType::Enum(e) if e.closed);
+    // A hash map gives back the table an earlier input grew past twice what it holds now
+    // (an in-place string map does when it loses entries: `finish_str_map`).
     if map.key != Scalar::String || closed || map.full_entries {
         plan.before.push(quote!(self.#ident.clear();));
+        if !map.btree {
+            plan.trim.push(quote!(#ident));
+        }
         return;
     }
     let state = local("map", f);

@@ -21,7 +21,7 @@ impl ::vtproto::Message for Candidate {
     }
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
-        self.id.clear();
+        ::vtproto::__private::clear_retained(&mut self.id);
         let mut map_2 = ::vtproto::__private::MapReuse::default();
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
@@ -83,6 +83,7 @@ impl ::vtproto::Message for CandidatesResponse {
             ::core::result::Result::Ok(())
         })?;
         self.candidates.truncate(count_1);
+        ::vtproto::__private::trim_retained(&mut self.candidates);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:candidates";

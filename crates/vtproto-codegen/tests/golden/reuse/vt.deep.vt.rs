@@ -43,7 +43,7 @@ impl ::vtproto::Message for Node {
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         let mut spare_1 = self.child.take();
         self.value = ::core::default::Default::default();
-        self.label.clear();
+        ::vtproto::__private::clear_retained(&mut self.label);
         ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
             match key {
                 10 => {

@@ -47,11 +47,11 @@ impl ::vtproto::Message for Type {
     #[inline]
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.r#type = ::core::default::Default::default();
-        self.r#fn.clear();
+        ::vtproto::__private::clear_retained(&mut self.r#fn);
         self.self_ = ::core::default::Default::default();
         let mut spare_4 = self.me.take();
-        self.crate_.clear();
-        self.super_.clear();
+        ::vtproto::__private::clear_retained(&mut self.crate_);
+        ::vtproto::__private::clear_retained(&mut self.super_);
         self.r#async = ::core::default::Default::default();
         self.r#match = ::core::default::Default::default();
         self.r#gen = ::core::default::Default::default();
@@ -312,10 +312,17 @@ impl ::vtproto::Message for UsesEnum {
     fn merge_replace(&mut self, r: &mut ::vtproto::Reader<'_>) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         self.value = ::core::default::Default::default();
         self.values.clear();
-        self.camel_case_field.clear();
+        ::vtproto::__private::clear_retained(&mut self.camel_case_field);
         self.screaming_field = ::core::default::Default::default();
         self.field_with_123_digits = ::core::default::Default::default();
-        self.merge(r)
+        ::vtproto::__private::replace_loop::<Self>(r, |key, r| {
+            match key {
+                _ => self.merge_field(key, r)?,
+            }
+            ::core::result::Result::Ok(())
+        })?;
+        ::vtproto::__private::trim_retained(&mut self.values);
+        ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:value 2:values 3:camelCaseField 4:SCREAMING_FIELD 5:field_with_123_digits";
 }
@@ -628,6 +635,7 @@ impl ::vtproto::Message for HasMethods {
         })?;
         self.many.truncate(count_2);
         ::vtproto::__private::finish_str_map(&mut self.by_name, &map_3);
+        ::vtproto::__private::trim_retained(&mut self.many);
         ::core::result::Result::Ok(())
     }
     const FIELD_NAMES: &'static str = "1:one 2:many 3:by_name 4:picked";
