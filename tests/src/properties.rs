@@ -886,3 +886,333 @@ fn value_len(s: &str) -> usize {
     }
     bytes.len().min(i)
 }
+
+// The amplification corpus (see `amplifying_inputs`).
+
+use vtproto::reflect::{FieldDescriptor, Kind, MessageDescriptor};
+
+/// One input: its bytes in one format.
+pub enum Form {
+    /// Binary.
+    Binary(Vec<u8>),
+    /// ProtoJSON.
+    Json(String),
+    /// The text format.
+    Text(String),
+}
+
+impl Form {
+    /// Its size in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Form::Binary(b) => b.len(),
+            Form::Json(s) | Form::Text(s) => s.len(),
+        }
+    }
+}
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn key(out: &mut Vec<u8>, number: u32, wire: u8) {
+    varint(out, u64::from(number) << 3 | u64::from(wire));
+}
+
+/// A scalar's default in JSON and in the text format (an enum's first value).
+fn default_forms(kind: &Kind) -> (String, String) {
+    match kind {
+        Kind::Bool => ("false".into(), "false".into()),
+        Kind::String | Kind::Bytes => ("\"\"".into(), "\"\"".into()),
+        Kind::Enum(e) => {
+            let name = e.values().next().map(|v| v.name().to_string());
+            let name = name.unwrap_or_else(|| "0".into());
+            (format!("\"{name}\""), name)
+        }
+        Kind::Message(_) => ("{}".into(), "{}".into()),
+        _ => ("0".into(), "0".into()),
+    }
+}
+
+/// A distinct map key `i` of `kind`: its binary record (field 1), its JSON key, its text.
+fn map_key(kind: &Kind, i: u64) -> Option<(Vec<u8>, String, String)> {
+    let mut b = Vec::new();
+    let (json, text) = match kind {
+        Kind::String => {
+            let s = format!("{i:x}");
+            key(&mut b, 1, 2);
+            varint(&mut b, s.len() as u64);
+            b.extend_from_slice(s.as_bytes());
+            (s.clone(), format!("\"{s}\""))
+        }
+        Kind::Fixed32 | Kind::Sfixed32 => {
+            key(&mut b, 1, 5);
+            b.extend_from_slice(&(i as u32).to_le_bytes());
+            (i.to_string(), i.to_string())
+        }
+        Kind::Fixed64 | Kind::Sfixed64 => {
+            key(&mut b, 1, 1);
+            b.extend_from_slice(&i.to_le_bytes());
+            (i.to_string(), i.to_string())
+        }
+        Kind::Sint32 | Kind::Sint64 => {
+            key(&mut b, 1, 0);
+            varint(&mut b, i << 1);
+            (i.to_string(), i.to_string())
+        }
+        Kind::Bool => return None,
+        _ => {
+            key(&mut b, 1, 0);
+            varint(&mut b, i);
+            (i.to_string(), i.to_string())
+        }
+    };
+    Some((b, json, text))
+}
+
+/// The field's name in the text format (a group's is its type's name).
+fn text_name(f: &FieldDescriptor) -> String {
+    match (f.is_group(), f.kind()) {
+        (true, Kind::Message(m)) => m.name().to_string(),
+        _ => f.name().to_string(),
+    }
+}
+
+/// The amplifying inputs of `desc` of about `target` bytes each, by shape: for each repeated
+/// field, empty messages (and messages holding one empty element of their own first repeated
+/// message field), packed zeros, or empty strings; for each map, entries with distinct keys
+/// and default values; unknown fields; in binary, ProtoJSON and the text format (a group's
+/// nested shape and unknown fields in binary alone).
+pub fn amplifying_inputs(desc: &MessageDescriptor, target: usize) -> Vec<(String, Form)> {
+    let count = |unit: usize| (target / unit.max(1)).max(1);
+    let mut out = Vec::new();
+    for f in desc.fields() {
+        let (n, jn, tn) = (f.number(), f.json_name().to_string(), text_name(&f));
+        let kind = f.kind();
+        if f.is_map() {
+            let Kind::Message(entry) = &kind else {
+                continue;
+            };
+            let (Some(k), Some(v)) = (entry.map_entry_key_field(), entry.map_entry_value_field())
+            else {
+                continue;
+            };
+            let (key_kind, value_kind) = (k.kind(), v.kind());
+            let (jv, _) = default_forms(&value_kind);
+            let (mut b, mut j, mut t) = (Vec::new(), String::new(), String::new());
+            let mut i = 0;
+            while b.len() < target {
+                let Some((entry, jk, tk)) = map_key(&key_kind, i) else {
+                    break;
+                };
+                key(&mut b, n, 2);
+                varint(&mut b, entry.len() as u64);
+                b.extend_from_slice(&entry);
+                j.push_str(&format!("{}\"{jk}\":{jv}", if i == 0 { "" } else { "," }));
+                t.push_str(&format!("{tn}{{key:{tk}}}"));
+                i += 1;
+            }
+            if i > 0 {
+                let shape = format!("{}: map entries", f.name());
+                out.push((shape.clone(), Form::Binary(b)));
+                out.push((shape.clone(), Form::Json(format!("{{\"{jn}\":{{{j}}}}}"))));
+                out.push((shape, Form::Text(t)));
+            }
+            continue;
+        }
+        if !f.is_list() {
+            continue;
+        }
+        let (jv, tv) = default_forms(&kind);
+        match &kind {
+            Kind::Message(m) => {
+                let (b, unit) = if f.is_group() {
+                    let mut r = Vec::new();
+                    key(&mut r, n, 3);
+                    key(&mut r, n, 4);
+                    (r.clone(), r.len())
+                } else {
+                    let mut r = Vec::new();
+                    key(&mut r, n, 2);
+                    r.push(0);
+                    (r.clone(), r.len())
+                };
+                let k = count(unit);
+                let shape = format!("{}: empty messages", f.name());
+                out.push((shape.clone(), Form::Binary(b.repeat(k))));
+                let items = vec!["{}"; count(3)].join(",");
+                out.push((shape.clone(), Form::Json(format!("{{\"{jn}\":[{items}]}}"))));
+                out.push((shape, Form::Text(format!("{tn}: [{items}]"))));
+                // Each element holding an empty element of its own first repeated message.
+                let inner = m
+                    .fields()
+                    .find(|g| g.is_list() && !g.is_map() && !g.is_group())
+                    .filter(|g| matches!(g.kind(), Kind::Message(_)));
+                if let (Some(g), false) = (inner, f.is_group()) {
+                    let mut r = Vec::new();
+                    key(&mut r, n, 2);
+                    let mut body = Vec::new();
+                    key(&mut body, g.number(), 2);
+                    body.push(0);
+                    varint(&mut r, body.len() as u64);
+                    r.extend_from_slice(&body);
+                    let shape = format!("{}: nested empty messages", f.name());
+                    out.push((shape.clone(), Form::Binary(r.repeat(count(r.len())))));
+                    let el = format!("{{\"{}\":[{{}}]}}", g.json_name());
+                    let items = vec![el.as_str(); count(el.len() + 1)].join(",");
+                    out.push((shape, Form::Json(format!("{{\"{jn}\":[{items}]}}"))));
+                }
+            }
+            Kind::String | Kind::Bytes => {
+                let mut r = Vec::new();
+                key(&mut r, n, 2);
+                r.push(0);
+                let shape = format!("{}: empty strings", f.name());
+                out.push((shape.clone(), Form::Binary(r.repeat(count(r.len())))));
+                let items = vec![jv.as_str(); count(3)].join(",");
+                out.push((shape.clone(), Form::Json(format!("{{\"{jn}\":[{items}]}}"))));
+                out.push((shape, Form::Text(format!("{tn}: [{items}]"))));
+            }
+            _ => {
+                let width = match kind {
+                    Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => 4,
+                    Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => 8,
+                    _ => 1,
+                };
+                // A closed enum's first value may not be 0: its number, as varints.
+                let value = match &kind {
+                    Kind::Enum(e) => e.values().next().map_or(0, |v| v.number() as i64 as u64),
+                    _ => 0,
+                };
+                let mut one = Vec::new();
+                if width == 1 {
+                    varint(&mut one, value);
+                } else {
+                    one.resize(width, 0);
+                }
+                let body = one.repeat(count(one.len()));
+                let mut b = Vec::new();
+                key(&mut b, n, 2);
+                varint(&mut b, body.len() as u64);
+                b.extend_from_slice(&body);
+                let shape = format!("{}: packed zeros", f.name());
+                out.push((shape.clone(), Form::Binary(b)));
+                let items = vec![jv.as_str(); count(jv.len() + 1)].join(",");
+                out.push((shape.clone(), Form::Json(format!("{{\"{jn}\":[{items}]}}"))));
+                let items = vec![tv.as_str(); count(tv.len() + 1)].join(",");
+                out.push((shape, Form::Text(format!("{tn}: [{items}]"))));
+            }
+        }
+    }
+    // Unknown fields: a number the message does not declare, a varint 0 each.
+    let unused = desc.fields().map(|f| f.number()).max().unwrap_or(0) + 1;
+    if !desc
+        .extension_ranges()
+        .any(|r| r.contains(&(unused as i32)))
+    {
+        let mut r = Vec::new();
+        key(&mut r, unused, 0);
+        r.push(0);
+        out.push((
+            "unknown fields".into(),
+            Form::Binary(r.repeat(count(r.len()))),
+        ));
+    }
+    out
+}
+
+/// The memory budget on every decode path of `S` (owned, `decode_into`, view, ProtoJSON, the
+/// text format) and of a `DynamicMessage` of `desc` (in the three forms), over `desc`'s
+/// amplification corpus ([`amplifying_inputs`]) under a small budget: each input decodes or
+/// fails, never panics, and holds at most four times its budget (input included) plus 64 KiB
+/// at its peak (measured where `alloc_stats` is the global allocator).
+pub fn check_amplification<S, SV>(desc: &MessageDescriptor)
+where
+    S: Message + vtproto::json::JsonMessage + vtproto::text::TextMessage,
+    SV: ViewFamily,
+    for<'a> SV::View<'a>: MessageView<'a, Owned = S>,
+{
+    use vtproto::reflect::DynamicMessage;
+    use vtproto::{json, text, DecodeLimits};
+    const TARGET: usize = 8 * 1024;
+    const BUDGET: usize = 2048;
+    let limits = DecodeLimits {
+        memory_budget: BUDGET,
+        ..DecodeLimits::default()
+    };
+    let jopts = json::DecodeOptions {
+        limits,
+        ..Default::default()
+    };
+    let topts = text::DecodeOptions {
+        limits,
+        ..Default::default()
+    };
+    for (shape, form) in amplifying_inputs(desc, TARGET) {
+        let bound = 4 * (form.len() + BUDGET) + 64 * 1024;
+        let held = |path: &str, decode: &dyn Fn()| {
+            let ((), stats) = crate::alloc_stats::measure(decode);
+            assert!(
+                stats.peak <= bound,
+                "{} ({shape}), {path}: {} bytes held for {} input bytes under a budget of {BUDGET}",
+                S::NAME,
+                stats.peak,
+                form.len()
+            );
+        };
+        match &form {
+            Form::Binary(b) => {
+                held("owned", &|| drop(S::decode_with_limits(b, &limits)));
+                held("decode_into", &|| {
+                    let mut m = S::default();
+                    let _ = m.decode_into_with_limits(b, &limits);
+                });
+                held("view", &|| {
+                    drop(<SV::View<'_> as MessageView<'_>>::decode_view_with_limits(
+                        b, &limits,
+                    ))
+                });
+                held("DynamicMessage", &|| {
+                    let mut m = DynamicMessage::new(desc.clone());
+                    let _ = m.merge(&mut Reader::new(b).with_limits(&limits));
+                });
+            }
+            Form::Json(t) => {
+                held("ProtoJSON", &|| drop(json::from_str_with::<S>(t, &jopts)));
+                held("DynamicMessage, JSON", &|| {
+                    drop(DynamicMessage::from_json_with(desc.clone(), t, &jopts))
+                });
+            }
+            Form::Text(t) => {
+                held("text format", &|| drop(text::from_str_with::<S>(t, &topts)));
+                held("DynamicMessage, text", &|| {
+                    drop(DynamicMessage::from_text_with(desc.clone(), t, &topts))
+                });
+            }
+        }
+    }
+}
+
+/// [`check_amplification`]'s binary corpus through our impls on prost's struct `P`.
+pub fn check_amplification_prost<P: Message>(desc: &MessageDescriptor) {
+    let limits = vtproto::DecodeLimits {
+        memory_budget: 2048,
+        ..vtproto::DecodeLimits::default()
+    };
+    for (shape, form) in amplifying_inputs(desc, 8 * 1024) {
+        let Form::Binary(b) = form else { continue };
+        let bound = 4 * (b.len() + 2048) + 64 * 1024;
+        let ((), stats) = crate::alloc_stats::measure(|| drop(P::decode_with_limits(&b, &limits)));
+        assert!(
+            stats.peak <= bound,
+            "{} ({shape}), mode=prost: {} bytes held for {} input bytes",
+            P::NAME,
+            stats.peak,
+            b.len()
+        );
+    }
+}

@@ -250,9 +250,17 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
         .join("tests/src/properties.rs")
         .canonicalize()
         .unwrap();
+    let alloc_stats = root()
+        .join("crates/alloc-stats/src/lib.rs")
+        .canonicalize()
+        .unwrap();
+    // The allocator counts what the memory budget's property measures.
     let mut main = format!(
-        "#![allow(warnings, clippy::all)]\n#[path = {:?}]\nmod properties;\n",
-        properties.display().to_string()
+        "#![allow(warnings, clippy::all)]\n#[path = {:?}]\nmod properties;\n\
+         #[path = {:?}]\nmod alloc_stats;\n\
+         #[global_allocator]\nstatic A: alloc_stats::Tracking = alloc_stats::Tracking;\n",
+        properties.display().to_string(),
+        alloc_stats.display().to_string()
     );
     let mut dispatch = String::new();
     let mut dispatch_reuse = String::new();
@@ -426,11 +434,14 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                     "        {:?} => {{ {call}; {dynamic}; reencode::<{s}::{path}>(data) }}",
                     m.full_name
                 );
+                // Once per type: the memory budget over the type's amplification corpus.
+                let amplification =
+                    format!("properties::check_amplification::<{s}::{path}, {s}::{view}>({desc})");
                 let reuse = if prost {
                     let pm = format!("{}_prost", set.prefix);
-                    format!("properties::check_reuse::<{pm}::{path}>(inputs); properties::check_reuse::<{s}::{path}>(inputs)")
+                    format!("properties::check_reuse::<{pm}::{path}>(inputs); properties::check_reuse::<{s}::{path}>(inputs); {amplification}; properties::check_amplification_prost::<{pm}::{path}>({desc})")
                 } else {
-                    format!("properties::check_reuse::<{s}::{path}>(inputs)")
+                    format!("properties::check_reuse::<{s}::{path}>(inputs); {amplification}")
                 };
                 let _ = writeln!(dispatch_reuse, "        {:?} => {{ {reuse} }}", m.full_name);
                 names.push(m.full_name.clone());

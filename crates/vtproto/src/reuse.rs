@@ -104,7 +104,7 @@ pub trait StrMap<V> {
     fn retain_values(&mut self, keep: impl FnMut(&V) -> bool);
     /// Removes every entry.
     fn clear(&mut self);
-    /// Gives back the room an earlier, larger input grew (see [`Retain`]); nothing to give
+    /// Gives back the room an earlier, larger input grew (see `Retain`); nothing to give
     /// back by default.
     fn trim(&mut self) {}
 }
@@ -231,15 +231,15 @@ pub fn replace_loop<'a, M: Message>(
 pub const RETAIN_SLACK: usize = 4096;
 
 /// Whether a collection holding `len` elements of `size` bytes in room for `capacity` keeps
-/// more than [`RETAIN_SLACK`] bytes beyond twice what it holds.
+/// more than `RETAIN_SLACK` bytes beyond twice what it holds.
 #[inline(always)]
 fn oversized(capacity: usize, len: usize, size: usize) -> bool {
     capacity > len.saturating_mul(2) && (capacity - len).saturating_mul(size) > RETAIN_SLACK
 }
 
-/// A collection whose spare capacity `decode_into` bounds (see [`trim_retained`]).
+/// A collection whose spare capacity `decode_into` bounds (see `trim_retained`).
 pub trait Retain {
-    /// When it takes more than [`RETAIN_LARGE`] bytes, gives back capacity beyond twice its
+    /// When it takes more than `RETAIN_LARGE` bytes, gives back capacity beyond twice its
     /// length.
     fn trim_retained(&mut self);
 }
@@ -284,7 +284,7 @@ impl<K: Eq + core::hash::Hash, V, S: core::hash::BuildHasher> Retain
 }
 
 /// Before `merge_replace`: empties a string or bytes field, giving back a buffer larger than
-/// [`RETAIN_LARGE`] (one allocation per decode for values that large, against the copy of
+/// `RETAIN_LARGE` (one allocation per decode for values that large, against the copy of
 /// their bytes).
 #[inline(always)]
 pub fn clear_retained<T: Default + Clearable>(value: &mut T) {
@@ -330,7 +330,7 @@ impl Clearable for Vec<u8> {
 }
 
 /// After `merge_replace`: `value` gives back what an earlier, larger input grew (see
-/// [`Retain`]).
+/// `Retain`).
 #[inline]
 pub fn trim_retained<R: Retain>(value: &mut R) {
     value.trim_retained();
