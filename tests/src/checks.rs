@@ -52,6 +52,11 @@ where
     for<'a> SV::View<'a>: vtproto::MessageView<'a, Owned = S>,
 {
     check::<P, PV, S, SV>(data);
+    // Under Miri the property measures nothing (no counting allocator) and its descriptor
+    // pool alone takes minutes.
+    if cfg!(miri) {
+        return;
+    }
     let desc = own_pool().get_message_by_name(<S as vtproto::Message>::NAME);
     binary_held_to_budget::<P, S, SV>(data, desc.as_ref());
 }
