@@ -8,7 +8,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering::Relaxed};
 
 /// Forwards to the system allocator, counting per thread while a [`measure`] call runs.
 pub struct Tracking;
@@ -35,8 +35,19 @@ fn note(size: usize) {
     let _ = BYTES.try_with(|b| b.set(b.get() + size));
 }
 
+/// How many [`Process`] counters are running.
+static PROCESS: AtomicUsize = AtomicUsize::new(0);
+/// Bytes all threads hold while a [`Process`] counter runs (allocated less freed since the
+/// first one started), and the most they held since the last [`Process::start`].
+static PROCESS_LIVE: AtomicIsize = AtomicIsize::new(0);
+static PROCESS_PEAK: AtomicIsize = AtomicIsize::new(0);
+
 /// `delta` more bytes held by this thread.
 fn hold(delta: isize) {
+    if PROCESS.load(Relaxed) != 0 {
+        let now = PROCESS_LIVE.fetch_add(delta, Relaxed) + delta;
+        PROCESS_PEAK.fetch_max(now, Relaxed);
+    }
     if MEASURING.load(Relaxed) == 0 {
         return;
     }
@@ -110,6 +121,34 @@ pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Stats) {
     };
     MEASURING.fetch_sub(1, Relaxed);
     (out, stats)
+}
+
+/// The most bytes the whole process (every thread) held at once while it runs, beyond what it
+/// held when it started: for code that spans threads and `await`s, where [`measure`] (one
+/// thread, one closure) cannot follow it. One at a time.
+pub struct Process {
+    start: isize,
+}
+
+impl Process {
+    /// Starts counting.
+    pub fn start() -> Process {
+        PROCESS.fetch_add(1, Relaxed);
+        let start = PROCESS_LIVE.load(Relaxed);
+        PROCESS_PEAK.store(start, Relaxed);
+        Process { start }
+    }
+
+    /// The most bytes held at once since [`start`](Process::start), beyond what was held then.
+    pub fn peak(&self) -> usize {
+        (PROCESS_PEAK.load(Relaxed) - self.start).max(0) as usize
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        PROCESS.fetch_sub(1, Relaxed);
+    }
 }
 
 /// Allocations made by one call of `f` after a first, unobserved one: the steady state, as a

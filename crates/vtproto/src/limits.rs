@@ -100,3 +100,66 @@ impl Default for DecodeLimits {
         DecodeLimits::DEFAULT
     }
 }
+
+/// The memory budget of a ProtoJSON or text-format read: what is left, and what it started
+/// with (for the error).
+#[cfg(any(feature = "json", feature = "text"))]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budget {
+    left: usize,
+    start: usize,
+}
+
+#[cfg(any(feature = "json", feature = "text"))]
+impl Budget {
+    /// The budget of a read of `input_len` bytes under `limits`.
+    pub(crate) fn new(limits: &DecodeLimits, input_len: usize) -> Self {
+        let start = limits.budget_for(input_len);
+        Budget { left: start, start }
+    }
+
+    /// Charges `bytes`, or says the budget is spent.
+    #[inline]
+    pub(crate) fn charge(&mut self, bytes: usize) -> Result<(), ()> {
+        self.left = self.left.checked_sub(bytes).ok_or(())?;
+        Ok(())
+    }
+
+    /// What it started with.
+    pub(crate) fn start(&self) -> usize {
+        self.start
+    }
+}
+
+/// The typed charges generated `merge_json` and `merge_text` code makes, for a reader with a
+/// `charge(bytes)` method returning `Result<(), $err>`.
+#[cfg(any(feature = "json", feature = "text"))]
+macro_rules! charge_helpers {
+    ($err:ty) => {
+        /// Charges one more element of `dst` to the memory budget, before it is pushed.
+        #[inline]
+        pub fn charge_element<T>(&mut self, dst: &Vec<T>) -> Result<(), $err> {
+            let _ = dst;
+            self.charge(core::mem::size_of::<T>())
+        }
+
+        /// Charges what `value` takes inline (a map entry's key or value) to the memory
+        /// budget, before it is stored.
+        #[inline]
+        pub fn charge_value<T>(&mut self, value: &T) -> Result<(), $err> {
+            let _ = value;
+            self.charge(core::mem::size_of::<T>())
+        }
+
+        /// Charges a boxed message field's new value, if it has none yet.
+        #[inline]
+        pub fn charge_boxed<M>(&mut self, field: &Option<Box<M>>) -> Result<(), $err> {
+            match field {
+                Some(_) => Ok(()),
+                None => self.charge(core::mem::size_of::<M>()),
+            }
+        }
+    };
+}
+#[cfg(any(feature = "json", feature = "text"))]
+pub(crate) use charge_helpers;

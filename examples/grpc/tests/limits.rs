@@ -4,9 +4,7 @@
 //! arrive at once the process holds their bodies and a few budgets, where the same server
 //! without a budget holds 36 MiB more per decode under way.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicIsize, Ordering::Relaxed};
 
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
@@ -18,39 +16,8 @@ use vt_grpc_example::{vt_codec, SearchService};
 use vtproto::tonic::with_decode_limits;
 use vtproto::DecodeLimits;
 
-/// Counts the bytes the whole process holds, and the most it held.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-static PEAK: AtomicIsize = AtomicIsize::new(0);
-
-fn hold(delta: isize) {
-    let now = LIVE.fetch_add(delta, Relaxed) + delta;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator; the counting allocates
-// nothing.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        hold(layout.size() as isize);
-        // SAFETY: the caller's contract is passed on unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        hold(-(layout.size() as isize));
-        // SAFETY: the caller's contract is passed on unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        hold(new_size as isize - layout.size() as isize);
-        // SAFETY: the caller's contract is passed on unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static A: Counting = Counting;
+static A: alloc_stats::Tracking = alloc_stats::Tracking;
 
 /// The request: `IngestRequest.candidates`, an empty `Candidate` each, 1 MiB in all.
 fn amplifying_request() -> Vec<u8> {
@@ -93,8 +60,7 @@ async fn flood(addr: SocketAddr, n: usize) -> (Vec<Result<(), tonic::Status>>, u
         .await
         .unwrap();
     let body = amplifying_request();
-    let before = LIVE.load(Relaxed);
-    PEAK.store(before, Relaxed);
+    let counter = alloc_stats::Process::start();
     let calls = (0..n).map(|_| {
         let mut raw = tonic::client::Grpc::new(channel.clone()).max_encoding_message_size(4 << 20);
         let body = body.clone();
@@ -114,8 +80,7 @@ async fn flood(addr: SocketAddr, n: usize) -> (Vec<Result<(), tonic::Status>>, u
     for call in calls {
         out.push(call.await.unwrap());
     }
-    let peak = (PEAK.load(Relaxed) - before).max(0) as usize;
-    (out, peak)
+    (out, counter.peak())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

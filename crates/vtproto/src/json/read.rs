@@ -28,8 +28,8 @@ pub struct JsonReader<'a, 'o> {
     options: &'o DecodeOptions<'o>,
     /// Closed enums take any number, as prost's structs hold any (reflection over them).
     pub(crate) open_enums: bool,
-    /// Bytes the decode may still allocate (see [`DecodeLimits`](crate::DecodeLimits)).
-    budget: usize,
+    /// What the decode may still allocate (see [`DecodeLimits`](crate::DecodeLimits)).
+    budget: crate::limits::Budget,
 }
 
 /// A number's text: a JSON number literal, or the contents of a string holding one.
@@ -49,7 +49,7 @@ impl<'a, 'o> JsonReader<'a, 'o> {
             first: false,
             any_depth: 0,
             open_enums: false,
-            budget: options.limits.budget_for(input.len()),
+            budget: crate::limits::Budget::new(&options.limits, input.len()),
             options,
         }
     }
@@ -72,12 +72,9 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     /// Charges `bytes` to the memory budget, before allocating them.
     #[inline]
     pub fn charge(&mut self, bytes: usize) -> Result<(), JsonError> {
-        match self.budget.checked_sub(bytes) {
-            Some(left) => {
-                self.budget = left;
-                Ok(())
-            }
-            None => Err(self.over_budget()),
+        match self.budget.charge(bytes) {
+            Ok(()) => Ok(()),
+            Err(_) => Err(self.over_budget()),
         }
     }
 
@@ -85,7 +82,7 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     #[inline(never)]
     fn over_budget(&self) -> JsonError {
         self.error(JsonErrorKind::MemoryBudget {
-            budget: self.options.limits.budget_for(self.input.len()),
+            budget: self.budget.start(),
         })
     }
 
@@ -96,29 +93,7 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         Ok(cow_owned(key))
     }
 
-    /// Charges one more element of `dst` to the memory budget, before it is pushed.
-    #[inline]
-    pub fn charge_element<T>(&mut self, dst: &Vec<T>) -> Result<(), JsonError> {
-        let _ = dst;
-        self.charge(core::mem::size_of::<T>())
-    }
-
-    /// Charges what `value` takes inline (a map entry's key or value) to the memory budget,
-    /// before it is stored.
-    #[inline]
-    pub fn charge_value<T>(&mut self, value: &T) -> Result<(), JsonError> {
-        let _ = value;
-        self.charge(core::mem::size_of::<T>())
-    }
-
-    /// Charges a boxed message field's new value, if it has none yet.
-    #[inline]
-    pub fn charge_boxed<M>(&mut self, field: &Option<Box<M>>) -> Result<(), JsonError> {
-        match field {
-            Some(_) => Ok(()),
-            None => self.charge(core::mem::size_of::<M>()),
-        }
-    }
+    crate::limits::charge_helpers!(JsonError);
 
     /// The options of this call.
     #[inline]

@@ -18,8 +18,8 @@ pub struct TextReader<'a, 'o> {
     closers: Vec<u8>,
     /// Closed enums take any number, as prost's structs hold any (reflection over them).
     pub(crate) open_enums: bool,
-    /// Bytes the decode may still allocate (see [`DecodeLimits`](crate::DecodeLimits)).
-    budget: usize,
+    /// What the decode may still allocate (see [`DecodeLimits`](crate::DecodeLimits)).
+    budget: crate::limits::Budget,
 }
 
 /// The values of one field occurrence: one value, or a `[a, b]` list of them.
@@ -76,7 +76,7 @@ impl<'a, 'o> TextReader<'a, 'o> {
             options,
             closers: Vec::new(),
             open_enums: false,
-            budget: options.limits.budget_for(text.len()),
+            budget: crate::limits::Budget::new(&options.limits, text.len()),
         }
     }
 
@@ -98,12 +98,9 @@ impl<'a, 'o> TextReader<'a, 'o> {
     /// Charges `bytes` to the memory budget, before allocating them.
     #[inline]
     pub fn charge(&mut self, bytes: usize) -> Result<(), TextError> {
-        match self.budget.checked_sub(bytes) {
-            Some(left) => {
-                self.budget = left;
-                Ok(())
-            }
-            None => Err(self.over_budget()),
+        match self.budget.charge(bytes) {
+            Ok(()) => Ok(()),
+            Err(_) => Err(self.over_budget()),
         }
     }
 
@@ -111,33 +108,11 @@ impl<'a, 'o> TextReader<'a, 'o> {
     #[inline(never)]
     fn over_budget(&self) -> TextError {
         self.error(TextErrorKind::MemoryBudget {
-            budget: self.options.limits.budget_for(self.s.len()),
+            budget: self.budget.start(),
         })
     }
 
-    /// Charges one more element of `dst` to the memory budget, before it is pushed.
-    #[inline]
-    pub fn charge_element<T>(&mut self, dst: &Vec<T>) -> Result<(), TextError> {
-        let _ = dst;
-        self.charge(core::mem::size_of::<T>())
-    }
-
-    /// Charges what `value` takes inline (a map entry's key or value) to the memory budget,
-    /// before it is stored.
-    #[inline]
-    pub fn charge_value<T>(&mut self, value: &T) -> Result<(), TextError> {
-        let _ = value;
-        self.charge(core::mem::size_of::<T>())
-    }
-
-    /// Charges a boxed message field's new value, if it has none yet.
-    #[inline]
-    pub fn charge_boxed<M>(&mut self, field: &Option<Box<M>>) -> Result<(), TextError> {
-        match field {
-            Some(_) => Ok(()),
-            None => self.charge(core::mem::size_of::<M>()),
-        }
-    }
+    crate::limits::charge_helpers!(TextError);
 
     /// The options of this call.
     #[inline]
