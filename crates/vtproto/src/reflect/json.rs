@@ -723,13 +723,14 @@ pub(super) fn write_reflect(
         let Some(field) = m.field(desc.number_at(position)) else {
             continue;
         };
-        let present = match &field {
+        // Whether the field holds its default (`None`: an optional field that is unset).
+        let at_default = match &field {
             FieldRef::Single(v) => Some(v.as_ref().is_zero()),
             FieldRef::Optional(v) => v.map(|_| false),
             FieldRef::List(l) => Some(l.is_empty()),
             FieldRef::Map(m) => Some(m.is_empty()),
         };
-        let f = match present {
+        let f = match at_default {
             // Set, or a zero with presence (a required field in prost's structs).
             Some(false) => desc.field_at(position),
             Some(true) => {
