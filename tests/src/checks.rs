@@ -247,12 +247,14 @@ where
         json::from_slice_with::<M>(text, &options)
     });
     if let Ok(text) = std::str::from_utf8(text) {
+        // The descriptor first: the pool is decoded once, on first use, outside the measure.
+        let desc = own_type(M::NAME);
         held_to_budget("DynamicMessage, JSON", text.len(), |l| {
             let options = json::DecodeOptions {
                 limits: *l,
                 ..options
             };
-            vtproto::reflect::DynamicMessage::from_json_with(own_type(M::NAME), text, &options)
+            vtproto::reflect::DynamicMessage::from_json_with(desc.clone(), text, &options)
         });
     }
     // DynamicMessage, from the descriptors alone, reads the same input as the generated code
@@ -323,12 +325,13 @@ where
         };
         text::from_str_with::<M>(input, &options)
     });
+    let desc = own_type(M::NAME);
     held_to_budget("DynamicMessage, text", input.len(), |l| {
         let options = text::DecodeOptions {
             limits: *l,
             ..options
         };
-        vtproto::reflect::DynamicMessage::from_text_with(own_type(M::NAME), input, &options)
+        vtproto::reflect::DynamicMessage::from_text_with(desc.clone(), input, &options)
     });
     // DynamicMessage, from the descriptors alone, reads the same input as the generated code
     // does: the same value, or the same error.
