@@ -904,14 +904,9 @@ impl<'a> Reader<'a> {
     /// How many more times `key` occurs in the rest of this message (the value of the current
     /// occurrence not yet read), capped at `cap`. Used to size a repeated field or map once
     /// instead of growing it; the scan stops quietly at malformed data, which the decode that
-    /// follows reports.
-    pub fn count_ahead(&self, key: u32, cap: usize) -> usize {
-        self.count_ahead_within(key, cap, 0)
-    }
-
-    /// [`count_ahead`](Self::count_ahead), also capped at what the memory budget has left
-    /// for `entry`-byte entries: a table reserved ahead of its entries (which are charged
-    /// as they are read) is never larger than the budget would let them grow.
+    /// follows reports. Also capped at what the memory budget has left for `entry`-byte
+    /// entries (no such cap for 0): a table reserved ahead of its entries, which are charged
+    /// as they are read, is never larger than the budget would let them grow.
     pub fn count_ahead_within(&self, key: u32, cap: usize, entry: usize) -> usize {
         let cap = match self.budget.checked_div(entry) {
             Some(room) => cap.min(room.max(1)),
@@ -1098,12 +1093,12 @@ mod tests {
         let bytes = [0x0a, 1, b'a', 0x10, 5, 0x0a, 0, 0x0a, 2, b'b', b'c'];
         let mut r = Reader::new(&bytes);
         assert_eq!(r.read_key().unwrap(), 0x0a);
-        assert_eq!(r.count_ahead(0x0a, 100), 3);
-        assert_eq!(r.count_ahead(0x0a, 2), 2);
+        assert_eq!(r.count_ahead_within(0x0a, 100, 0), 3);
+        assert_eq!(r.count_ahead_within(0x0a, 2, 0), 2);
         // Malformed data ends the count early, without error.
         let mut r = Reader::new(&[0x0a, 1, b'a', 0x0a, 9]);
         r.read_key().unwrap();
-        assert_eq!(r.count_ahead(0x0a, 100), 1);
+        assert_eq!(r.count_ahead_within(0x0a, 100, 0), 1);
     }
 
     #[test]
