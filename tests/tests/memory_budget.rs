@@ -304,3 +304,80 @@ fn json_and_text_stop_at_the_budget() {
     );
     vtproto::text::from_str::<standalone::Repeateds>(&text).unwrap();
 }
+
+/// `body` as the value of `Tree.left` (field 1), nested `levels` deep.
+fn in_left(body: Vec<u8>, levels: usize) -> Vec<u8> {
+    (0..levels).fold(body, |inner, _| {
+        let mut out = vec![0x0a];
+        let mut n = inner.len();
+        while n >= 0x80 {
+            out.push(n as u8 | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+        out.extend_from_slice(&inner);
+        out
+    })
+}
+
+#[test]
+fn a_limit_reached_in_a_nested_message_reports_the_decode_s_figures() {
+    // Only the outermost reader keeps the figures; a nested one's error gets them on its way
+    // out, on every path.
+    let pool = vtproto::reflect::DescriptorPool::decode(vt_tests::OWN_DESCRIPTORS).unwrap();
+    let tree = pool.get_message_by_name("vt.test.proto3.Tree").unwrap();
+    for levels in [1, 3] {
+        // Tree.children = 4: an empty Tree each.
+        let input = in_left(empty_records(&[0x22], 20_000), levels);
+        let limits = vtproto::DecodeLimits {
+            memory_budget: 4096,
+            ..vtproto::DecodeLimits::default()
+        };
+        let budget = limits.budget_for(input.len());
+        let errors = [
+            standalone::Tree::decode_with_limits(&input, &limits).unwrap_err(),
+            standalone::Tree::default()
+                .decode_into_with_limits(&input, &limits)
+                .unwrap_err(),
+            prost_mode::Tree::decode_with_limits(&input, &limits).unwrap_err(),
+            standalone::TreeView::decode_view_with_limits(&input, &limits).unwrap_err(),
+            vtproto::reflect::DynamicMessage::new(tree.clone())
+                .merge(&mut Reader::new(&input).with_limits(&limits))
+                .unwrap_err(),
+        ];
+        for e in errors {
+            assert!(over_budget(&e, budget), "{levels} levels: {e}");
+        }
+        let mut unknown = Vec::new();
+        for _ in 0..100 {
+            unknown.extend_from_slice(&[0xf8, 0xff, 0x03, 0x00]); // field 8191, varint 0
+        }
+        let input = in_left(unknown, levels);
+        for (fields, bytes) in [(10, usize::MAX), (usize::MAX, 30)] {
+            let limits = vtproto::DecodeLimits {
+                max_unknown_fields: fields,
+                max_unknown_bytes: bytes,
+                ..vtproto::DecodeLimits::default()
+            };
+            let errors = [
+                standalone::Tree::decode_with_limits(&input, &limits).unwrap_err(),
+                standalone::Tree::default()
+                    .decode_into_with_limits(&input, &limits)
+                    .unwrap_err(),
+                vtproto::reflect::DynamicMessage::new(tree.clone())
+                    .merge(&mut Reader::new(&input).with_limits(&limits))
+                    .unwrap_err(),
+            ];
+            for e in errors {
+                assert_eq!(
+                    *e.kind(),
+                    DecodeErrorKind::UnknownFieldLimit {
+                        max_fields: fields,
+                        max_bytes: bytes
+                    },
+                    "{levels} levels: {e}"
+                );
+            }
+        }
+    }
+}

@@ -100,6 +100,11 @@ impl DecodeError {
         &self.0.kind
     }
 
+    /// What went wrong, to fill in figures known only further out.
+    pub(crate) fn kind_mut(&mut self) -> &mut DecodeErrorKind {
+        &mut self.0.kind
+    }
+
     /// Where it went wrong, outermost first: `(message full name, field name)` pairs.
     pub fn path(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
         self.0.path.iter().rev().copied()

@@ -44,6 +44,15 @@ pub struct Reader<'a> {
     unknown_start: [u32; 2],
 }
 
+/// A cap on unknown fields as its error states it (`usize::MAX`: none).
+fn unknown_figure(n: u32) -> usize {
+    if n == u32::MAX {
+        usize::MAX
+    } else {
+        n as usize
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn err<T>(kind: DecodeErrorKind) -> Result<T, DecodeError> {
@@ -216,9 +225,11 @@ impl<'a> Reader<'a> {
             source: self.source,
             overlong_key: &[],
             budget: self.budget,
-            budget_start: self.budget_start,
+            // Only the outermost reader keeps the figures: an error from a nested one gets
+            // them on its way out ([`joined`](Self::joined)).
+            budget_start: 0,
             unknown_left: self.unknown_left,
-            unknown_start: self.unknown_start,
+            unknown_start: [0; 2],
         }
     }
 
@@ -232,34 +243,63 @@ impl<'a> Reader<'a> {
     ) -> Result<T, DecodeError> {
         let mut inner = self.sub(body, self.depth);
         let result = f(&mut inner);
-        self.spent(&inner);
-        result
+        self.joined(&inner, result)
     }
 
-    /// Carries back what a reader made by [`sub`](Self::sub) spent.
+    /// Carries back what a reader made by [`sub`](Self::sub) spent, and gives a limit's error
+    /// from it the figures this reader keeps.
     #[inline(always)]
-    pub(crate) fn spent(&mut self, inner: &Reader<'_>) {
+    pub(crate) fn joined<T>(
+        &mut self,
+        inner: &Reader<'_>,
+        result: Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
         self.budget = inner.budget;
         self.unknown_left = inner.unknown_left;
+        match result {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.with_figures(e)),
+        }
+    }
+
+    /// A limit's error from a nested reader, with the figures of this one (if it keeps them).
+    #[cold]
+    #[inline(never)]
+    fn with_figures(&self, mut e: DecodeError) -> DecodeError {
+        match e.kind_mut() {
+            DecodeErrorKind::MemoryBudget { budget } if *budget == 0 => *budget = self.budget_start,
+            DecodeErrorKind::UnknownFieldLimit {
+                max_fields,
+                max_bytes,
+            } if self.unknown_start != [0; 2] => {
+                [*max_fields, *max_bytes] = self.unknown_start.map(unknown_figure);
+            }
+            _ => {}
+        }
+        e
     }
 
     /// Charges an unknown field of `bytes` bytes about to be kept: to the caps on unknown
     /// fields and to the memory budget.
     #[inline]
     pub(crate) fn charge_unknown(&mut self, bytes: usize) -> Result<(), DecodeError> {
-        if self.unknown_start != [u32::MAX; 2] {
+        // A cap of `u32::MAX` is no cap: it stays as it is.
+        if self.unknown_left != [u32::MAX; 2] {
             let [fields, size] = self.unknown_left;
             let b = u32::try_from(bytes).unwrap_or(u32::MAX);
-            // A cap of `u32::MAX` is no cap (it saturates rather than fails).
-            let fields = match fields.checked_sub(1) {
-                Some(f) => f,
-                None if self.unknown_start[0] == u32::MAX => 0,
-                None => return self.over_unknown(),
+            let fields = match fields {
+                u32::MAX => fields,
+                _ => match fields.checked_sub(1) {
+                    Some(f) => f,
+                    None => return self.over_unknown(),
+                },
             };
-            let size = match size.checked_sub(b) {
-                Some(s) => s,
-                None if self.unknown_start[1] == u32::MAX => 0,
-                None => return self.over_unknown(),
+            let size = match size {
+                u32::MAX => size,
+                _ => match size.checked_sub(b) {
+                    Some(s) => s,
+                    None => return self.over_unknown(),
+                },
             };
             self.unknown_left = [fields, size];
         }
@@ -269,16 +309,10 @@ impl<'a> Reader<'a> {
     #[cold]
     #[inline(never)]
     fn over_unknown<T>(&self) -> Result<T, DecodeError> {
-        let limit = |n: u32| {
-            if n == u32::MAX {
-                usize::MAX
-            } else {
-                n as usize
-            }
-        };
+        let [max_fields, max_bytes] = self.unknown_start.map(unknown_figure);
         err(DecodeErrorKind::UnknownFieldLimit {
-            max_fields: limit(self.unknown_start[0]),
-            max_bytes: limit(self.unknown_start[1]),
+            max_fields,
+            max_bytes,
         })
     }
 
@@ -571,8 +605,7 @@ impl<'a> Reader<'a> {
         let depth = self.enter()?;
         let mut inner = self.sub(body, depth - 1);
         let result = f(&mut inner);
-        self.spent(&inner);
-        result
+        self.joined(&inner, result)
     }
 
     /// Merges a length-delimited embedded message into `msg`.

@@ -183,16 +183,17 @@ pub fn replace_str_map_entry<'a, M: StrMap<V>, V>(
     if let Some(v) = map.get_mut(k) {
         if state.name(addr(&*v)) {
             let result = fill(&mut entry, v);
-            r.spent(&entry);
-            return result.map(|()| true);
+            return r.joined(&entry, result).map(|()| true);
         }
     }
     state.turn_fresh();
     map.retain_values(|v| state.keeps(addr(v)));
-    entry.charge(k.len() + core::mem::size_of::<String>() + core::mem::size_of::<V>())?;
+    let cost = k.len() + core::mem::size_of::<String>() + core::mem::size_of::<V>();
+    if let Err(e) = entry.charge(cost) {
+        return r.joined(&entry, Err(e));
+    }
     let result = fill(&mut entry, map.entry_or_default(k));
-    r.spent(&entry);
-    result.map(|()| true)
+    r.joined(&entry, result).map(|()| true)
 }
 
 /// After `merge_replace`'s input: clears a map field the input lacked, removes from one
