@@ -195,12 +195,7 @@ pub trait Message: Default {
     /// that outgrew the scratch buffer, are sized first and written in place.
     #[inline]
     fn encode_to_vec(&self) -> Vec<u8> {
-        if self.size_walk_is_cheap() {
-            // Decided once: a flat message is sized and written in place, with nothing else
-            // in the way of inlining it whole into the caller.
-            return exact_vec(self, self.size());
-        }
-        scratch_encode(self, <[u8]>::to_vec).unwrap_or_else(|| exact_vec(self, exact_size(self)))
+        with_scratch(self, <[u8]>::to_vec).unwrap_or_else(|| exact_vec(self, exact_size(self)))
     }
 
     /// Encodes at the end of `buf`; no allocation when `buf` has room.
