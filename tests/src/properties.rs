@@ -711,6 +711,35 @@ where
         "{name}: merge_dynamic(to_dynamic(x)) is not x on {}:\n{back:?}\n{s:?}",
         hex(data)
     );
+    // clear_field, field by field, against DynamicMessage's.
+    use vtproto::reflect::FieldRef;
+    for f in d.descriptor().fields() {
+        let mut cleared = partial::<S>(data).expect("read once already");
+        cleared.clear_field(f.number());
+        let clear = match cleared.field(f.number()) {
+            None | Some(FieldRef::Optional(None)) => true,
+            Some(FieldRef::List(l)) => l.is_empty(),
+            Some(FieldRef::Map(m)) => m.is_empty(),
+            // Its default, which the comparison below checks.
+            Some(FieldRef::Single(_)) => true,
+            Some(FieldRef::Optional(Some(_))) => false,
+        };
+        let mut expected = d.clone();
+        match cleared.field(f.number()) {
+            // prost's required fields are always held: cleared, they hold their default.
+            Some(FieldRef::Single(_)) if f.has_presence() => {
+                expected.set_field(&f, vtproto::reflect::Value::default_for(&f))
+            }
+            _ => expected.clear_field(&f),
+        }
+        assert!(
+            clear && cleared.to_dynamic().encode_to_vec() == expected.encode_to_vec(),
+            "{name}: clear_field({}) on {} left {:?}",
+            f.name(),
+            hex(data),
+            cleared.to_dynamic()
+        );
+    }
 }
 
 /// JSON and text served by the reflection tables (`vtproto::reflect::write_json` and friends,

@@ -103,6 +103,23 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
             }
         }
     });
+    // A oneof's members by number, to set it to none.
+    let clear_oneof = (!m.oneofs.is_empty()).then(|| {
+        let arms = m.oneofs.iter().map(|o| {
+            let ident = &o.ident;
+            let numbers = o.fields.iter().map(|f| Literal::u32_unsuffixed(f.number));
+            quote!(#(#numbers)|* => self.#ident = ::core::option::Option::None,)
+        });
+        quote! {
+            fn clear_oneof(&mut self, number: u32) -> bool {
+                match number {
+                    #(#arms)*
+                    _ => return false,
+                }
+                true
+            }
+        }
+    });
     let deprecated = m.all_fields().any(|(_, f)| f.deprecated);
     let allow = deprecated.then(|| quote!(#[allow(deprecated)]));
     let (get, get_mut) = if get.is_empty() {
@@ -135,6 +152,7 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
             fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
                 #get_mut
             }
+            #clear_oneof
             #unknown
             #any_enum
         }

@@ -41,6 +41,13 @@ pub trait ReflectMessage {
     /// its default) first. `None` when the type has no such field.
     fn field_mut(&mut self, number: u32) -> Option<FieldMut<'_>>;
 
+    /// Sets the oneof that has member `number` to none; false when no oneof has it. Generated
+    /// for messages with oneofs; [`clear_field`](ReflectMessage::clear_field) calls it.
+    fn clear_oneof(&mut self, number: u32) -> bool {
+        let _ = number;
+        false
+    }
+
     /// The unknown fields and extensions it keeps (`mode=standalone`); `None` where the type
     /// keeps none (prost's structs).
     fn unknown_fields(&self) -> Option<&UnknownFields> {
@@ -71,6 +78,18 @@ pub trait ReflectMessage {
         to_dynamic(self, self.descriptor())
     }
 
+    /// Clears the field numbered `number`, as [`DynamicMessage::clear_field`] does: a value
+    /// with presence becomes absent (a oneof that holds this member holds none; one that
+    /// holds another member is left alone), a list or map empty. A field the struct always
+    /// holds (implicit presence, and prost's required fields) takes its default. Nothing
+    /// happens for a number the type does not have.
+    fn clear_field(&mut self, number: u32)
+    where
+        Self: Sized,
+    {
+        clear_field(self, number)
+    }
+
     /// Merges `message` into this one, as the binary `merge` would merge its encoding: set
     /// singular fields replace, lists append, map entries are inserted, messages merge.
     /// Fails when `message` is of another type.
@@ -79,6 +98,42 @@ pub trait ReflectMessage {
         Self: Sized,
     {
         merge_checked(self, message)
+    }
+}
+
+/// [`ReflectMessage::clear_field`] for any `dyn ReflectMessage`.
+pub fn clear_field(m: &mut dyn ReflectMessage, number: u32) {
+    match m.field(number) {
+        // No such field, a value already absent, or a oneof's member it does not hold.
+        None | Some(FieldRef::Optional(None)) => return,
+        Some(_) => {}
+    }
+    if m.clear_oneof(number) {
+        return;
+    }
+    let desc = m.descriptor();
+    match m.field_mut(number) {
+        // Where generated code has no absent value (prost's required fields, implicit
+        // presence), the field's default: its declared one, a message with no field set.
+        Some(FieldMut::Single(v)) => match desc.get_field(number) {
+            Some(f) if !matches!(f.kind(), Kind::Message(_)) => {
+                v.merge_value(&f.kind(), Value::default_for(&f))
+            }
+            _ => v.clear(),
+        },
+        Some(FieldMut::Optional(v)) => v.clear(),
+        Some(FieldMut::List(v)) => v.clear(),
+        Some(FieldMut::Map(v)) => v.clear(),
+        None => {}
+    }
+}
+
+/// Clears every field of `m` its descriptor names (a message stored as a plain value, which
+/// only prost's required message fields are). Its unknown fields stay.
+fn clear_message(m: &mut dyn ReflectMessage) {
+    let desc = m.descriptor();
+    for f in desc.fields() {
+        clear_field(m, f.number());
     }
 }
 
@@ -126,6 +181,9 @@ impl<T: ReflectMessage + ?Sized> ReflectMessage for Box<T> {
     fn field_mut(&mut self, number: u32) -> Option<FieldMut<'_>> {
         (**self).field_mut(number)
     }
+    fn clear_oneof(&mut self, number: u32) -> bool {
+        (**self).clear_oneof(number)
+    }
     fn unknown_fields(&self) -> Option<&UnknownFields> {
         (**self).unknown_fields()
     }
@@ -170,6 +228,9 @@ pub trait ReflectValue {
     /// Merges `value`: a scalar replaces, a message merges. A value of another kind is
     /// ignored.
     fn merge_value(&mut self, kind: &Kind, value: Value);
+
+    /// Sets it to its zero (a message: every field cleared).
+    fn clear(&mut self);
 }
 
 /// One stored value, borrowed: what a walker reads without converting it.
@@ -460,6 +521,9 @@ macro_rules! scalars {
                     *self = v.into();
                 }
             }
+            fn clear(&mut self) {
+                *self = <$ty>::default();
+            }
         }
     )*};
 }
@@ -477,6 +541,9 @@ macro_rules! owned {
                     *self = v;
                 }
             }
+            fn clear(&mut self) {
+                *self = <$ty>::default();
+            }
         }
     )*};
 }
@@ -492,6 +559,9 @@ impl ReflectValue for i32 {
             *self = v;
         }
     }
+    fn clear(&mut self) {
+        *self = 0;
+    }
 }
 
 impl ReflectValue for bytes::Bytes {
@@ -503,6 +573,9 @@ impl ReflectValue for bytes::Bytes {
             *self = v.into();
         }
     }
+    fn clear(&mut self) {
+        *self = bytes::Bytes::new();
+    }
 }
 
 /// `google.protobuf.Empty` as prost maps it.
@@ -511,6 +584,7 @@ impl ReflectValue for () {
         ValueRef::Unit
     }
     fn merge_value(&mut self, _: &Kind, _: Value) {}
+    fn clear(&mut self) {}
 }
 
 // Each method one call to a function compiled once: this impl is instantiated for every
@@ -521,6 +595,9 @@ impl<M: ReflectMessage> ReflectValue for M {
     }
     fn merge_value(&mut self, _: &Kind, value: Value) {
         merge_message_value(self, value);
+    }
+    fn clear(&mut self) {
+        clear_message(self);
     }
 }
 

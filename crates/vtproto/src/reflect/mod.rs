@@ -44,9 +44,9 @@ pub use dynamic::{DynamicMessage, MapKey, Value};
 pub use error::{DescriptorError, DescriptorErrorKind};
 pub use features::Syntax;
 pub use generated::{
-    merge_checked, merge_dynamic, merge_owned, optional, to_dynamic, FieldMut, FieldRef, LazyPool,
-    MapKeyRef, MessageIndex, ReflectKey, ReflectList, ReflectMap, ReflectMessage, ReflectOptional,
-    ReflectValue, TypeMismatch, ValueRef,
+    clear_field, merge_checked, merge_dynamic, merge_owned, optional, to_dynamic, FieldMut,
+    FieldRef, LazyPool, MapKeyRef, MessageIndex, ReflectKey, ReflectList, ReflectMap,
+    ReflectMessage, ReflectOptional, ReflectValue, TypeMismatch, ValueRef,
 };
 #[cfg(feature = "json")]
 pub use generated::{merge_json, write_json};

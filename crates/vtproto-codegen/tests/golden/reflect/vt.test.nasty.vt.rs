@@ -154,6 +154,14 @@ impl ::vtproto::reflect::ReflectMessage for Holder {
             _ => return ::core::option::Option::None,
         })
     }
+    fn clear_oneof(&mut self, number: u32) -> bool {
+        match number {
+            1 | 2 => self.choice = ::core::option::Option::None,
+            3 | 4 => self.kind = ::core::option::Option::None,
+            _ => return false,
+        }
+        true
+    }
     fn holds_any_enum_number(&self) -> bool {
         true
     }
@@ -331,6 +339,13 @@ impl ::vtproto::reflect::ReflectMessage for HasMethods {
             }
             _ => return ::core::option::Option::None,
         })
+    }
+    fn clear_oneof(&mut self, number: u32) -> bool {
+        match number {
+            4 => self.pick = ::core::option::Option::None,
+            _ => return false,
+        }
+        true
     }
     fn holds_any_enum_number(&self) -> bool {
         true

@@ -346,6 +346,13 @@ impl ::vtproto::reflect::ReflectMessage for Value {
             _ => return ::core::option::Option::None,
         })
     }
+    fn clear_oneof(&mut self, number: u32) -> bool {
+        match number {
+            1 | 2 | 3 | 4 | 5 | 6 => self.kind = ::core::option::Option::None,
+            _ => return false,
+        }
+        true
+    }
     fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
         ::core::option::Option::Some(&self.unknown_fields)
     }

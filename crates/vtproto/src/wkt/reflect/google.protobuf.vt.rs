@@ -1061,6 +1061,13 @@ impl ::vtproto::reflect::ReflectMessage for Value {
             _ => return ::core::option::Option::None,
         })
     }
+    fn clear_oneof(&mut self, number: u32) -> bool {
+        match number {
+            1 | 2 | 3 | 4 | 5 | 6 => self.kind = ::core::option::Option::None,
+            _ => return false,
+        }
+        true
+    }
     fn holds_any_enum_number(&self) -> bool {
         true
     }
