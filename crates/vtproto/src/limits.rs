@@ -131,11 +131,45 @@ impl Budget {
     }
 }
 
-/// The typed charges generated `merge_json` and `merge_text` code makes, for a reader with a
-/// `charge(bytes)` method returning `Result<(), $err>`.
+/// The limits' methods of the ProtoJSON and text readers: the input size check, the charge to
+/// the memory budget and the typed charges generated `merge_json` and `merge_text` code
+/// makes, for a reader with a `budget: Budget`, its input in `$input`, `options.limits`, and
+/// `error` / `error_at` making an `$err` of an `$kind`.
 #[cfg(any(feature = "json", feature = "text"))]
 macro_rules! charge_helpers {
-    ($err:ty) => {
+    ($err:ty, $kind:ident, $input:ident) => {
+        /// Refuses an input longer than the options' `max_input_size`.
+        pub fn check_input_size(&self) -> Result<(), $err> {
+            let limit = self.options.limits.max_input_size;
+            if self.$input.len() > limit {
+                return Err(self.error_at(
+                    0,
+                    $kind::InputTooLarge {
+                        size: self.$input.len(),
+                        limit,
+                    },
+                ));
+            }
+            Ok(())
+        }
+
+        /// Charges `bytes` to the memory budget, before allocating them.
+        #[inline]
+        pub fn charge(&mut self, bytes: usize) -> Result<(), $err> {
+            match self.budget.charge(bytes) {
+                Ok(()) => Ok(()),
+                Err(()) => Err(self.over_budget()),
+            }
+        }
+
+        #[cold]
+        #[inline(never)]
+        fn over_budget(&self) -> $err {
+            self.error($kind::MemoryBudget {
+                budget: self.budget.start(),
+            })
+        }
+
         /// Charges one more element of `dst` to the memory budget, before it is pushed.
         #[inline]
         pub fn charge_element<T>(&mut self, dst: &Vec<T>) -> Result<(), $err> {

@@ -54,38 +54,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         }
     }
 
-    /// Refuses an input longer than the options' `max_input_size`.
-    pub fn check_input_size(&self) -> Result<(), JsonError> {
-        let limit = self.options.limits.max_input_size;
-        if self.input.len() > limit {
-            return Err(self.error_at(
-                0,
-                JsonErrorKind::InputTooLarge {
-                    size: self.input.len(),
-                    limit,
-                },
-            ));
-        }
-        Ok(())
-    }
-
-    /// Charges `bytes` to the memory budget, before allocating them.
-    #[inline]
-    pub fn charge(&mut self, bytes: usize) -> Result<(), JsonError> {
-        match self.budget.charge(bytes) {
-            Ok(()) => Ok(()),
-            Err(_) => Err(self.over_budget()),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn over_budget(&self) -> JsonError {
-        self.error(JsonErrorKind::MemoryBudget {
-            budget: self.budget.start(),
-        })
-    }
-
     /// A map's string key, owned (its bytes charged to the memory budget).
     #[inline]
     pub fn map_key_string(&mut self, key: Cow<'a, str>) -> Result<String, JsonError> {
@@ -93,7 +61,7 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         Ok(cow_owned(key))
     }
 
-    crate::limits::charge_helpers!(JsonError);
+    crate::limits::charge_helpers!(JsonError, JsonErrorKind, input);
 
     /// The options of this call.
     #[inline]

@@ -80,39 +80,7 @@ impl<'a, 'o> TextReader<'a, 'o> {
         }
     }
 
-    /// Refuses an input longer than the options' `max_input_size`.
-    pub fn check_input_size(&self) -> Result<(), TextError> {
-        let limit = self.options.limits.max_input_size;
-        if self.s.len() > limit {
-            return Err(self.error_at(
-                0,
-                TextErrorKind::InputTooLarge {
-                    size: self.s.len(),
-                    limit,
-                },
-            ));
-        }
-        Ok(())
-    }
-
-    /// Charges `bytes` to the memory budget, before allocating them.
-    #[inline]
-    pub fn charge(&mut self, bytes: usize) -> Result<(), TextError> {
-        match self.budget.charge(bytes) {
-            Ok(()) => Ok(()),
-            Err(_) => Err(self.over_budget()),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn over_budget(&self) -> TextError {
-        self.error(TextErrorKind::MemoryBudget {
-            budget: self.budget.start(),
-        })
-    }
-
-    crate::limits::charge_helpers!(TextError);
+    crate::limits::charge_helpers!(TextError, TextErrorKind, s);
 
     /// The options of this call.
     #[inline]
