@@ -309,12 +309,7 @@ fn json_and_text_stop_at_the_budget() {
 fn in_left(body: Vec<u8>, levels: usize) -> Vec<u8> {
     (0..levels).fold(body, |inner, _| {
         let mut out = vec![0x0a];
-        let mut n = inner.len();
-        while n >= 0x80 {
-            out.push(n as u8 | 0x80);
-            n >>= 7;
-        }
-        out.push(n as u8);
+        prost::encoding::encode_varint(inner.len() as u64, &mut out);
         out.extend_from_slice(&inner);
         out
     })
