@@ -119,7 +119,7 @@ pub fn clear_field(m: &mut dyn ReflectMessage, number: u32) {
             Some(f) if !matches!(f.kind(), Kind::Message(_)) => {
                 v.merge_value(&f.kind(), Value::default_for(&f))
             }
-            _ => v.clear(),
+            _ => v.clear_fields(),
         },
         Some(FieldMut::Optional(v)) => v.clear(),
         Some(FieldMut::List(v)) => v.clear(),
@@ -229,8 +229,10 @@ pub trait ReflectValue {
     /// ignored.
     fn merge_value(&mut self, kind: &Kind, value: Value);
 
-    /// Sets it to its zero (a message: every field cleared).
-    fn clear(&mut self);
+    /// A message: clears every field its descriptor names (what
+    /// [`ReflectMessage::clear_field`] does to a message stored as a plain value). Nothing
+    /// for other values, which `clear_field` sets to their field's default.
+    fn clear_fields(&mut self) {}
 }
 
 /// One stored value, borrowed: what a walker reads without converting it.
@@ -521,9 +523,6 @@ macro_rules! scalars {
                     *self = v.into();
                 }
             }
-            fn clear(&mut self) {
-                *self = <$ty>::default();
-            }
         }
     )*};
 }
@@ -541,9 +540,6 @@ macro_rules! owned {
                     *self = v;
                 }
             }
-            fn clear(&mut self) {
-                *self = <$ty>::default();
-            }
         }
     )*};
 }
@@ -559,9 +555,6 @@ impl ReflectValue for i32 {
             *self = v;
         }
     }
-    fn clear(&mut self) {
-        *self = 0;
-    }
 }
 
 impl ReflectValue for bytes::Bytes {
@@ -573,9 +566,6 @@ impl ReflectValue for bytes::Bytes {
             *self = v.into();
         }
     }
-    fn clear(&mut self) {
-        *self = bytes::Bytes::new();
-    }
 }
 
 /// `google.protobuf.Empty` as prost maps it.
@@ -584,7 +574,6 @@ impl ReflectValue for () {
         ValueRef::Unit
     }
     fn merge_value(&mut self, _: &Kind, _: Value) {}
-    fn clear(&mut self) {}
 }
 
 // Each method one call to a function compiled once: this impl is instantiated for every
@@ -596,7 +585,7 @@ impl<M: ReflectMessage> ReflectValue for M {
     fn merge_value(&mut self, _: &Kind, value: Value) {
         merge_message_value(self, value);
     }
-    fn clear(&mut self) {
+    fn clear_fields(&mut self) {
         clear_message(self);
     }
 }
