@@ -189,10 +189,9 @@ pub fn replace_str_map_entry<'a, M: StrMap<V>, V>(
     state.turn_fresh();
     map.retain_values(|v| state.keeps(addr(v)));
     let cost = k.len() + core::mem::size_of::<String>() + core::mem::size_of::<V>();
-    if let Err(e) = entry.charge(cost) {
-        return r.joined(&entry, Err(e));
-    }
-    let result = fill(&mut entry, map.entry_or_default(k));
+    let result = entry
+        .charge(cost)
+        .and_then(|()| fill(&mut entry, map.entry_or_default(k)));
     r.joined(&entry, result).map(|()| true)
 }
 
