@@ -51,6 +51,7 @@ fn each_feature_matches_its_golden_files() {
         // Services have a schema of their own.
         let protos: &[&str] = match feature {
             "services" | "descriptors" => &["test/services.proto"],
+            "connect" => &["connect/say.proto"],
             _ => PROTOS,
         };
         let files = generate_with(&options, protos).unwrap();

@@ -59,6 +59,8 @@ pub use registry::TypeRegistry;
 #[cfg(feature = "text")]
 pub mod text;
 
+#[cfg(feature = "connect")]
+pub mod connect;
 #[cfg(feature = "tonic")]
 pub mod tonic;
 

@@ -7,6 +7,7 @@
 //! (`crates/vtproto-codegen/tests/golden/<feature>/`).
 
 mod codec;
+mod connect;
 mod descriptors;
 mod json;
 mod names;
@@ -44,6 +45,7 @@ const FEATURES: &[Feature] = &[
     serde::FEATURE,
     text::FEATURE,
     services::FEATURE,
+    connect::FEATURE,
     descriptors::FEATURE,
     reflect::FEATURE,
 ];
@@ -81,6 +83,12 @@ pub(crate) fn check_dependencies(options: &Options) -> Result<(), Error> {
         return Err(Error::option(
             "the text feature needs the codec feature (`features=codec+text`): an `Any` \
              holds a message's binary form",
+        ));
+    }
+    if names.contains(&connect::FEATURE.name) && !names.contains(&services::FEATURE.name) {
+        return Err(Error::option(
+            "the connect feature needs the services feature (`features=..+services+connect`): \
+             it serves the server trait tonic's stubs declare",
         ));
     }
     if names.contains(&reflect::FEATURE.name) && !names.contains(&codec::FEATURE.name) {

@@ -577,6 +577,11 @@ impl FileCx<'_> {
                     client_streaming: m.client_streaming(),
                     server_streaming: m.server_streaming(),
                     deprecated: m.options.as_ref().is_some_and(|o| o.deprecated()),
+                    // `IdempotencyLevel::NoSideEffects`.
+                    no_side_effects: m
+                        .options
+                        .as_ref()
+                        .is_some_and(|o| o.idempotency_level == Some(1)),
                     comments: comments(&[6, i, 2, j as i32]),
                     server_view: self.options.is_server_view(&format!(
                         "{}.{}.{}",

@@ -506,4 +506,6 @@ pub struct Method {
     pub comments: Vec<String>,
     /// The server handler takes the request as an owned view (`server_views`).
     pub server_view: bool,
+    /// `idempotency_level = NO_SIDE_EFFECTS`: Connect clients may call it with GET.
+    pub no_side_effects: bool,
 }
