@@ -213,11 +213,13 @@ pub fn cors() -> tower_http::cors::CorsLayer {
 }
 
 /// Serves the say service on `listener`: Connect, gRPC and gRPC-Web, HTTP/1.1 and HTTP/2,
-/// behind [`cors`].
+/// behind [`cors`], with `ConnectLayer` answering Connect clients of services the server does
+/// not have.
 pub async fn serve(listener: tokio::net::TcpListener) -> Result<(), tonic::transport::Error> {
     let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
     tonic::transport::Server::builder()
         .accept_http1(true)
+        .layer(vtproto::connect::ConnectLayer)
         .layer(cors())
         .add_service(pb::say_service_connect::server(Say).max_message_size(1 << 20))
         .serve_with_incoming(incoming)

@@ -23,12 +23,17 @@
 //! ```
 //!
 //! Over HTTP/1.1 a response sent before its request was read closes the connection, and a
-//! client still writing sees `EPIPE`; so every answer that does not read the request (an
-//! unknown method, a message over the limit, a gRPC-Web call tonic fails early) first reads
-//! what is left of it, up to [`Server::drain_limit`].
+//! client still writing sees `EPIPE`; over HTTP/2 the unread bytes keep the connection's
+//! flow-control window until it stalls. So every answer that does not read the request (an
+//! unknown method, a message over the limit, a gRPC call tonic fails early) first reads what
+//! is left of it, up to [`Server::drain_limit`]. [`ConnectLayer`] does the same for services
+//! the server does not have. A gRPC message over tonic's limit is answered
+//! `RESOURCE_EXHAUSTED`, as gRPC's other implementations answer it
+//! ([`ResourceExhaustedLayer`](crate::tonic::ResourceExhaustedLayer)).
 
 mod body;
 mod call;
+mod layer;
 mod protocol;
 
 use core::convert::Infallible;
@@ -43,6 +48,7 @@ use tower_service::Service;
 pub use call::{Binary, BoxFuture, Call, Codec};
 #[cfg(feature = "json")]
 pub use call::{Json, JsonRequest};
+pub use layer::{ConnectFallback, ConnectLayer};
 pub use protocol::{code_name, code_of_http_status, code_of_name, http_status, Format};
 
 use protocol::Protocol;
@@ -114,7 +120,7 @@ impl Default for Config {
 #[derive(Clone)]
 pub struct Server<D, G> {
     dispatch: D,
-    grpc: tonic_web::GrpcWebService<G>,
+    grpc: tonic_web::GrpcWebService<crate::tonic::ResourceExhausted<G>>,
     config: Arc<Config>,
 }
 
@@ -133,7 +139,8 @@ impl<D: Dispatch, G> Server<D, G> {
         use tower_layer::Layer as _;
         Server {
             dispatch,
-            grpc: tonic_web::GrpcWebLayer::new().layer(grpc),
+            grpc: tonic_web::GrpcWebLayer::new()
+                .layer(crate::tonic::ResourceExhaustedLayer.layer(grpc)),
             config: Arc::new(Config::default()),
         }
     }
@@ -160,8 +167,8 @@ impl<D: Dispatch, G> Server<D, G> {
         self
     }
 
-    /// How much of a request left unread by an early answer is read before it is sent, over
-    /// HTTP/1.1 (16 MiB by default): past it, the connection is closed.
+    /// How much of a request left unread by an early answer is read before it is sent (16 MiB
+    /// by default): past it, the connection is closed.
     pub fn drain_limit(mut self, bytes: usize) -> Self {
         Arc::make_mut(&mut self.config).drain_limit = bytes;
         self
@@ -288,11 +295,11 @@ fn method_index<D: Dispatch>(path: &str) -> Option<usize> {
     D::METHODS.iter().position(|m| m.name == name)
 }
 
-/// A gRPC or gRPC-Web call, answered by tonic. Over HTTP/1.1, what tonic leaves unread of the
-/// request (it answers an unknown method or a message over its limit at once) is read before
-/// the answer goes.
+/// A gRPC or gRPC-Web call, answered by tonic. What tonic leaves unread of the request (it
+/// answers an unknown method or a message over its limit at once) is read before the answer
+/// goes.
 fn grpc<G>(
-    mut grpc: tonic_web::GrpcWebService<G>,
+    mut grpc: tonic_web::GrpcWebService<crate::tonic::ResourceExhausted<G>>,
     request: http::Request<Body>,
     known: bool,
     drain: usize,
@@ -304,10 +311,6 @@ where
         + 'static,
     G::Future: Send + 'static,
 {
-    if request.version() == http::Version::HTTP_2 {
-        let future = grpc.call(request);
-        return Box::pin(future);
-    }
     let (parts, body) = request.into_parts();
     Box::pin(async move {
         let mut body = body;

@@ -270,10 +270,22 @@ pub(crate) fn end_stream_json(error: Option<&Status>, trailers: &HeaderMap) -> S
     out
 }
 
-/// The headers of a status's metadata that may travel as HTTP headers (not gRPC's own).
+/// The headers of a status's metadata that may travel as HTTP headers: not gRPC's own, not
+/// the ones that frame a body.
 pub(crate) fn metadata_headers(status: &Status) -> HeaderMap {
     let mut headers = status.metadata().clone().into_headers();
-    for reserved in ["grpc-status", "grpc-message", "grpc-status-details-bin"] {
+    for reserved in [
+        "grpc-status",
+        "grpc-message",
+        "grpc-status-details-bin",
+        "content-type",
+        "content-length",
+        "content-encoding",
+        "transfer-encoding",
+        "connection",
+        "te",
+        "trailer",
+    ] {
         headers.remove(reserved);
     }
     headers

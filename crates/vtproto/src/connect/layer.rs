@@ -1,0 +1,93 @@
+//! The server-wide part: what no service answers. tonic's router answers a request for a
+//! service it does not have in gRPC's form, at once, without reading the request. Over
+//! HTTP/1.1 the connection is then closed while the client may still be writing (`EPIPE`);
+//! over HTTP/2 the bytes left unread keep the connection's flow-control window, and after a
+//! few such calls the connection stalls. [`ConnectLayer`] gives Connect clients Connect's
+//! answer and reads what is left of every request before its answer goes.
+
+use core::task::{Context, Poll};
+
+use bytes::Bytes;
+use tonic::body::Body;
+use tonic::Status;
+use tower_service::Service;
+
+use super::body::{drain_body, Reclaim};
+use super::protocol::{self, Protocol};
+
+/// The most of a request left unread that [`ConnectLayer`] reads before answering: 16 MiB.
+const DRAIN_LIMIT: usize = 16 << 20;
+
+/// A tower layer for the whole server (`tonic::transport::Server::builder().layer(..)`):
+/// Connect clients calling a service the server does not have get Connect's `unimplemented`
+/// (HTTP 404 and the error JSON) instead of a gRPC answer, and a request left partly unread
+/// by its answer is read to its end (up to 16 MiB) first, so the connection stays open (and,
+/// over HTTP/2, keeps its flow-control window) and the client gets the answer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConnectLayer;
+
+impl<S> tower_layer::Layer<S> for ConnectLayer {
+    type Service = ConnectFallback<S>;
+
+    fn layer(&self, inner: S) -> ConnectFallback<S> {
+        ConnectFallback(inner)
+    }
+}
+
+/// The service [`ConnectLayer`] wraps around a server's router.
+#[derive(Clone, Debug)]
+pub struct ConnectFallback<S>(S);
+
+impl<S, B> Service<http::Request<Body>> for ConnectFallback<S>
+where
+    S: Service<http::Request<Body>, Response = http::Response<B>>,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<tonic::codegen::StdError>,
+{
+    type Response = http::Response<Body>;
+    type Error = S::Error;
+    type Future = core::pin::Pin<
+        Box<dyn core::future::Future<Output = Result<http::Response<Body>, S::Error>> + Send>,
+    >;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<Body>) -> Self::Future {
+        let protocol = Protocol::of(request.method(), request.headers());
+        let (parts, body) = request.into_parts();
+        let (body, back) = Reclaim::new(body);
+        let future = self
+            .0
+            .call(http::Request::from_parts(parts, Body::new(body)));
+        Box::pin(async move {
+            let response = future.await?;
+            let answered_by_grpc = response.headers().contains_key("grpc-status");
+            let response = if protocol != Protocol::Grpc && answered_by_grpc {
+                let status = Status::from_header_map(response.headers())
+                    .unwrap_or_else(|| Status::unknown("no Connect service answered"));
+                connect_answer(&status)
+            } else {
+                response.map(Body::new)
+            };
+            let mut back = back;
+            if let Ok(mut left) = back.try_recv() {
+                drain_body(&mut left, DRAIN_LIMIT).await;
+            }
+            Ok(response)
+        })
+    }
+}
+
+/// A status as a Connect client expects it (a stream's client reads a failed call's HTTP
+/// status too): `unimplemented` as HTTP 404.
+fn connect_answer(status: &Status) -> http::Response<Body> {
+    let mut response = protocol::unary_error(status);
+    if status.code() == tonic::Code::Unimplemented {
+        *response.status_mut() = http::StatusCode::NOT_FOUND;
+    }
+    response
+}
