@@ -4,8 +4,9 @@
 #   scripts/test.sh
 #
 # 1. installs the test corpora (conformance runner and protos, googleapis and OpenTelemetry
-#    protos) into target/corpora with scripts/fetch-corpora.sh, and Python protobuf into
-#    target/py (scripts/python-env.sh);
+#    protos) into target/corpora with scripts/fetch-corpora.sh, Python protobuf into
+#    target/py (scripts/python-env.sh), and the Node Connect clients into target/node
+#    (scripts/node-env.sh);
 # 2. checks formatting, lints and the public crates' docs;
 # 3. runs every crate's tests, with the corpora required (differential tests against prost on
 #    every message type, mode=standalone against mode=prost and against Python protobuf, bad
@@ -41,6 +42,11 @@ bash scripts/fetch-corpora.sh >/dev/null
 VT_PYTHON=$(bash scripts/python-env.sh)
 VT_GRPC_PYTHON=$(bash scripts/grpc-env.sh)
 export VT_PYTHON VT_GRPC_PYTHON VT_REQUIRE_PYTHON=1
+# connect-node and connect-web (npm), the Connect example's real clients
+# (examples/connect/tests/node.rs); headless Chromium is Debian's `chromium` when installed
+# (CI installs it and sets VT_REQUIRE_BROWSER=1).
+VT_NODE_CLIENTS=$(bash scripts/node-env.sh)
+export VT_NODE_CLIENTS VT_REQUIRE_NODE=1
 
 step "format and lints"
 cargo fmt --all --check

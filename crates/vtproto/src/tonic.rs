@@ -18,7 +18,7 @@
 //! and `.build_client(false)`; the client keeps the usual stubs, the wire is the same.
 
 mod limits;
-mod resource_exhausted;
+pub(crate) mod resource_exhausted;
 
 pub use limits::{with_decode_limits, LimitsBody, LimitsFuture, WithDecodeLimits};
 

@@ -7,7 +7,7 @@
 //
 // Prints a line per check and exits 1 if one failed.
 
-import { create } from "@bufbuild/protobuf";
+import http from "node:http";
 import {
   Code,
   ConnectError,
@@ -91,12 +91,23 @@ transports.push({
   httpVersion: "2",
   transport: createGrpcTransport({ baseUrl }),
 });
+// The HTTP methods the GET transports' calls of Say went out with, as Node's HTTP/1.1 client
+// sent them.
+const getMethods = [];
+class MethodSpy extends http.Agent {
+  addRequest(req, options) {
+    if (/^\/vt\.connect\.v1\.SayService\/Say(\?|$)/.test(req.path)) getMethods.push(req.method);
+    return super.addRequest(req, options);
+  }
+}
 for (const useBinaryFormat of [true, false]) {
   transports.push({
     name: `connect ${useBinaryFormat ? "proto" : "json"} http/1.1 GET+gzip`,
     protocol: "connect",
     httpVersion: "1.1",
+    get: true,
     transport: createConnectTransport({
+      nodeOptions: { agent: new MethodSpy() },
       baseUrl,
       httpVersion: "1.1",
       useBinaryFormat,
@@ -238,6 +249,12 @@ for (const t of transports) {
     eq(r.sentence, "still here", "a call after");
   });
 }
+
+await check("Connect GET: the idempotent method's calls went out as GET", async () => {
+  if (getMethods.length < 10 || getMethods.some((m) => m !== "GET")) {
+    throw new Error(`methods: ${getMethods.join(",")}`);
+  }
+});
 
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -17,6 +17,7 @@ use super::body::{
 };
 use super::protocol::{self, Compression, Format, Protocol};
 use super::{Config, MethodInfo};
+use crate::tonic::resource_exhausted::over_limit;
 use crate::{DecodeLimits, Message};
 
 /// A boxed response future, as [`Dispatch::call`](super::Dispatch::call) returns it.
@@ -426,7 +427,7 @@ impl StreamStart {
         let (metadata, messages, _) = response.into_parts();
         let encoded: Messages = Box::pin(to_stream(messages).map(move |item| {
             let mut out = vec![0; 5];
-            codec.encode(format, &item?, &mut out)?;
+            codec.encode(format, &item.map_err(over_limit)?, &mut out)?;
             Ok(out)
         }));
         let body = StreamBody::new(
@@ -440,7 +441,7 @@ impl StreamStart {
     }
 
     fn fail(self, format: Format, status: Status) -> http::Response<Body> {
-        let body = StreamBody::new(None, Some(status), None, self.accept, self.min);
+        let body = StreamBody::new(None, Some(over_limit(status)), None, self.accept, self.min);
         self.response(format, http::HeaderMap::new(), body)
     }
 

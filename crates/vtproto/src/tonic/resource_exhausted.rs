@@ -126,6 +126,21 @@ impl<B: Body> Body for StatusBody<B> {
     }
 }
 
+/// Gives tonic's over-limit status gRPC's code; any other status is returned as it is.
+#[cfg(feature = "connect")]
+pub(crate) fn over_limit(status: tonic::Status) -> tonic::Status {
+    if status.code() == Code::OutOfRange && status.message().starts_with(TOO_LARGE) {
+        Status::with_details_and_metadata(
+            Code::ResourceExhausted,
+            status.message(),
+            status.details().to_vec().into(),
+            status.metadata().clone(),
+        )
+    } else {
+        status
+    }
+}
+
 /// Gives tonic's over-limit status (in `headers`, or trailers) gRPC's code.
 fn rewrite(headers: &mut HeaderMap) {
     let over_limit = Status::from_header_map(headers)
