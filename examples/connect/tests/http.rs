@@ -80,7 +80,13 @@ async fn send(
 }
 
 /// What is sent (headers, body), and the HTTP status and Connect code it is answered with.
-type UnaryCase = (&'static str, Vec<(&'static str, &'static str)>, Vec<u8>, u16, &'static str);
+type UnaryCase = (
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+    Vec<u8>,
+    u16,
+    &'static str,
+);
 
 const JSON: (&str, &str) = ("content-type", "application/json");
 const PROTO: (&str, &str) = ("content-type", "application/proto");

@@ -84,6 +84,38 @@ fn service(names: &Names<'_>, s: &Service, options: &Options) -> TokenStream {
             }),
         }
     });
+    let client = format_ident!("{}ConnectClient", s.rust_name);
+    let client_methods = s
+        .methods
+        .iter()
+        .filter(|m| !m.client_streaming)
+        .map(|m| {
+            let method: TokenStream = m.rust_name.parse().expect("an identifier");
+            let request = names.owned_type(&m.input, &from);
+            let response = names.owned_type(&m.output, &from);
+            let path = format!("/{full_name}/{}", m.name);
+            if m.server_streaming {
+                quote! {
+                    /// A server-streaming call: the answers as a stream.
+                    pub async fn #method(
+                        &self,
+                        request: impl ::tonic::IntoRequest<#request>,
+                    ) -> ::core::result::Result<::tonic::Response<::vtproto::connect::ConnectStream<#response>>, ::tonic::Status> {
+                        self.0.server_streaming(#codec, #path, request.into_request()).await
+                    }
+                }
+            } else {
+                quote! {
+                    /// A unary call.
+                    pub async fn #method(
+                        &self,
+                        request: impl ::tonic::IntoRequest<#request>,
+                    ) -> ::core::result::Result<::tonic::Response<#response>, ::tonic::Status> {
+                        self.0.unary(#codec, #path, request.into_request()).await
+                    }
+                }
+            }
+        });
     let doc = format!(
         " `{full_name}` served to Connect, gRPC and gRPC-Web clients by one implementation of \
          [`{trait_name}`](super::{server_module}::{trait_name})."
@@ -121,6 +153,20 @@ fn service(names: &Names<'_>, s: &Service, options: &Options) -> TokenStream {
             /// Serves `service` to Connect, gRPC and gRPC-Web clients.
             pub fn server<T: super::#server_module::#trait_name>(service: T) -> #alias<T> {
                 from_arc(::std::sync::Arc::new(service))
+            }
+
+            /// A Connect client of the service's unary and server-streaming methods.
+            #[derive(Clone, Debug)]
+            pub struct #client(pub ::vtproto::connect::Client);
+
+            impl #client {
+                /// A client of the server at `base_url` (`http://host:port`), over HTTP/1.1,
+                /// binary; [`vtproto::connect::Client`]'s builder chooses HTTP/2, JSON, gzip.
+                pub fn new(base_url: impl ::core::convert::Into<::std::string::String>) -> Self {
+                    #client(::vtproto::connect::Client::new(base_url))
+                }
+
+                #(#client_methods)*
             }
 
             /// Serves a shared `service` to Connect, gRPC and gRPC-Web clients.

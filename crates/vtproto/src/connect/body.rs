@@ -140,7 +140,7 @@ pub(crate) fn single_envelope(mut body: Bytes) -> Result<(u8, Bytes), Status> {
 /// least `min` bytes.
 pub(crate) fn envelope(mut payload: Vec<u8>, compression: Compression, min: usize) -> Bytes {
     let mut flags = 0;
-    if compression == Compression::Gzip && payload.len() >= min {
+    if compression == Compression::Gzip && payload.len() - 5 >= min {
         payload = gzip(5, &payload[5..]);
         flags = FLAG_COMPRESSED;
     }

@@ -33,6 +33,7 @@
 
 mod body;
 mod call;
+mod client;
 mod layer;
 mod protocol;
 
@@ -48,6 +49,7 @@ use tower_service::Service;
 pub use call::{Binary, BoxFuture, Call, Codec};
 #[cfg(feature = "json")]
 pub use call::{Json, JsonRequest};
+pub use client::{Client, ConnectStream};
 pub use layer::{ConnectFallback, ConnectLayer};
 pub use protocol::{code_name, code_of_http_status, code_of_name, http_status, Format};
 

@@ -357,7 +357,6 @@ pub(crate) fn rpc_status_details(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     status(bytes).unwrap_or_default()
 }
 
-#[cfg(test)]
 /// Encodes details as a `google.rpc.Status` (code, message, details), as gRPC's
 /// `grpc-status-details-bin` carries them.
 pub(crate) fn rpc_status_bytes(code: Code, message: &str, details: &[(String, Vec<u8>)]) -> Bytes {

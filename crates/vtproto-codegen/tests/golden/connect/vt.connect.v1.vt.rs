@@ -55,6 +55,24 @@ pub mod say_service_connect {
     pub fn server<T: super::say_service_server::SayService>(service: T) -> SayServiceConnectServer<T> {
         from_arc(::std::sync::Arc::new(service))
     }
+    #[doc = r" A Connect client of the service's unary and server-streaming methods."]
+    #[derive(Clone, Debug)]
+    pub struct SayServiceConnectClient(pub ::vtproto::connect::Client);
+    impl SayServiceConnectClient {
+        #[doc = r" A client of the server at `base_url` (`http://host:port`), over HTTP/1.1,"]
+        #[doc = r" binary; [`vtproto::connect::Client`]'s builder chooses HTTP/2, JSON, gzip."]
+        pub fn new(base_url: impl ::core::convert::Into<::std::string::String>) -> Self {
+            SayServiceConnectClient(::vtproto::connect::Client::new(base_url))
+        }
+        #[doc = r" A unary call."]
+        pub async fn say(&self, request: impl ::tonic::IntoRequest<super::SayRequest>) -> ::core::result::Result<::tonic::Response<super::SayResponse>, ::tonic::Status> {
+            self.0.unary(::vtproto::connect::Binary, "/vt.connect.v1.SayService/Say", request.into_request()).await
+        }
+        #[doc = r" A server-streaming call: the answers as a stream."]
+        pub async fn words(&self, request: impl ::tonic::IntoRequest<super::SayRequest>) -> ::core::result::Result<::tonic::Response<::vtproto::connect::ConnectStream<super::SayResponse>>, ::tonic::Status> {
+            self.0.server_streaming(::vtproto::connect::Binary, "/vt.connect.v1.SayService/Words", request.into_request()).await
+        }
+    }
     #[doc = r" Serves a shared `service` to Connect, gRPC and gRPC-Web clients."]
     pub fn from_arc<T: super::say_service_server::SayService>(service: ::std::sync::Arc<T>) -> SayServiceConnectServer<T> {
         ::vtproto::connect::Server::new(SayServiceConnect(::core::clone::Clone::clone(&service)), super::say_service_server::SayServiceServer::from_arc(service))
