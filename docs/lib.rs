@@ -27,6 +27,9 @@ pub mod views {}
 #[doc = include_str!("services.md")]
 pub mod services {}
 
+#[doc = include_str!("connect.md")]
+pub mod connect {}
+
 #[doc = include_str!("json.md")]
 pub mod json {}
 
