@@ -115,6 +115,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .register_descriptors(&std::fs::read(&pbjson_fds)?)?
         .build(&[".vt", ".benchmarks", ".opentelemetry"])?;
 
+    // The search service for the Connect load benchmark (`examples/connect_load.rs`): ours
+    // (`mode=standalone`, `connect`), and connectrpc 0.9's with its own buffa types, from a
+    // descriptor set written by the pure parser.
+    let connect_vt = out.join("connect_vt");
+    std::fs::create_dir_all(&connect_vt)?;
+    vtproto_build::Config::new()
+        .mode(vtproto_build::Mode::Standalone)
+        .features(["structs", "codec", "json", "services", "connect"])
+        // Ingest reads its request as an owned view, as connectrpc's handlers read theirs.
+        .views([".vt.search.IngestRequest", ".vt.candidates"])
+        .server_views([".vt.search.Search.Ingest"])
+        .out_dir(&connect_vt)
+        .include_file("_connect_vt.rs")
+        .compile_protos(&["../proto/search.proto"], &includes)?;
+    let connectrpc_dir = out.join("connectrpc");
+    std::fs::create_dir_all(&connectrpc_dir)?;
+    let search_fds = connectrpc_dir.join("search.fds");
+    let set = vtproto_build::Config::new().load_fds_bytes(&["../proto/search.proto"], &includes)?;
+    std::fs::write(&search_fds, set)?;
+    connectrpc_build::Config::new()
+        .files(&["candidates.proto", "event.proto", "search.proto"])
+        .descriptor_set(&search_fds)
+        .out_dir(&connectrpc_dir)
+        .include_file("_connectrpc.rs")
+        .emit_rerun_directives(false)
+        .compile()?;
+    println!("cargo:rerun-if-changed=../proto/search.proto");
+
     protobuf_codegen::Codegen::new()
         .pure()
         .includes(includes)

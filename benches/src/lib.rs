@@ -21,6 +21,18 @@ pub mod tb {
 
 pub mod interleave;
 
+/// The search service with our Connect side (`mode=standalone`, `connect`), for the Connect
+/// load benchmark.
+pub mod vc {
+    include!(concat!(env!("OUT_DIR"), "/connect_vt/_connect_vt.rs"));
+}
+
+/// connectrpc 0.9's search service on its own buffa types, the Connect load benchmark's peer.
+#[allow(refining_impl_trait, clippy::all)]
+pub mod cr {
+    include!(concat!(env!("OUT_DIR"), "/connectrpc/_connectrpc.rs"));
+}
+
 /// prost's structs with pbjson's serde impls (ProtoJSON the common Rust way).
 pub mod pj {
     pub mod vt {

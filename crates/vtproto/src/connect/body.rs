@@ -160,6 +160,9 @@ pub(crate) fn end_stream(error: Option<&Status>, trailers: &HeaderMap) -> Bytes 
     Bytes::from(out)
 }
 
+/// The most bytes of envelopes a streaming answer gathers into one frame.
+const BATCH: usize = 32 << 10;
+
 /// Encoded messages (each with 5 bytes of room ahead for its envelope) or the error that
 /// ends the stream.
 pub(crate) type Messages = Pin<Box<dyn Stream<Item = Result<Vec<u8>, Status>> + Send>>;
@@ -228,15 +231,54 @@ impl http_body::Body for StreamBody {
             let error = this.error.take();
             return this.finish(error);
         };
-        match messages.as_mut().poll_next(cx) {
-            Poll::Pending => Poll::Pending,
-            Poll::Ready(None) => this.finish(None),
-            Poll::Ready(Some(Err(status))) => this.finish(Some(status)),
-            Poll::Ready(Some(Ok(payload))) => Poll::Ready(Some(Ok(Frame::data(envelope(
-                payload,
-                this.compression,
-                this.min,
-            ))))),
+        // The envelopes ready now go out as one frame (up to `BATCH` bytes): a frame per
+        // small message costs more than the messages.
+        let mut first: Option<Bytes> = None;
+        let mut batch = BytesMut::new();
+        let mut end = None;
+        loop {
+            match messages.as_mut().poll_next(cx) {
+                Poll::Pending => break,
+                Poll::Ready(None) => {
+                    end = Some(None);
+                    break;
+                }
+                Poll::Ready(Some(Err(status))) => {
+                    end = Some(Some(status));
+                    break;
+                }
+                Poll::Ready(Some(Ok(payload))) => {
+                    let e = envelope(payload, this.compression, this.min);
+                    match first.take() {
+                        None if batch.is_empty() => first = Some(e),
+                        None => batch.extend_from_slice(&e),
+                        Some(f) => {
+                            batch.extend_from_slice(&f);
+                            batch.extend_from_slice(&e);
+                        }
+                    }
+                    if first.as_ref().map_or(batch.len(), Bytes::len) >= BATCH {
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(error) = end {
+            let Poll::Ready(Some(Ok(last))) = this.finish(error) else {
+                unreachable!("finish gives a frame")
+            };
+            let Ok(last) = last.into_data() else {
+                unreachable!("finish gives data")
+            };
+            if let Some(f) = first.take() {
+                batch.extend_from_slice(&f);
+            }
+            batch.extend_from_slice(&last);
+        }
+        match first {
+            Some(f) => Poll::Ready(Some(Ok(Frame::data(f)))),
+            None if batch.is_empty() => Poll::Pending,
+            None => Poll::Ready(Some(Ok(Frame::data(batch.freeze())))),
         }
     }
 
@@ -327,6 +369,47 @@ mod tests {
         assert_eq!(&plain[..], &[7, 8, 9]);
         // Under the threshold, no compression.
         assert_eq!(envelope(payload, Compression::Gzip, 4)[0], 0);
+    }
+
+    #[test]
+    fn a_stream_s_ready_messages_go_out_in_one_frame_with_its_end() {
+        struct Noop;
+        impl std::task::Wake for Noop {
+            fn wake(self: std::sync::Arc<Self>) {}
+        }
+        let waker = std::task::Waker::from(std::sync::Arc::new(Noop));
+        let mut cx = Context::from_waker(&waker);
+        let messages: Messages = Box::pin(tonic::codegen::tokio_stream::iter(
+            [vec![0, 0, 0, 0, 0, 1], vec![0, 0, 0, 0, 0, 2, 2]].map(Ok),
+        ));
+        let mut body = StreamBody::new(Some(messages), None, None, Compression::Identity, 0);
+        let frame = match Pin::new(&mut body).poll_frame(&mut cx) {
+            Poll::Ready(Some(Ok(frame))) => frame.into_data().unwrap(),
+            _ => panic!("a frame"),
+        };
+        assert_eq!(
+            &frame[..],
+            b"\0\0\0\0\x01\x01\0\0\0\0\x02\x02\x02\x02\0\0\0\x02{}"
+        );
+        assert!(body.is_end_stream());
+        assert!(matches!(
+            Pin::new(&mut body).poll_frame(&mut cx),
+            Poll::Ready(None)
+        ));
+        // An error ends the stream with its code.
+        let messages: Messages = Box::pin(tonic::codegen::tokio_stream::iter([
+            Ok(vec![0, 0, 0, 0, 0, 1]),
+            Err(Status::aborted("x")),
+        ]));
+        let mut body = StreamBody::new(Some(messages), None, None, Compression::Identity, 0);
+        let Poll::Ready(Some(Ok(frame))) = Pin::new(&mut body).poll_frame(&mut cx) else {
+            panic!("a frame")
+        };
+        let frame = frame.into_data().unwrap();
+        assert!(
+            frame.ends_with(br#"{"error":{"code":"aborted","message":"x"}}"#),
+            "{frame:?}"
+        );
     }
 
     #[test]

@@ -122,7 +122,8 @@ impl Default for Config {
 #[derive(Clone)]
 pub struct Server<D, G> {
     dispatch: D,
-    grpc: tonic_web::GrpcWebService<crate::tonic::ResourceExhausted<G>>,
+    grpc: crate::tonic::ResourceExhausted<G>,
+    grpc_web: tonic_web::GrpcWebService<crate::tonic::ResourceExhausted<G>>,
     config: Arc<Config>,
 }
 
@@ -135,14 +136,15 @@ impl<D: core::fmt::Debug, G> core::fmt::Debug for Server<D, G> {
     }
 }
 
-impl<D: Dispatch, G> Server<D, G> {
+impl<D: Dispatch, G: Clone> Server<D, G> {
     /// Serves Connect requests with `dispatch` and gRPC and gRPC-Web requests with `grpc`.
     pub fn new(dispatch: D, grpc: G) -> Self {
         use tower_layer::Layer as _;
+        let grpc = crate::tonic::ResourceExhaustedLayer.layer(grpc);
         Server {
             dispatch,
-            grpc: tonic_web::GrpcWebLayer::new()
-                .layer(crate::tonic::ResourceExhaustedLayer.layer(grpc)),
+            grpc_web: tonic_web::GrpcWebLayer::new().layer(grpc.clone()),
+            grpc,
             config: Arc::new(Config::default()),
         }
     }
@@ -203,9 +205,15 @@ where
         let method = method_index::<D>(request.uri().path());
         let config = self.config.clone();
         if protocol == Protocol::Grpc {
+            let web = request
+                .headers()
+                .get(http::header::CONTENT_TYPE)
+                .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc-web"));
             return grpc(
                 self.grpc.clone(),
+                self.grpc_web.clone(),
                 request,
+                web,
                 method.is_some(),
                 config.drain_limit,
             );
@@ -301,8 +309,10 @@ fn method_index<D: Dispatch>(path: &str) -> Option<usize> {
 /// answers an unknown method or a message over its limit at once) is read before the answer
 /// goes.
 fn grpc<G>(
-    mut grpc: tonic_web::GrpcWebService<crate::tonic::ResourceExhausted<G>>,
+    mut grpc: crate::tonic::ResourceExhausted<G>,
+    mut grpc_web: tonic_web::GrpcWebService<crate::tonic::ResourceExhausted<G>>,
     request: http::Request<Body>,
+    web: bool,
     known: bool,
     drain: usize,
 ) -> ResponseFuture
@@ -320,9 +330,12 @@ where
             body::drain_body(&mut body, drain).await;
         }
         let (reclaim, mut back) = body::Reclaim::new(body);
-        let response = grpc
-            .call(http::Request::from_parts(parts, Body::new(reclaim)))
-            .await;
+        let request = http::Request::from_parts(parts, Body::new(reclaim));
+        let response = if web {
+            grpc_web.call(request).await
+        } else {
+            grpc.call(request).await.map(|r| r.map(Body::new))
+        };
         if let Ok(mut left) = back.try_recv() {
             body::drain_body(&mut left, drain).await;
         }

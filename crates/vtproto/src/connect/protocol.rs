@@ -58,14 +58,15 @@ impl Protocol {
         if method != http::Method::POST {
             return Protocol::Unsupported;
         }
-        let lower = media.to_ascii_lowercase();
-        match lower.as_str() {
-            "application/proto" => Protocol::Unary(Format::Proto),
-            "application/json" => Protocol::Unary(Format::Json),
-            "application/connect+proto" => Protocol::Stream(Format::Proto),
-            "application/connect+json" => Protocol::Stream(Format::Json),
-            _ => Protocol::Unsupported,
-        }
+        [
+            ("application/proto", Protocol::Unary(Format::Proto)),
+            ("application/json", Protocol::Unary(Format::Json)),
+            ("application/connect+proto", Protocol::Stream(Format::Proto)),
+            ("application/connect+json", Protocol::Stream(Format::Json)),
+        ]
+        .into_iter()
+        .find(|(name, _)| media.eq_ignore_ascii_case(name))
+        .map_or(Protocol::Unsupported, |(_, protocol)| protocol)
     }
 
     /// Errors of a streaming call go in its end-of-stream message, with HTTP 200.

@@ -143,6 +143,13 @@ pub(crate) fn over_limit(status: tonic::Status) -> tonic::Status {
 
 /// Gives tonic's over-limit status (in `headers`, or trailers) gRPC's code.
 fn rewrite(headers: &mut HeaderMap) {
+    // Most answers are not `OUT_OF_RANGE` (11): no status to parse.
+    if headers
+        .get("grpc-status")
+        .is_none_or(|v| v.as_bytes() != b"11")
+    {
+        return;
+    }
     let over_limit = Status::from_header_map(headers)
         .is_some_and(|s| s.code() == Code::OutOfRange && s.message().starts_with(TOO_LARGE));
     if over_limit {
