@@ -268,13 +268,16 @@ async fn serve(side: Side) -> String {
             let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
             let service =
                 vc::vt::search::search_connect::server(ours::VtSearch).max_message_size(64 << 20);
-            tokio::spawn(
-                tonic::transport::Server::builder()
-                    .accept_http1(true)
-                    .layer(vtproto::connect::ConnectLayer)
-                    .add_service(service)
-                    .serve_with_incoming(incoming),
-            );
+            // With ConnectLayer (Connect's answer for unknown services), as the guide serves,
+            // unless VT_NO_CONNECT_LAYER is set.
+            let builder = tonic::transport::Server::builder().accept_http1(true);
+            if std::env::var_os("VT_NO_CONNECT_LAYER").is_none() {
+                let mut builder = builder.layer(vtproto::connect::ConnectLayer);
+                tokio::spawn(builder.add_service(service).serve_with_incoming(incoming));
+            } else {
+                let mut builder = builder;
+                tokio::spawn(builder.add_service(service).serve_with_incoming(incoming));
+            }
         }
         Side::Tonic => {
             let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);

@@ -220,7 +220,7 @@ where
         }
         let (parts, body) = request.into_parts();
         let Some(index) = method else {
-            return Box::pin(async move {
+            return other(async move {
                 let call = Call {
                     parts,
                     body,
@@ -265,7 +265,7 @@ where
             method,
         };
         if let Some((status, (name, value))) = refusal {
-            return Box::pin(async move {
+            return other(async move {
                 let mut call = call;
                 body::drain_body(&mut call.body, call.config.drain_limit).await;
                 let mut response = http::Response::new(Body::empty());
@@ -276,8 +276,7 @@ where
                 Ok(response)
             });
         }
-        let future = self.dispatch.call(index, call);
-        Box::pin(async move { Ok(future.await) })
+        ResponseFuture(Answer::Connect(self.dispatch.call(index, call)))
     }
 }
 
@@ -324,7 +323,7 @@ where
     G::Future: Send + 'static,
 {
     let (parts, body) = request.into_parts();
-    Box::pin(async move {
+    other(async move {
         let mut body = body;
         if !known {
             body::drain_body(&mut body, drain).await;
@@ -344,6 +343,39 @@ where
 }
 
 /// The future of [`Server`]'s answer.
-pub type ResponseFuture = core::pin::Pin<
-    Box<dyn core::future::Future<Output = Result<http::Response<Body>, Infallible>> + Send>,
->;
+pub struct ResponseFuture(Answer);
+
+/// Where an answer comes from: a Connect call's handler (boxed once, by the generated
+/// dispatch), or anything else.
+enum Answer {
+    Connect(BoxFuture),
+    Other(
+        core::pin::Pin<
+            Box<dyn core::future::Future<Output = Result<http::Response<Body>, Infallible>> + Send>,
+        >,
+    ),
+}
+
+impl core::fmt::Debug for ResponseFuture {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ResponseFuture").finish_non_exhaustive()
+    }
+}
+
+impl core::future::Future for ResponseFuture {
+    type Output = Result<http::Response<Body>, Infallible>;
+
+    fn poll(mut self: core::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.0 {
+            Answer::Connect(f) => f.as_mut().poll(cx).map(Ok),
+            Answer::Other(f) => f.as_mut().poll(cx),
+        }
+    }
+}
+
+/// Boxes an answer that is not a Connect handler's.
+fn other(
+    f: impl core::future::Future<Output = Result<http::Response<Body>, Infallible>> + Send + 'static,
+) -> ResponseFuture {
+    ResponseFuture(Answer::Other(Box::pin(f)))
+}
