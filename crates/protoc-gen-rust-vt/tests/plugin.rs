@@ -88,7 +88,7 @@ fn bad_options_fail_with_a_message() {
         ("mode=nope", "unknown mode `nope`"),
         (
             "features=nonsense",
-            "unknown feature `nonsense` (known: structs, codec, reuse, views, json, serde, text, services, descriptors, reflect)",
+            "unknown feature `nonsense` (known: structs, codec, reuse, views, json, serde, text, services, connect, descriptors, reflect)",
         ),
         (
             "features=codec+json,tables=.",

@@ -66,7 +66,7 @@ fn unknown_features_are_refused_before_anything_is_written() {
     let _ = std::fs::remove_dir_all(&d);
     let msg = err.to_string();
     assert!(
-        msg.contains("unknown feature `nonsense` (known: structs, codec, reuse, views, json, serde, text, services, descriptors, reflect)"),
+        msg.contains("unknown feature `nonsense` (known: structs, codec, reuse, views, json, serde, text, services, connect, descriptors, reflect)"),
         "{msg}"
     );
     assert_eq!(written, ["ok.proto"], "nothing generated");
