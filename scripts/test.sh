@@ -51,7 +51,7 @@ export VT_NODE_CLIENTS VT_REQUIRE_NODE=1
 step "format and lints"
 cargo fmt --all --check
 VT_REQUIRE_CORPORA=1 cargo clippy --workspace --all-targets -- -D warnings
-RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p vtproto -p vtproto-codegen -p vtproto-build --features vtproto/tonic,vtproto/prost-types,vtproto/text,vtproto/serde,vtproto/reflect
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p vtproto -p vtproto-codegen -p vtproto-build --features vtproto/tonic,vtproto/prost-types,vtproto/text,vtproto/serde,vtproto/reflect,vtproto/connect
 
 step "tests"
 VT_REQUIRE_CORPORA=1 cargo test --workspace 2>&1 | tee -a "$log"
