@@ -297,6 +297,16 @@ pub(crate) struct Reclaim {
 }
 
 impl Reclaim {
+    /// `body` as it is if it has ended already (nothing can be left unread), else wrapped,
+    /// with the receiver it comes back on if it is dropped unread.
+    pub(crate) fn unless_ended(body: Body) -> (Body, Option<tokio::sync::oneshot::Receiver<Body>>) {
+        if body.is_end_stream() {
+            return (body, None);
+        }
+        let (reclaim, back) = Reclaim::new(body);
+        (Body::new(reclaim), Some(back))
+    }
+
     pub(crate) fn new(body: Body) -> (Reclaim, tokio::sync::oneshot::Receiver<Body>) {
         let (tx, rx) = tokio::sync::oneshot::channel();
         (

@@ -59,10 +59,8 @@ where
     fn call(&mut self, request: http::Request<Body>) -> Self::Future {
         let protocol = Protocol::of(request.method(), request.headers());
         let (parts, body) = request.into_parts();
-        let (body, back) = Reclaim::new(body);
-        let future = self
-            .0
-            .call(http::Request::from_parts(parts, Body::new(body)));
+        let (body, back) = Reclaim::unless_ended(body);
+        let future = self.0.call(http::Request::from_parts(parts, body));
         Box::pin(async move {
             let response = future.await?;
             let answered_by_grpc = response.headers().contains_key("grpc-status");
@@ -73,8 +71,7 @@ where
             } else {
                 response.map(Body::new)
             };
-            let mut back = back;
-            if let Ok(mut left) = back.try_recv() {
+            if let Some(mut left) = back.and_then(|mut b| b.try_recv().ok()) {
                 drain_body(&mut left, DRAIN_LIMIT).await;
             }
             Ok(response)

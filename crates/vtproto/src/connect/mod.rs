@@ -328,14 +328,15 @@ where
         if !known {
             body::drain_body(&mut body, drain).await;
         }
-        let (reclaim, mut back) = body::Reclaim::new(body);
-        let request = http::Request::from_parts(parts, Body::new(reclaim));
+        // A request already read to its end (most small ones) has nothing to give back.
+        let (body, back) = body::Reclaim::unless_ended(body);
+        let request = http::Request::from_parts(parts, body);
         let response = if web {
             grpc_web.call(request).await
         } else {
             grpc.call(request).await.map(|r| r.map(Body::new))
         };
-        if let Ok(mut left) = back.try_recv() {
+        if let Some(mut left) = back.and_then(|mut b| b.try_recv().ok()) {
             body::drain_body(&mut left, drain).await;
         }
         response
