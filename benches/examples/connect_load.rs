@@ -24,6 +24,10 @@
 //! rounds). Each row gives requests per second and the process's CPU time per request
 //! (`getrusage`: user + system, server and client together) for both, and their ratios.
 //! Before measuring, every call's answers from both servers are decoded and compared.
+//!
+//! Settings: `VT_CONNECT_HTTP1=1` makes the client use pooled HTTP/1.1 connections;
+//! `VT_CONNECT_NODELAY=0` leaves the client's `TCP_NODELAY` off; `VT_NO_CONNECT_LAYER=1` serves
+//! ours without `ConnectLayer`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -428,8 +432,9 @@ fn clients() -> Vec<HttpClient> {
         .map(|_| {
             // TCP_NODELAY, as tonic's and grpc-go's clients set it: without it a request's
             // HEADERS and DATA frames wait on the server's delayed ACK (40 ms).
+            // `VT_CONNECT_NODELAY=0` leaves it off, to see the difference.
             let mut connector = HttpConnector::new();
-            connector.set_nodelay(true);
+            connector.set_nodelay(std::env::var("VT_CONNECT_NODELAY").as_deref() != Ok("0"));
             Client::builder(TokioExecutor::new())
                 .http2_only(std::env::var_os("VT_CONNECT_HTTP1").is_none())
                 .build(connector)

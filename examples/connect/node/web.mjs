@@ -59,6 +59,23 @@ for (const [name, transport] of transports) {
     }
     throw new Error("no error");
   });
+  await check(`${name}: an unknown service, answered across origins`, async () => {
+    const missing = {
+      ...SayService.method.say,
+      parent: { ...SayService, typeName: "vt.connect.v1.Missing" },
+    };
+    const call = createClient(
+      { ...SayService, methods: [missing], method: { say: missing } },
+      transport,
+    ).say;
+    try {
+      await call({ sentence: "x" });
+    } catch (e) {
+      eq(Code[ConnectError.from(e).code], "Unimplemented", "code");
+      return;
+    }
+    throw new Error("no error");
+  });
   await check(`${name}: a deadline`, async () => {
     try {
       await client.say({ sentence: "late", delayMs: 3000 }, { timeoutMs: 300 });

@@ -26,12 +26,19 @@ type Answers = Pin<Box<dyn Stream<Item = Result<SayResponse, Status>> + Send>>;
 /// (the request as the error's detail), after its delay.
 async fn answer(request: &SayRequest, number: u32) -> Result<SayResponse, Status> {
     if request.delay_ms > 0 {
-        tokio::time::sleep(Duration::from_millis(request.delay_ms.into())).await;
+        // At most 10 s: a client's request cannot hold the server's task longer.
+        let ms = request.delay_ms.min(10_000);
+        tokio::time::sleep(Duration::from_millis(ms.into())).await;
     }
     if !request.fail_with.is_empty() {
         return Err(fail(request));
     }
-    let times = request.repeat.clamp(1, 1 << 20) as usize;
+    // At most 4 MiB of answer, whatever the request asks.
+    let one = request.sentence.len() + 1;
+    let times = (request.repeat.max(1) as usize).min((4 << 20) / one);
+    if times == 0 {
+        return Err(Status::invalid_argument("the sentence is over 4 MiB"));
+    }
     Ok(SayResponse {
         sentence: vec![request.sentence.as_str(); times].join(" "),
         number,

@@ -285,6 +285,9 @@ async fn bad_unary_requests_get_connect_errors() {
         );
         let a = send(h2, "PUT", &say, &[PROTO], "").await;
         assert_eq!(a.status, 405);
+        // An empty body is never compressed: the empty message.
+        let a = send(h2, "POST", &say, &[PROTO, ("content-encoding", "gzip")], "").await;
+        assert_eq!(a.status, 200, "{}", a.text());
         // A unary content type for a streaming method, and the other way round.
         let a = send(h2, "POST", &format!("{url}/Words"), &[PROTO], "").await;
         assert_eq!(a.status, 415);
@@ -304,15 +307,25 @@ async fn bad_unary_requests_get_connect_errors() {
             (405, "POST")
         );
         for (query, code) in [
-            ("message=", "invalid_argument"),
-            ("encoding=xml", "invalid_argument"),
+            ("encoding=proto", "invalid_argument"),
             ("encoding=proto&base64=1&message=%%%", "invalid_argument"),
             ("encoding=json&message=%7B", "invalid_argument"),
-            ("encoding=proto&compression=zstd", "unimplemented"),
+            ("encoding=proto&message=&compression=zstd", "unimplemented"),
         ] {
             let a = send(h2, "GET", &format!("{say}?{query}"), &[], "").await;
             assert_eq!(a.code(), code, "GET ?{query}: {}", a.text());
         }
+        // A GET's encoding is its content type: none, or one not served, is 415.
+        for query in ["message=", "encoding=xml&message="] {
+            let a = send(h2, "GET", &format!("{say}?{query}"), &[], "").await;
+            assert_eq!(a.status, 415, "GET ?{query}");
+        }
+        // Methods other than GET and POST: 405, with what is allowed.
+        let a = send(h2, "DELETE", &say, &[], "").await;
+        assert_eq!(
+            (a.status, a.headers["allow"].to_str().unwrap()),
+            (405, "GET, POST")
+        );
         // The server still answers.
         let a = send(h2, "POST", &say, &[JSON], r#"{"sentence":"ok"}"#).await;
         assert_eq!(a.status, 200);

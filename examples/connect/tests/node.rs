@@ -43,7 +43,10 @@ fn start_server() -> String {
 /// the script failed or passed fewer than `at_least` checks.
 fn run(dir: &Path, script: &str, at_least: usize, envs: &[(&str, &str)]) -> String {
     let url = start_server();
-    let out = Command::new("node")
+    // At most 5 minutes: a script that hangs fails the test instead of stalling it.
+    let out = Command::new("timeout")
+        .arg("300")
+        .arg("node")
         .arg(dir.join(script))
         .arg(&url)
         .envs(envs.iter().copied())

@@ -38,12 +38,12 @@ fn service(names: &Names<'_>, s: &Service, options: &Options) -> TokenStream {
     } else {
         format!("{}.{}", names.package.name, s.name)
     };
-    let codec = if super::is_selected(options, "json") {
+    let json = super::is_selected(options, "json");
+    let codec = if json {
         quote!(::vtproto::connect::Json)
     } else {
         quote!(::vtproto::connect::Binary)
     };
-    let json = super::is_selected(options, "json");
     let infos = s.methods.iter().map(|m| {
         let name = &m.name;
         let kind = format_ident!("{}", kind(m));
@@ -58,13 +58,8 @@ fn service(names: &Names<'_>, s: &Service, options: &Options) -> TokenStream {
     });
     let from = [module.to_string()];
     let arms = s.methods.iter().enumerate().map(|(i, m)| {
-        let method = format_ident!("{}", m.rust_name.trim_start_matches("r#"));
-        let method = if m.rust_name.starts_with("r#") {
-            let raw: TokenStream = m.rust_name.parse().expect("a raw identifier");
-            raw
-        } else {
-            quote!(#method)
-        };
+        // A Rust name may be a raw identifier (`r#type`).
+        let method: TokenStream = m.rust_name.parse().expect("an identifier");
         let request = if m.server_view {
             let view = super::views::owned_view_path(&m.input.rust_path);
             names.relative(&from, &m.input.package, &view)

@@ -2,6 +2,7 @@
 //! (over HTTP/1.1 a response sent before its request was read closes the connection, and the
 //! client sees `EPIPE` while it writes), envelopes, gzip, and the body of a streaming response.
 
+use core::future::Future as _;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 use core::time::Duration;
@@ -84,6 +85,8 @@ pub(crate) fn decompress(
     limit: usize,
 ) -> Result<Bytes, Status> {
     match compression {
+        // Empty content is never compressed.
+        _ if bytes.is_empty() => Ok(bytes),
         Compression::Identity => Ok(bytes),
         Compression::Gzip => {
             let mut out = Vec::new();
@@ -197,14 +200,19 @@ impl StreamBody {
         }
     }
 
-    fn finish(&mut self, error: Option<Status>) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+    /// The end-of-stream envelope, with `error`; the body is done after it.
+    fn end_frame(&mut self, error: Option<Status>) -> Bytes {
         self.done = true;
         self.messages = None;
         let trailers = error
             .as_ref()
             .map(super::protocol::metadata_headers)
             .unwrap_or_default();
-        Poll::Ready(Some(Ok(Frame::data(end_stream(error.as_ref(), &trailers)))))
+        end_stream(error.as_ref(), &trailers)
+    }
+
+    fn finish(&mut self, error: Option<Status>) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        Poll::Ready(Some(Ok(Frame::data(self.end_frame(error)))))
     }
 }
 
@@ -264,12 +272,7 @@ impl http_body::Body for StreamBody {
             }
         }
         if let Some(error) = end {
-            let Poll::Ready(Some(Ok(last))) = this.finish(error) else {
-                unreachable!("finish gives a frame")
-            };
-            let Ok(last) = last.into_data() else {
-                unreachable!("finish gives data")
-            };
+            let last = this.end_frame(error);
             if let Some(f) = first.take() {
                 batch.extend_from_slice(&f);
             }
@@ -286,8 +289,6 @@ impl http_body::Body for StreamBody {
         self.done
     }
 }
-
-use core::future::Future as _;
 
 /// A request body handed to tonic that, if dropped before its end, gives itself back so the
 /// caller can drain it before answering.

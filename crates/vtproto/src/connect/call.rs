@@ -25,7 +25,8 @@ pub type BoxFuture =
     core::pin::Pin<Box<dyn Future<Output = http::Response<Body>> + Send + 'static>>;
 
 /// How a method's request is read from a body and its response written, by [`Format`]:
-/// [`Binary`] or, with ProtoJSON generated, [`Json`].
+/// [`Binary`] or, with ProtoJSON generated, [`Json`]. A server reads `Req` and writes `Resp`;
+/// a client uses `Codec<Resp, Req>`, reading its answer and writing its request.
 pub trait Codec<Req, Resp>: Copy + Send + Sync + 'static {
     /// Whether JSON bodies are read and written.
     const JSON: bool;
@@ -234,25 +235,37 @@ impl Call {
         Fut: Future<Output = Result<tonic::Response<Resp>, Status>> + Send + 'static,
     {
         Box::pin(async move {
-            let answer = async {
-                let read = self.read_unary().await?;
-                protocol::check_version(&self.parts.headers)?;
-                let deadline = protocol::timeout(&self.parts.headers)?;
-                if read.format == Format::Json && !C::JSON {
-                    return Err(Status::invalid_argument("this service reads no JSON"));
-                }
-                let accept = Compression::accepted(&self.parts.headers, "accept-encoding");
-                let message = codec.decode(read.format, read.payload, &self.config.limits)?;
-                let request = request(self.parts, message);
-                let response = with_deadline(deadline, handler(request)).await?;
+            let config = self.config.clone();
+            let answer = async move {
+                // The deadline runs from the call's start: reading the request counts.
+                let checked = protocol::check_version(&self.parts.headers)
+                    .and_then(|()| protocol::timeout(&self.parts.headers));
+                let deadline = match checked {
+                    Ok(d) => d.map(|d| tokio::time::Instant::now() + d),
+                    Err(status) => {
+                        drain_body(&mut self.body, self.config.drain_limit).await;
+                        return Err(status);
+                    }
+                };
+                let work = async move {
+                    let read = self.read_unary().await?;
+                    if read.format == Format::Json && !C::JSON {
+                        return Err(Status::invalid_argument("this service reads no JSON"));
+                    }
+                    let accept = Compression::accepted(&self.parts.headers, "accept-encoding");
+                    let message = codec.decode(read.format, read.payload, &self.config.limits)?;
+                    let response = handler(request(self.parts, message)).await?;
+                    Ok((read.format, accept, response))
+                };
+                let (format, accept, response) = with_deadline_at(deadline, work).await?;
                 let (metadata, message, _) = response.into_parts();
                 let mut body = Vec::new();
-                codec.encode(read.format, &message, &mut body)?;
+                codec.encode(format, &message, &mut body)?;
                 let mut response = http::Response::new(());
                 let headers = response.headers_mut();
                 *headers = metadata.into_headers();
-                headers.insert(CONTENT_TYPE, protocol::content_type(false, read.format));
-                if accept == Compression::Gzip && body.len() >= self.config.compress_min_bytes {
+                headers.insert(CONTENT_TYPE, protocol::content_type(false, format));
+                if accept == Compression::Gzip && body.len() >= config.compress_min_bytes {
                     body = gzip(0, &body);
                     headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
                 }
@@ -276,12 +289,22 @@ impl Call {
             let format = self.stream_format();
             let start = self.stream_start();
             let answer = async {
-                let read = self.read_one_envelope(format).await?;
-                protocol::check_version(&self.parts.headers)?;
-                let deadline = start.deadline.clone()?;
-                let message = codec.decode(format, read.payload, &self.config.limits)?;
-                let request = request(self.parts, message);
-                with_deadline_at(deadline, handler(request)).await
+                let checked =
+                    protocol::check_version(&self.parts.headers).and(start.deadline.clone());
+                let deadline = match checked {
+                    Ok(d) => d,
+                    Err(status) => {
+                        drain_body(&mut self.body, self.config.drain_limit).await;
+                        return Err(status);
+                    }
+                };
+                // The deadline runs from the call's start: reading the request counts.
+                let work = async move {
+                    let read = self.read_one_envelope(format).await?;
+                    let message = codec.decode(format, read.payload, &self.config.limits)?;
+                    handler(request(self.parts, message)).await
+                };
+                with_deadline_at(deadline, work).await
             };
             match answer.await {
                 Ok(response) => start.answer(codec, format, response, |s| s),
@@ -342,12 +365,24 @@ impl Call {
                         let name = header(&self.parts.headers, "connect-content-encoding");
                         Ok((deadline, Compression::named(name)?))
                     });
+                // Over HTTP/1.1 the client sends its whole request before it reads: what the
+                // handler leaves unread is read before the answer goes. Over HTTP/2 the client
+                // may wait for the answer with its stream open.
+                let http1 = self.parts.version < http::Version::HTTP_2;
                 let (deadline, compression) = match checked {
                     Ok(checked) => checked,
                     Err(status) => {
-                        drain_body(&mut self.body, self.config.drain_limit).await;
+                        if http1 {
+                            drain_body(&mut self.body, self.config.drain_limit).await;
+                        }
                         return Err(status);
                     }
+                };
+                let drain = self.config.drain_limit;
+                let (body, back) = if http1 {
+                    super::body::Reclaim::unless_ended(self.body)
+                } else {
+                    (self.body, None)
                 };
                 let decoder = StreamDecoder {
                     codec,
@@ -361,12 +396,16 @@ impl Call {
                 };
                 let streaming = tonic::Streaming::new_request(
                     decoder,
-                    self.body,
+                    body,
                     encoding,
                     Some(self.config.max_message_size),
                 );
                 let request = request(self.parts, streaming);
-                with_deadline_at(deadline, handler(request)).await
+                let answer = with_deadline_at(deadline, handler(request)).await;
+                if let Some(mut left) = back.and_then(|mut b| b.try_recv().ok()) {
+                    drain_body(&mut left, drain).await;
+                }
+                answer
             };
             match answer.await {
                 Ok(response) => start.answer(codec, format, response, to_stream),
@@ -396,7 +435,10 @@ impl Call {
     /// the request.
     pub fn unimplemented(mut self) -> BoxFuture {
         Box::pin(async move {
-            drain_body(&mut self.body, self.config.drain_limit).await;
+            // A streaming client on HTTP/2 may wait for the answer with its stream open.
+            if self.parts.version < http::Version::HTTP_2 || !self.protocol.is_stream() {
+                drain_body(&mut self.body, self.config.drain_limit).await;
+            }
             protocol::unary_error(&Status::unimplemented(format!(
                 "{} is not implemented",
                 self.parts.uri.path()
@@ -496,13 +538,6 @@ fn request<T>(parts: http::request::Parts, message: T) -> tonic::Request<T> {
     tonic::Request::from_http(http::Request::from_parts(parts, message))
 }
 
-async fn with_deadline<T>(
-    deadline: Option<core::time::Duration>,
-    call: impl Future<Output = Result<T, Status>>,
-) -> Result<T, Status> {
-    with_deadline_at(deadline.map(|d| tokio::time::Instant::now() + d), call).await
-}
-
 async fn with_deadline_at<T>(
     deadline: Option<tokio::time::Instant>,
     call: impl Future<Output = Result<T, Status>>,
@@ -544,7 +579,8 @@ fn get_query(query: &str, limit: usize) -> Result<Read, Status> {
             )))
         }
     };
-    let mut payload = message.unwrap_or_default();
+    let mut payload =
+        message.ok_or_else(|| Status::invalid_argument("the query has no message"))?;
     if base64 {
         use base64::Engine as _;
         let text: Vec<u8> = payload.into_iter().filter(|&b| b != b'=').collect();
@@ -557,11 +593,15 @@ fn get_query(query: &str, limit: usize) -> Result<Read, Status> {
             "the request is over the server's limit of {limit} bytes"
         )));
     }
-    let compression = compression
-        .map(String::from_utf8)
-        .transpose()
-        .ok()
-        .flatten();
+    let compression = match compression.map(String::from_utf8) {
+        None => None,
+        Some(Ok(name)) => Some(name),
+        Some(Err(_)) => {
+            return Err(Status::unimplemented(
+                "compression is not a name this server knows",
+            ))
+        }
+    };
     let compression = Compression::named(compression.as_deref())?;
     let payload = decompress(compression, Bytes::from(payload), limit)?;
     Ok(Read { format, payload })
@@ -576,6 +616,7 @@ fn percent_decode(text: &str) -> Result<Vec<u8>, Status> {
             b'%' => {
                 let hex = bytes
                     .get(i + 1..i + 3)
+                    .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                     .and_then(|h| core::str::from_utf8(h).ok())
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
                     .ok_or_else(|| Status::invalid_argument("a bad %-escape in the query"))?;
@@ -615,8 +656,11 @@ mod tests {
             ("encoding=xml", tonic::Code::InvalidArgument),
             ("encoding=proto&connect=v2", tonic::Code::InvalidArgument),
             ("encoding=proto&message=%zz", tonic::Code::InvalidArgument),
+            ("encoding=proto&message=%+1", tonic::Code::InvalidArgument),
+            ("encoding=proto", tonic::Code::InvalidArgument),
+            ("encoding=proto&message=&compression=%FF", tonic::Code::Unimplemented),
             ("encoding=proto&base64=1&message=!!", tonic::Code::InvalidArgument),
-            ("encoding=proto&compression=br", tonic::Code::Unimplemented),
+            ("encoding=proto&message=&compression=br", tonic::Code::Unimplemented),
             ("encoding=proto&message=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", tonic::Code::ResourceExhausted),
         ] {
             assert_eq!(get_query(bad, 100).err().map(|s| s.code()), Some(code), "{bad}");

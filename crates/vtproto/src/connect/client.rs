@@ -70,6 +70,13 @@ impl Client {
         self
     }
 
+    /// Requests from this size on are gzipped when [`send_gzip`](Client::send_gzip) is on
+    /// (1 KiB by default).
+    pub fn compress_min_bytes(mut self, bytes: usize) -> Self {
+        self.compress_min_bytes = bytes;
+        self
+    }
+
     /// The largest answer message read, before and after decompression (4 MiB by default).
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
@@ -87,7 +94,7 @@ impl Client {
         path: &str,
         stream: bool,
         metadata: MetadataMap,
-        body: Vec<u8>,
+        body: Bytes,
     ) -> Result<(http::Request<Full<Bytes>>, Option<Duration>), Status> {
         let mut headers = metadata.into_headers();
         let deadline = headers
@@ -100,7 +107,7 @@ impl Client {
             ("content-encoding", "accept-encoding")
         };
         if self.send_gzip && !stream && body.len() >= self.compress_min_bytes {
-            body = gzip(0, &body);
+            body = gzip(0, &body).into();
             headers.insert(encoding, HeaderValue::from_static("gzip"));
         } else if self.send_gzip && stream {
             headers.insert(encoding, HeaderValue::from_static("gzip"));
@@ -115,7 +122,7 @@ impl Client {
             );
         }
         let mut request = http::Request::post(format!("{}{path}", self.base))
-            .body(Full::new(Bytes::from(body)))
+            .body(Full::new(body))
             .map_err(|e| Status::invalid_argument(format!("the request's URL: {e}")))?;
         *request.headers_mut() = headers;
         Ok((request, deadline))
@@ -134,7 +141,7 @@ impl Client {
         let (metadata, _, message) = request.into_parts();
         let mut body = Vec::new();
         codec.encode(self.format, &message, &mut body)?;
-        let (request, deadline) = self.http_request(path, false, metadata, body)?;
+        let (request, deadline) = self.http_request(path, false, metadata, body.into())?;
         let call = async {
             let response = self.http.request(request).await.map_err(unavailable)?;
             let (parts, body) = response.into_parts();
@@ -142,6 +149,7 @@ impl Client {
             if parts.status != http::StatusCode::OK {
                 return Err(error_of(parts.status, &parts.headers, &bytes));
             }
+            check_content_type(&parts.headers, false, self.format)?;
             let compression = Compression::named(header(&parts.headers, CONTENT_ENCODING.as_str()))
                 .map_err(|s| Status::internal(s.message().to_string()))?;
             let bytes = decompress(compression, bytes, self.max_message_size)?;
@@ -182,7 +190,7 @@ impl Client {
         } else {
             Compression::Identity
         };
-        let body = envelope(payload, compression, self.compress_min_bytes).to_vec();
+        let body = envelope(payload, compression, self.compress_min_bytes);
         let (request, deadline) = self.http_request(path, true, metadata, body)?;
         let sleep = deadline.map(|d| Box::pin(tokio::time::sleep(d)));
         let start = async {
@@ -192,6 +200,7 @@ impl Client {
                 let bytes = read_limited(body, self.max_message_size).await?;
                 return Err(error_of(parts.status, &parts.headers, &bytes));
             }
+            check_content_type(&parts.headers, true, self.format)?;
             let compression =
                 Compression::named(header(&parts.headers, "connect-content-encoding"))
                     .map_err(|s| Status::internal(s.message().to_string()))?;
@@ -320,6 +329,12 @@ impl<Resp> ConnectStream<Resp> {
         self.buffer.advance(5);
         let mut payload = self.buffer.split_to(len).freeze();
         if flags & FLAG_COMPRESSED != 0 {
+            if self.compression == Compression::Identity {
+                self.done = true;
+                return Some(Err(Status::internal(
+                    "a compressed envelope, and no connect-content-encoding",
+                )));
+            }
             match decompress(self.compression, payload, self.max_message_size) {
                 Ok(p) => payload = p,
                 Err(e) => {
@@ -338,6 +353,20 @@ impl<Resp> ConnectStream<Resp> {
             });
         }
         Some((self.decode)(payload).map_err(|s| Status::internal(s.message().to_string())))
+    }
+}
+
+/// An answer in another format than the request's is an error.
+fn check_content_type(headers: &HeaderMap, stream: bool, format: Format) -> Result<(), Status> {
+    let want = content_type(stream, format);
+    let got = header(headers, CONTENT_TYPE.as_str()).unwrap_or("");
+    let media = got.split(';').next().unwrap_or("").trim();
+    if media.eq_ignore_ascii_case(want.to_str().unwrap_or("")) {
+        Ok(())
+    } else {
+        Err(Status::internal(format!(
+            "the answer's content type is {got:?}, not {want:?}"
+        )))
     }
 }
 

@@ -59,7 +59,15 @@ where
     fn call(&mut self, request: http::Request<Body>) -> Self::Future {
         let protocol = Protocol::of(request.method(), request.headers());
         let (parts, body) = request.into_parts();
-        let (body, back) = Reclaim::unless_ended(body);
+        // Read before answering when the client is known to send it all: over HTTP/1.1, and a
+        // Connect unary call. A streaming client on HTTP/2 may wait with its stream open.
+        let drains = parts.version < http::Version::HTTP_2
+            || matches!(protocol, Protocol::Unary(_) | Protocol::Get);
+        let (body, back) = if drains {
+            Reclaim::unless_ended(body)
+        } else {
+            (body, None)
+        };
         let future = self.0.call(http::Request::from_parts(parts, body));
         Box::pin(async move {
             let response = future.await?;
@@ -67,7 +75,17 @@ where
             let response = if protocol != Protocol::Grpc && answered_by_grpc {
                 let status = Status::from_header_map(response.headers())
                     .unwrap_or_else(|| Status::unknown("no Connect service answered"));
-                connect_answer(&status)
+                let mut answer = connect_answer(&status);
+                // The headers layers inside this one added (CORS, say) stay.
+                for (name, value) in response.headers() {
+                    let own = name.as_str().starts_with("grpc-")
+                        || name == http::header::CONTENT_TYPE
+                        || name == http::header::CONTENT_LENGTH;
+                    if !own && !answer.headers().contains_key(name) {
+                        answer.headers_mut().append(name, value.clone());
+                    }
+                }
+                answer
             } else {
                 response.map(Body::new)
             };

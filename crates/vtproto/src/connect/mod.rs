@@ -79,6 +79,14 @@ pub struct MethodInfo {
     pub no_side_effects: bool,
 }
 
+impl MethodInfo {
+    /// Whether its client sends one message and ends its request: unary and
+    /// server-streaming methods.
+    pub fn takes_one_message(&self) -> bool {
+        matches!(self.kind, Kind::Unary | Kind::ServerStreaming)
+    }
+}
+
 /// A service's Connect side, generated per service: its methods, and a call routed to one.
 pub trait Dispatch: Clone + Send + Sync + 'static {
     /// The service's full name (`pkg.Service`).
@@ -208,13 +216,14 @@ where
             let web = request
                 .headers()
                 .get(http::header::CONTENT_TYPE)
-                .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc-web"));
+                .and_then(|v| v.as_bytes().get(..20))
+                .is_some_and(|v| v.eq_ignore_ascii_case(b"application/grpc-web"));
             return grpc(
                 self.grpc.clone(),
                 self.grpc_web.clone(),
                 request,
                 web,
-                method.is_some(),
+                method.map(|i| &D::METHODS[i]),
                 config.drain_limit,
             );
         }
@@ -235,9 +244,29 @@ where
         };
         let method = &D::METHODS[index];
         let unary = method.kind == Kind::Unary;
+        let allow = if unary && method.no_side_effects {
+            "GET, POST"
+        } else {
+            "POST"
+        };
         let refusal = match protocol {
             Protocol::Get if !unary || !method.no_side_effects => {
-                Some((http::StatusCode::METHOD_NOT_ALLOWED, ("allow", "POST")))
+                Some((http::StatusCode::METHOD_NOT_ALLOWED, ("allow", allow)))
+            }
+            // A GET's encoding is its content type: one this service does not read is 415.
+            Protocol::Get
+                if !matches!(
+                    (
+                        protocol::get_encoding(parts.uri.query().unwrap_or("")),
+                        D::JSON
+                    ),
+                    (Some(Format::Proto), _) | (Some(Format::Json), true)
+                ) =>
+            {
+                Some((
+                    http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    ("accept-post", accept_post(unary, D::JSON)),
+                ))
             }
             Protocol::Unary(_) | Protocol::Stream(_) if protocol.is_stream() == unary => Some((
                 http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -247,14 +276,11 @@ where
                 http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 ("accept-post", accept_post(unary, false)),
             )),
-            Protocol::Unsupported => Some((
-                if parts.method == http::Method::POST {
-                    http::StatusCode::UNSUPPORTED_MEDIA_TYPE
-                } else {
-                    http::StatusCode::METHOD_NOT_ALLOWED
-                },
+            Protocol::Unsupported if parts.method == http::Method::POST => Some((
+                http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 ("accept-post", accept_post(unary, D::JSON)),
             )),
+            Protocol::Unsupported => Some((http::StatusCode::METHOD_NOT_ALLOWED, ("allow", allow))),
             _ => None,
         };
         let call = Call {
@@ -267,7 +293,9 @@ where
         if let Some((status, (name, value))) = refusal {
             return other(async move {
                 let mut call = call;
-                body::drain_body(&mut call.body, call.config.drain_limit).await;
+                if call.parts.version < http::Version::HTTP_2 || unary {
+                    body::drain_body(&mut call.body, call.config.drain_limit).await;
+                }
                 let mut response = http::Response::new(Body::empty());
                 *response.status_mut() = status;
                 response
@@ -306,13 +334,15 @@ fn method_index<D: Dispatch>(path: &str) -> Option<usize> {
 
 /// A gRPC or gRPC-Web call, answered by tonic. What tonic leaves unread of the request (it
 /// answers an unknown method or a message over its limit at once) is read before the answer
-/// goes.
+/// goes when the client is known to be sending it all: over HTTP/1.1, and for the methods
+/// whose client sends one message. A streaming client may be waiting for the answer with its
+/// request open, so its request is not awaited.
 fn grpc<G>(
     mut grpc: crate::tonic::ResourceExhausted<G>,
     mut grpc_web: tonic_web::GrpcWebService<crate::tonic::ResourceExhausted<G>>,
     request: http::Request<Body>,
     web: bool,
-    known: bool,
+    method: Option<&'static MethodInfo>,
     drain: usize,
 ) -> ResponseFuture
 where
@@ -322,14 +352,20 @@ where
         + 'static,
     G::Future: Send + 'static,
 {
+    let http1 = request.version() < http::Version::HTTP_2;
+    let drains = http1 || method.is_some_and(MethodInfo::takes_one_message);
     let (parts, body) = request.into_parts();
     other(async move {
         let mut body = body;
-        if !known {
+        if method.is_none() && http1 {
             body::drain_body(&mut body, drain).await;
         }
         // A request already read to its end (most small ones) has nothing to give back.
-        let (body, back) = body::Reclaim::unless_ended(body);
+        let (body, back) = if drains {
+            body::Reclaim::unless_ended(body)
+        } else {
+            (body, None)
+        };
         let request = http::Request::from_parts(parts, body);
         let response = if web {
             grpc_web.call(request).await

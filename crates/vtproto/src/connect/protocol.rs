@@ -16,14 +16,16 @@ pub enum Format {
     Json,
 }
 
-impl Format {
-    /// The name in content types and in a GET's `encoding` parameter.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Proto => "proto",
-            Format::Json => "json",
-        }
-    }
+/// The `encoding` a GET's query names, if it is one of the two formats.
+pub(crate) fn get_encoding(query: &str) -> Option<Format> {
+    query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("encoding="))
+        .and_then(|v| match v {
+            "proto" => Some(Format::Proto),
+            "json" => Some(Format::Json),
+            _ => None,
+        })
 }
 
 /// What a request's method and content type ask for.
@@ -96,8 +98,9 @@ impl Compression {
     /// The compression a header names; `Err` names one this server does not know.
     pub(crate) fn named(name: Option<&str>) -> Result<Compression, Status> {
         match name.map(str::trim) {
-            None | Some("") | Some("identity") => Ok(Compression::Identity),
-            Some("gzip") => Ok(Compression::Gzip),
+            None | Some("") => Ok(Compression::Identity),
+            Some(n) if n.eq_ignore_ascii_case("identity") => Ok(Compression::Identity),
+            Some(n) if n.eq_ignore_ascii_case("gzip") => Ok(Compression::Gzip),
             Some(other) => Err(Status::unimplemented(format!(
                 "unknown compression {other:?}: this server reads gzip and identity"
             ))),
@@ -108,8 +111,19 @@ impl Compression {
     pub(crate) fn accepted(headers: &HeaderMap, header: &str) -> Compression {
         let takes_gzip = headers.get_all(header).iter().any(|v| {
             v.to_str().is_ok_and(|list| {
-                list.split(',')
-                    .any(|c| c.split(';').next().is_some_and(|n| n.trim() == "gzip"))
+                list.split(',').any(|c| {
+                    let mut parts = c.split(';');
+                    let named = parts
+                        .next()
+                        .is_some_and(|n| n.trim().eq_ignore_ascii_case("gzip"));
+                    // `gzip;q=0` refuses it.
+                    let refused = parts.any(|p| {
+                        p.trim()
+                            .strip_prefix("q=")
+                            .is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
+                    });
+                    named && !refused
+                })
             })
         });
         if takes_gzip {
@@ -126,7 +140,9 @@ pub(crate) fn timeout(headers: &HeaderMap) -> Result<Option<core::time::Duration
         return Ok(None);
     };
     let text = value.to_str().unwrap_or("");
-    if text.is_empty() || text.len() > 10 || !text.bytes().all(|b| b.is_ascii_digit()) {
+    let positive = text.bytes().any(|b| b != b'0');
+    if text.is_empty() || text.len() > 10 || !text.bytes().all(|b| b.is_ascii_digit()) || !positive
+    {
         return Err(Status::invalid_argument(format!(
             "connect-timeout-ms {text:?} is not a positive integer of at most 10 digits"
         )));
@@ -211,7 +227,7 @@ pub fn code_of_http_status(status: StatusCode) -> Code {
 /// of the status's `google.rpc.Status` as `{"type":..,"value":<base64>}`.
 pub(crate) fn error_json(status: &Status, out: &mut String) {
     out.push_str("{\"code\":");
-    json_string(code_name(status.code()), out);
+    json_string(code_name(error_code(status)), out);
     if !status.message().is_empty() {
         out.push_str(",\"message\":");
         json_string(status.message(), out);
@@ -274,7 +290,11 @@ pub(crate) fn end_stream_json(error: Option<&Status>, trailers: &HeaderMap) -> S
 /// The headers of a status's metadata that may travel as HTTP headers: not gRPC's own, not
 /// the ones that frame a body.
 pub(crate) fn metadata_headers(status: &Status) -> HeaderMap {
-    let mut headers = status.metadata().clone().into_headers();
+    without_reserved(status.metadata().clone().into_headers())
+}
+
+/// `headers` without gRPC's own and the ones that frame a body.
+pub(crate) fn without_reserved(mut headers: HeaderMap) -> HeaderMap {
     for reserved in [
         "grpc-status",
         "grpc-message",
@@ -292,6 +312,15 @@ pub(crate) fn metadata_headers(status: &Status) -> HeaderMap {
     headers
 }
 
+/// A status's code as an error: `OK` is no error, so a failure that says it is one is
+/// `unknown`.
+fn error_code(status: &Status) -> Code {
+    match status.code() {
+        Code::Ok => Code::Unknown,
+        code => code,
+    }
+}
+
 /// A unary error response: the code's HTTP status, the error JSON, the status's metadata as
 /// headers.
 pub(crate) fn unary_error(status: &Status) -> http::Response<tonic::body::Body> {
@@ -300,7 +329,7 @@ pub(crate) fn unary_error(status: &Status) -> http::Response<tonic::body::Body> 
     let mut response = http::Response::new(tonic::body::Body::new(http_body_util::Full::new(
         Bytes::from(text),
     )));
-    *response.status_mut() = http_status(status.code());
+    *response.status_mut() = http_status(error_code(status));
     let headers = response.headers_mut();
     headers.extend(metadata_headers(status));
     headers.insert(
@@ -463,7 +492,7 @@ mod tests {
             timeout(&h).unwrap(),
             Some(core::time::Duration::from_millis(1500))
         );
-        for bad in ["", "-1", "12345678901", "1.5"] {
+        for bad in ["", "-1", "12345678901", "1.5", "0"] {
             h.insert("connect-timeout-ms", HeaderValue::from_str(bad).unwrap());
             assert_eq!(timeout(&h).unwrap_err().code(), Code::InvalidArgument);
         }
