@@ -39,6 +39,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use tokio::net::TcpListener;
+use vt_benches::cpu_time;
 use vt_benches::{cr, vc};
 use vtproto::Message as _;
 
@@ -48,16 +49,36 @@ const ROUNDS: usize = 3;
 const WARM_UP: Duration = Duration::from_millis(200);
 const MEASURE: Duration = Duration::from_secs(1);
 
-/// Process CPU time (user + system) so far.
-fn cpu_time() -> Duration {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `getrusage` fills the `rusage` it is given; RUSAGE_SELF is always valid.
-    let usage = unsafe {
-        libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr());
-        usage.assume_init()
+/// `answer_query(query, count)` over the candidate types in scope: the same answer from
+/// both servers.
+macro_rules! answer_query {
+    () => {
+        pub fn answer_query(query: &str, count: u32) -> CandidatesResponse {
+            let candidates = (0..count)
+                .map(|i| {
+                    let mut c = Candidate {
+                        id: format!("{query}-{i}"),
+                        ..Default::default()
+                    };
+                    for (k, v) in [
+                        (
+                            "relevance_score",
+                            format!("0.{:07}", (i * 7919) % 10_000_000),
+                        ),
+                        ("rank", i.to_string()),
+                        ("source", "search".to_string()),
+                    ] {
+                        c.meta_data.insert(k.to_string(), v);
+                    }
+                    c
+                })
+                .collect();
+            CandidatesResponse {
+                candidates,
+                ..Default::default()
+            }
+        }
     };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
 /// Our service, on our structs.
@@ -69,31 +90,7 @@ mod ours {
     };
     use tonic::{Request, Response, Status};
 
-    pub fn answer_query(query: &str, count: u32) -> CandidatesResponse {
-        let candidates = (0..count)
-            .map(|i| {
-                let mut c = Candidate {
-                    id: format!("{query}-{i}"),
-                    ..Default::default()
-                };
-                for (k, v) in [
-                    (
-                        "relevance_score",
-                        format!("0.{:07}", (i * 7919) % 10_000_000),
-                    ),
-                    ("rank", i.to_string()),
-                    ("source", "search".to_string()),
-                ] {
-                    c.meta_data.insert(k.to_string(), v);
-                }
-                c
-            })
-            .collect();
-        CandidatesResponse {
-            candidates,
-            ..Default::default()
-        }
-    }
+    answer_query!();
 
     fn check(count: u32) -> Result<(), Status> {
         if count > 100_000 {
@@ -167,31 +164,7 @@ mod theirs {
         ConnectError, RequestContext, Response, ServiceRequest, ServiceResult, ServiceStream,
     };
 
-    fn answer_query(query: &str, count: u32) -> CandidatesResponse {
-        let candidates = (0..count)
-            .map(|i| {
-                let mut c = Candidate {
-                    id: format!("{query}-{i}"),
-                    ..Default::default()
-                };
-                for (k, v) in [
-                    (
-                        "relevance_score",
-                        format!("0.{:07}", (i * 7919) % 10_000_000),
-                    ),
-                    ("rank", i.to_string()),
-                    ("source", "search".to_string()),
-                ] {
-                    c.meta_data.insert(k.to_string(), v);
-                }
-                c
-            })
-            .collect();
-        CandidatesResponse {
-            candidates,
-            ..Default::default()
-        }
-    }
+    answer_query!();
 
     fn check(count: u32) -> Result<(), ConnectError> {
         if count > 100_000 {

@@ -38,6 +38,7 @@ use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::transport::{Channel, Server};
 use tonic::Status;
+use vt_benches::cpu_time;
 use vt_grpc_example::pb::vt::event::Event;
 use vt_grpc_example::pb::vt::search::{IngestRequest, SearchRequest};
 use vt_grpc_example::search_standalone::pb::vt as sa;
@@ -55,18 +56,6 @@ const WARM_UP: Duration = Duration::from_millis(200);
 const MEASURE: Duration = Duration::from_secs(1);
 /// At most this many calls per task and measurement (a bound for very fast calls).
 const MAX_CALLS: usize = 200_000;
-
-/// Process CPU time (user + system) so far.
-fn cpu_time() -> Duration {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `getrusage` fills the `rusage` it is given; RUSAGE_SELF is always valid.
-    let usage = unsafe {
-        libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr());
-        usage.assume_init()
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(usage.ru_utime) + tv(usage.ru_stime)
-}
 
 /// Sends pre-encoded bytes and skips the answer's decoding.
 #[derive(Clone, Copy, Default)]

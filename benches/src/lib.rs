@@ -21,6 +21,18 @@ pub mod tb {
 
 pub mod interleave;
 
+/// Process CPU time (user + system) so far, for the load benchmarks.
+pub fn cpu_time() -> std::time::Duration {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `getrusage` fills the `rusage` it is given; RUSAGE_SELF is always valid.
+    let usage = unsafe {
+        libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr());
+        usage.assume_init()
+    };
+    let tv = |t: libc::timeval| std::time::Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
 /// The search service with our Connect side (`mode=standalone`, `connect`), for the Connect
 /// load benchmark.
 pub mod vc {
