@@ -23,6 +23,10 @@ pub(crate) const FLAG_COMPRESSED: u8 = 0b01;
 /// A Connect envelope's flags: the end-of-stream message.
 pub(crate) const FLAG_END_STREAM: u8 = 0b10;
 
+/// The most of a request left unread that is read before answering, by default
+/// ([`Server::drain_limit`](super::Server::drain_limit)) and in [`ConnectLayer`](super::ConnectLayer): 16 MiB.
+pub(crate) const DRAIN_LIMIT: usize = 16 << 20;
+
 /// How long draining an unread request body may take before the connection is given up.
 const DRAIN_TIME: Duration = Duration::from_secs(5);
 

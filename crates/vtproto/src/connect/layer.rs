@@ -12,11 +12,8 @@ use tonic::body::Body;
 use tonic::Status;
 use tower_service::Service;
 
-use super::body::{drain_body, Reclaim};
+use super::body::{drain_body, Reclaim, DRAIN_LIMIT};
 use super::protocol::{self, Protocol};
-
-/// The most of a request left unread that [`ConnectLayer`] reads before answering: 16 MiB.
-const DRAIN_LIMIT: usize = 16 << 20;
 
 /// A tower layer for the whole server (`tonic::transport::Server::builder().layer(..)`):
 /// Connect clients calling a service the server does not have get Connect's `unimplemented`

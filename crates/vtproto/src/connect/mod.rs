@@ -120,7 +120,7 @@ impl Default for Config {
             max_message_size: 4 << 20,
             limits: crate::DecodeLimits::DEFAULT,
             compress_min_bytes: 1024,
-            drain_limit: 16 << 20,
+            drain_limit: body::DRAIN_LIMIT,
         }
     }
 }
