@@ -7,8 +7,8 @@
 //! cargo run --release -p vt-benches --example connect_load -- find    # calls whose name contains it
 //! ```
 //!
-//! Both servers and one client run on a multi-threaded tokio runtime (2 workers) over
-//! 127.0.0.1: 64 concurrent calls over 4 HTTP/2 connections. The client sends pre-encoded
+//! The servers run on one tokio runtime with one worker, the client on another with one
+//! worker (a core each on a 2-core machine), over 127.0.0.1: 64 concurrent calls over 4 HTTP/2 connections. The client sends pre-encoded
 //! bodies and reads each answer whole without decoding it, so the rows compare the servers
 //! (the client's own cost is the same on both sides of a row). The calls:
 //!
@@ -21,11 +21,15 @@
 //! each in the binary encoding and in ProtoJSON (Connect), and `grpc find` / `grpc record`:
 //! gRPC to the same server against a plain tonic server (`SearchServer`), the cost of putting
 //! Connect on the same port. The servers alternate in rounds (0.2 s warm-up, 1 s measured, 3
-//! rounds). Each row gives requests per second and the process's CPU time per request
-//! (`getrusage`: user + system, server and client together) for both, and their ratios.
+//! rounds). Each row gives requests per second and the server's CPU time per request (the
+//! server runtime's threads, from `/proc/self/task/<tid>/schedstat`; the client's CPU is not
+//! counted) for both, and their ratios.
 //! Before measuring, every call's answers from both servers are decoded and compared.
 //!
 //! Settings: `VT_CONNECT_HTTP1=1` makes the client use pooled HTTP/1.1 connections;
+//! `VT_CONNECT_ROUNDS=n` measures n rounds (3 by default);
+//! `VT_CONNECT_H2_ONLY=1` serves HTTP/2 alone from both tonic servers (ours and the plain
+//! one; by default both also take HTTP/1.1, which costs hyper-util's protocol detection);
 //! `VT_CONNECT_NODELAY=0` leaves the client's `TCP_NODELAY` off; `VT_NO_CONNECT_LAYER=1` serves
 //! ours without `ConnectLayer`.
 
@@ -39,13 +43,12 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use tokio::net::TcpListener;
-use vt_benches::cpu_time;
+use vt_benches::ThreadSet;
 use vt_benches::{cr, vc};
 use vtproto::Message as _;
 
 const TASKS: usize = 64;
 const CONNECTIONS: usize = 4;
-const ROUNDS: usize = 3;
 const WARM_UP: Duration = Duration::from_millis(200);
 const MEASURE: Duration = Duration::from_secs(1);
 
@@ -238,6 +241,9 @@ enum Side {
 }
 
 async fn serve(side: Side) -> String {
+    // Both tonic servers take HTTP/1.1 beside HTTP/2 (as Connect's browsers need), unless
+    // VT_CONNECT_H2_ONLY is set.
+    let http1 = std::env::var_os("VT_CONNECT_H2_ONLY").is_none();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     match side {
@@ -247,7 +253,7 @@ async fn serve(side: Side) -> String {
                 vc::vt::search::search_connect::server(ours::VtSearch).max_message_size(64 << 20);
             // With ConnectLayer (Connect's answer for unknown services), as the guide serves,
             // unless VT_NO_CONNECT_LAYER is set.
-            let builder = tonic::transport::Server::builder().accept_http1(true);
+            let builder = tonic::transport::Server::builder().accept_http1(http1);
             if std::env::var_os("VT_NO_CONNECT_LAYER").is_none() {
                 let mut builder = builder.layer(vtproto::connect::ConnectLayer);
                 tokio::spawn(builder.add_service(service).serve_with_incoming(incoming));
@@ -262,6 +268,7 @@ async fn serve(side: Side) -> String {
                 .max_decoding_message_size(64 << 20);
             tokio::spawn(
                 tonic::transport::Server::builder()
+                    .accept_http1(http1)
                     .add_service(service)
                     .serve_with_incoming(incoming),
             );
@@ -492,7 +499,12 @@ struct Measure {
     wall: Duration,
 }
 
-async fn measure(clients: &[HttpClient], url: &str, call: &Arc<Call>) -> Measure {
+async fn measure(
+    clients: &[HttpClient],
+    url: &str,
+    call: &Arc<Call>,
+    servers: &ThreadSet,
+) -> Measure {
     let done = Arc::new(AtomicBool::new(false));
     let counting = Arc::new(AtomicBool::new(false));
     let count = Arc::new(AtomicU64::new(0));
@@ -517,13 +529,13 @@ async fn measure(clients: &[HttpClient], url: &str, call: &Arc<Call>) -> Measure
         }));
     }
     tokio::time::sleep(WARM_UP).await;
-    let (cpu0, wall0) = (cpu_time(), Instant::now());
+    let (cpu0, wall0) = (servers.cpu_time(), Instant::now());
     counting.store(true, Ordering::Relaxed);
     tokio::time::sleep(MEASURE).await;
     counting.store(false, Ordering::Relaxed);
     let m = Measure {
         calls: count.load(Ordering::Relaxed),
-        cpu: cpu_time() - cpu0,
+        cpu: servers.cpu_time() - cpu0,
         wall: wall0.elapsed(),
     };
     done.store(true, Ordering::Relaxed);
@@ -535,19 +547,38 @@ async fn measure(clients: &[HttpClient], url: &str, call: &Arc<Call>) -> Measure
 
 fn main() {
     let filter = std::env::args().nth(1).unwrap_or_default();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let rounds: usize = std::env::var("VT_CONNECT_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    // The servers and the client on runtimes of their own, one worker each (one core each on
+    // a 2-core machine), so the servers' threads' CPU time is counted apart from the client's.
+    let servers = ThreadSet::default();
+    let server_runtime = {
+        let threads = servers.clone();
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("bench-server")
+            .on_thread_start(move || threads.register())
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let client_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("bench-client")
         .enable_all()
         .build()
         .unwrap();
-    runtime.block_on(async {
-        let mut urls = std::collections::HashMap::new();
-        for side in [Side::Vt, Side::Connectrpc, Side::Tonic] {
-            urls.insert(side, serve(side).await);
-        }
+    let mut urls = std::collections::HashMap::new();
+    for side in [Side::Vt, Side::Connectrpc, Side::Tonic] {
+        // Spawned from the server runtime's context, the servers' tasks run on it.
+        urls.insert(side, server_runtime.block_on(serve(side)));
+    }
+    client_runtime.block_on(async {
         tokio::time::sleep(Duration::from_millis(100)).await;
         let clients = clients();
-        println!("| call | rust-vt req/s | peer req/s | rust-vt / peer | rust-vt CPU µs/req | peer CPU µs/req | rust-vt / peer |");
+        println!("| call | rust-vt req/s | peer req/s | rust-vt / peer | rust-vt server CPU µs/req | peer server CPU µs/req | rust-vt / peer |");
         println!("|---|---:|---:|---:|---:|---:|---:|");
         for call in calls().into_iter().filter(|c| c.name.contains(filter.as_str())) {
             // Both servers give the same answer.
@@ -556,9 +587,9 @@ fn main() {
             assert!(same_answers(&call, &ours, &theirs), "{}: the answers differ", call.name);
             let call = Arc::new(call);
             let (mut vt, mut peer) = (Vec::new(), Vec::new());
-            for _ in 0..ROUNDS {
-                vt.push(measure(&clients, &urls[&Side::Vt], &call).await);
-                peer.push(measure(&clients, &urls[&call.peer], &call).await);
+            for _ in 0..rounds {
+                vt.push(measure(&clients, &urls[&Side::Vt], &call, &servers).await);
+                peer.push(measure(&clients, &urls[&call.peer], &call, &servers).await);
             }
             let rate = |ms: &[Measure]| {
                 ms.iter().map(|m| m.calls as f64).sum::<f64>()

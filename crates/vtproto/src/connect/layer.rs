@@ -45,9 +45,7 @@ where
 {
     type Response = http::Response<Body>;
     type Error = S::Error;
-    type Future = core::pin::Pin<
-        Box<dyn core::future::Future<Output = Result<http::Response<Body>, S::Error>> + Send>,
-    >;
+    type Future = FallbackFuture<S::Future, S::Error>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.0.poll_ready(cx)
@@ -66,7 +64,13 @@ where
             (body, None)
         };
         let future = self.0.call(http::Request::from_parts(parts, body));
-        Box::pin(async move {
+        if protocol == Protocol::Grpc && back.is_none() {
+            // Nothing to rewrite or to read after the answer: no box, no await.
+            return FallbackFuture {
+                answer: Fallback::Pass { future },
+            };
+        }
+        let future = Box::pin(async move {
             let response = future.await?;
             let answered_by_grpc = response.headers().contains_key("grpc-status");
             let response = if protocol != Protocol::Grpc && answered_by_grpc {
@@ -90,7 +94,10 @@ where
                 drain_body(&mut left, DRAIN_LIMIT).await;
             }
             Ok(response)
-        })
+        });
+        FallbackFuture {
+            answer: Fallback::Other { future },
+        }
     }
 }
 
@@ -102,4 +109,53 @@ fn connect_answer(status: &Status) -> http::Response<Body> {
         *response.status_mut() = http::StatusCode::NOT_FOUND;
     }
     response
+}
+
+pin_project_lite::pin_project! {
+    /// The response future of [`ConnectFallback`].
+    pub struct FallbackFuture<F, E> {
+        #[pin]
+        answer: Fallback<F, E>,
+    }
+}
+
+pin_project_lite::pin_project! {
+    #[project = FallbackProjection]
+    enum Fallback<F, E> {
+        // A gRPC call: the inner answer as it is.
+        Pass {
+            #[pin]
+            future: F,
+        },
+        // Everything else: the answer rewritten for Connect clients, the request drained.
+        Other {
+            future: core::pin::Pin<
+                Box<dyn core::future::Future<Output = Result<http::Response<Body>, E>> + Send>,
+            >,
+        },
+    }
+}
+
+impl<F, E> core::fmt::Debug for FallbackFuture<F, E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("FallbackFuture").finish_non_exhaustive()
+    }
+}
+
+impl<F, B, E> core::future::Future for FallbackFuture<F, E>
+where
+    F: core::future::Future<Output = Result<http::Response<B>, E>>,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<tonic::codegen::StdError>,
+{
+    type Output = Result<http::Response<Body>, E>;
+
+    fn poll(self: core::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().answer.project() {
+            FallbackProjection::Pass { future } => future
+                .poll(cx)
+                .map(|answer| answer.map(|response| response.map(Body::new))),
+            FallbackProjection::Other { future } => future.as_mut().poll(cx),
+        }
+    }
 }

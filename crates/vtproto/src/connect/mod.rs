@@ -50,7 +50,7 @@ pub use call::{Binary, BoxFuture, Call, Codec};
 #[cfg(feature = "json")]
 pub use call::{Json, JsonRequest};
 pub use client::{Client, ConnectStream};
-pub use layer::{ConnectFallback, ConnectLayer};
+pub use layer::{ConnectFallback, ConnectLayer, FallbackFuture};
 pub use protocol::{code_name, code_of_http_status, code_of_name, http_status, Format};
 
 use protocol::Protocol;
@@ -202,7 +202,7 @@ where
 {
     type Response = http::Response<Body>;
     type Error = Infallible;
-    type Future = ResponseFuture;
+    type Future = ResponseFuture<G::Future>;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
@@ -211,22 +211,15 @@ where
     fn call(&mut self, request: http::Request<Body>) -> Self::Future {
         let protocol = Protocol::of(request.method(), request.headers());
         let method = method_index::<D>(request.uri().path());
-        let config = self.config.clone();
         if protocol == Protocol::Grpc {
             let web = request
                 .headers()
                 .get(http::header::CONTENT_TYPE)
                 .and_then(|v| v.as_bytes().get(..20))
                 .is_some_and(|v| v.eq_ignore_ascii_case(b"application/grpc-web"));
-            return grpc(
-                self.grpc.clone(),
-                self.grpc_web.clone(),
-                request,
-                web,
-                method.map(|i| &D::METHODS[i]),
-                config.drain_limit,
-            );
+            return self.grpc(request, web, method.map(|i| &D::METHODS[i]));
         }
+        let config = self.config.clone();
         let (parts, body) = request.into_parts();
         let Some(index) = method else {
             return other(async move {
@@ -304,7 +297,11 @@ where
                 Ok(response)
             });
         }
-        ResponseFuture(Answer::Connect(self.dispatch.call(index, call)))
+        ResponseFuture {
+            answer: Answer::Connect {
+                future: self.dispatch.call(index, call),
+            },
+        }
     }
 }
 
@@ -332,19 +329,7 @@ fn method_index<D: Dispatch>(path: &str) -> Option<usize> {
     D::METHODS.iter().position(|m| m.name == name)
 }
 
-/// A gRPC or gRPC-Web call, answered by tonic. What tonic leaves unread of the request (it
-/// answers an unknown method or a message over its limit at once) is read before the answer
-/// goes when the client is known to be sending it all: over HTTP/1.1, and for the methods
-/// whose client sends one message. A streaming client may be waiting for the answer with its
-/// request open, so its request is not awaited.
-fn grpc<G>(
-    mut grpc: crate::tonic::ResourceExhausted<G>,
-    mut grpc_web: tonic_web::GrpcWebService<crate::tonic::ResourceExhausted<G>>,
-    request: http::Request<Body>,
-    web: bool,
-    method: Option<&'static MethodInfo>,
-    drain: usize,
-) -> ResponseFuture
+impl<D, G> Server<D, G>
 where
     G: Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>
         + Clone
@@ -352,67 +337,149 @@ where
         + 'static,
     G::Future: Send + 'static,
 {
-    let http1 = request.version() < http::Version::HTTP_2;
-    let drains = http1 || method.is_some_and(MethodInfo::takes_one_message);
-    let (parts, body) = request.into_parts();
-    other(async move {
-        let mut body = body;
-        if method.is_none() && http1 {
-            body::drain_body(&mut body, drain).await;
+    /// A gRPC or gRPC-Web call, answered by tonic. What tonic leaves unread of the request (it
+    /// answers an unknown method or a message over its limit at once) is read when the client
+    /// is known to be sending it all, before the answer goes: over HTTP/1.1, and for the
+    /// methods whose client sends one message. A streaming client may be waiting for the
+    /// answer with its request open, so its request is not awaited.
+    fn grpc(
+        &mut self,
+        request: http::Request<Body>,
+        web: bool,
+        method: Option<&'static MethodInfo>,
+    ) -> ResponseFuture<G::Future> {
+        let http1 = request.version() < http::Version::HTTP_2;
+        let drains = http1 || method.is_some_and(MethodInfo::takes_one_message);
+        let drain = self.config.drain_limit;
+        let (parts, body) = request.into_parts();
+        let fails_early = method.is_none() && http1;
+        if !web && !fails_early {
+            // A request already read to its end (most small ones) has nothing to give back;
+            // the tonic server's future is polled in place, not boxed.
+            let (body, back) = if drains {
+                body::Reclaim::unless_ended(body)
+            } else {
+                (body, None)
+            };
+            let future = self.grpc.call(http::Request::from_parts(parts, body));
+            return ResponseFuture {
+                answer: Answer::Grpc {
+                    future,
+                    back,
+                    drain,
+                },
+            };
         }
-        // A request already read to its end (most small ones) has nothing to give back.
-        let (body, back) = if drains {
-            body::Reclaim::unless_ended(body)
-        } else {
-            (body, None)
-        };
-        let request = http::Request::from_parts(parts, body);
-        let response = if web {
-            grpc_web.call(request).await
-        } else {
-            grpc.call(request).await.map(|r| r.map(Body::new))
-        };
-        if let Some(mut left) = back.and_then(|mut b| b.try_recv().ok()) {
-            body::drain_body(&mut left, drain).await;
-        }
-        response
-    })
+        let mut grpc_web = self.grpc_web.clone();
+        let mut grpc = self.grpc.clone();
+        other(async move {
+            let mut body = body;
+            if fails_early {
+                body::drain_body(&mut body, drain).await;
+            }
+            let (body, back) = if drains {
+                body::Reclaim::unless_ended(body)
+            } else {
+                (body, None)
+            };
+            let request = http::Request::from_parts(parts, body);
+            let response = if web {
+                grpc_web.call(request).await
+            } else {
+                grpc.call(request).await.map(|r| r.map(Body::new))
+            };
+            if let Some(mut left) = back.and_then(|mut b| b.try_recv().ok()) {
+                body::drain_body(&mut left, drain).await;
+            }
+            response
+        })
+    }
 }
 
-/// The future of [`Server`]'s answer.
-pub struct ResponseFuture(Answer);
-
-/// Where an answer comes from: a Connect call's handler (boxed once, by the generated
-/// dispatch), or anything else.
-enum Answer {
-    Connect(BoxFuture),
-    Other(
-        core::pin::Pin<
-            Box<dyn core::future::Future<Output = Result<http::Response<Body>, Infallible>> + Send>,
-        >,
-    ),
+pin_project_lite::pin_project! {
+    /// The future of [`Server`]'s answer.
+    pub struct ResponseFuture<F> {
+        #[pin]
+        answer: Answer<F>,
+    }
 }
 
-impl core::fmt::Debug for ResponseFuture {
+pin_project_lite::pin_project! {
+    /// Where an answer comes from: a gRPC call answered by the tonic server with nothing to
+    /// do after it (not boxed), a Connect call's handler (boxed once, by the generated
+    /// dispatch), or anything else.
+    #[project = AnswerProjection]
+    enum Answer<F> {
+        Grpc {
+            #[pin]
+            future: crate::tonic::ResponseFuture<F>,
+            back: Option<tokio::sync::oneshot::Receiver<Body>>,
+            drain: usize,
+        },
+        Connect { future: BoxFuture },
+        Other {
+            future: core::pin::Pin<
+                Box<
+                    dyn core::future::Future<Output = Result<http::Response<Body>, Infallible>>
+                        + Send,
+                >,
+            >,
+        },
+    }
+}
+
+impl<F> core::fmt::Debug for ResponseFuture<F> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ResponseFuture").finish_non_exhaustive()
     }
 }
 
-impl core::future::Future for ResponseFuture {
+impl<F> core::future::Future for ResponseFuture<F>
+where
+    F: core::future::Future<Output = Result<http::Response<Body>, Infallible>>,
+{
     type Output = Result<http::Response<Body>, Infallible>;
 
-    fn poll(mut self: core::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match &mut self.0 {
-            Answer::Connect(f) => f.as_mut().poll(cx).map(Ok),
-            Answer::Other(f) => f.as_mut().poll(cx),
+    fn poll(self: core::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut answer = self.project().answer;
+        loop {
+            let next = match answer.as_mut().project() {
+                AnswerProjection::Grpc {
+                    future,
+                    back,
+                    drain,
+                } => {
+                    let Poll::Ready(response) = future.poll(cx) else {
+                        return Poll::Pending;
+                    };
+                    let response = response.map(|r| r.map(Body::new));
+                    let Some(mut left) = back.take().and_then(|mut b| b.try_recv().ok()) else {
+                        return Poll::Ready(response);
+                    };
+                    // What tonic left unread is read before the answer goes.
+                    let drain = *drain;
+                    Answer::Other {
+                        future: Box::pin(async move {
+                            body::drain_body(&mut left, drain).await;
+                            response
+                        }),
+                    }
+                }
+                AnswerProjection::Connect { future } => return future.as_mut().poll(cx).map(Ok),
+                AnswerProjection::Other { future } => return future.as_mut().poll(cx),
+            };
+            answer.set(next);
         }
     }
 }
 
 /// Boxes an answer that is not a Connect handler's.
-fn other(
+fn other<F>(
     f: impl core::future::Future<Output = Result<http::Response<Body>, Infallible>> + Send + 'static,
-) -> ResponseFuture {
-    ResponseFuture(Answer::Other(Box::pin(f)))
+) -> ResponseFuture<F> {
+    ResponseFuture {
+        answer: Answer::Other {
+            future: Box::pin(f),
+        },
+    }
 }
