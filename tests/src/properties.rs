@@ -665,7 +665,7 @@ fn thin_level(data: &[u8], salt: u64, depth: u32) -> Option<Vec<u8>> {
 /// identity, with no bytes in between.
 pub fn check_reflect<S>(desc: Option<&vtproto::reflect::MessageDescriptor>, data: &[u8])
 where
-    S: Message + vtproto::reflect::ReflectMessage + PartialEq + Debug,
+    S: Message + vtproto::reflect::ReflectMessageMut + PartialEq + Debug,
 {
     let Ok(s) = partial::<S>(data) else {
         return;
@@ -751,7 +751,7 @@ where
 pub fn check_tables<S>(data: &[u8])
 where
     S: Message + vtproto::json::JsonMessage + vtproto::text::TextMessage + PartialEq + Debug,
-    S: vtproto::reflect::ReflectMessage,
+    S: vtproto::reflect::ReflectMessageMut,
 {
     use vtproto::{json, reflect, text};
     let Ok(s) = partial::<S>(data) else {

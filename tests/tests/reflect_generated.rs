@@ -14,14 +14,14 @@ mod support;
 
 use support::{Rng, Schema};
 use vt_tests::properties::{check_reflect, check_tables};
-use vtproto::reflect::{DescriptorPool, DynamicMessage, ReflectMessage, Value};
+use vtproto::reflect::{DescriptorPool, DynamicMessage, ReflectMessage, ReflectMessageMut, Value};
 
 type Check = fn(&DescriptorPool, &str, &[u8]);
 
 fn check<S>(pool: &DescriptorPool, name: &str, data: &[u8])
 where
     S: vtproto::Message + vtproto::json::JsonMessage + vtproto::text::TextMessage,
-    S: ReflectMessage + PartialEq + std::fmt::Debug,
+    S: ReflectMessageMut + PartialEq + std::fmt::Debug,
 {
     let desc = pool.get_message_by_name(name).unwrap();
     check_reflect::<S>(Some(&desc), data);
@@ -30,7 +30,7 @@ where
 
 fn check_prost<P>(_: &DescriptorPool, _: &str, data: &[u8])
 where
-    P: vtproto::Message + ReflectMessage + PartialEq + std::fmt::Debug,
+    P: vtproto::Message + ReflectMessageMut + PartialEq + std::fmt::Debug,
 {
     check_reflect::<P>(None, data);
 }

@@ -1,6 +1,7 @@
-//! The `reflect` feature: `impl ::vtproto::reflect::ReflectMessage` for each message, a
-//! `match` from field number to the field's storage (the runtime's `FieldRef` and `FieldMut`
-//! do the rest, once for every Rust field type), and per package a lazily decoded
+//! The `reflect` feature: `impl ::vtproto::reflect::ReflectMessage` (reading) and
+//! `ReflectMessageMut` (writing) for each message, a `match` from field number to the field's
+//! storage (the runtime's `FieldRef` and `FieldMut` do the rest, once for every Rust field
+//! type), and per package a lazily decoded
 //! `descriptor_pool()` of the package's files and their imports. Opt-in
 //! (`features=..+reflect`, with `codec`): a `&T` is then walked by descriptor, converted to
 //! and from `DynamicMessage` without bytes, and served JSON and text by the runtime's walker
@@ -90,6 +91,10 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
             fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
                 ::core::option::Option::Some(&self.#u)
             }
+        }
+    });
+    let merge_unknown = m.unknown_fields.as_ref().map(|_| {
+        quote! {
             fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
                 ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
             }
@@ -111,6 +116,7 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
             quote!(#(#numbers)|* => self.#ident = ::core::option::Option::None,)
         });
         quote! {
+            #[inline]
             fn clear_oneof(&mut self, number: u32) -> bool {
                 match number {
                     #(#arms)*
@@ -139,22 +145,32 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
         };
         (body(&get), body(&get_mut))
     };
+    // Inline: the tables are compiled where a program uses them (a trait object made, a
+    // method called), not up front in the crate of the generated code for every type
+    // (`scripts/codegen-scale.sh --count`).
     quote! {
         #allow
         impl ::vtproto::reflect::ReflectMessage for #path {
+            #[inline]
             fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
                 static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
                 DESCRIPTOR_POOL.message(&INDEX, #name)
             }
+            #[inline]
             fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
                 #get
             }
+            #unknown
+            #any_enum
+        }
+        #allow
+        impl ::vtproto::reflect::ReflectMessageMut for #path {
+            #[inline]
             fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
                 #get_mut
             }
             #clear_oneof
-            #unknown
-            #any_enum
+            #merge_unknown
         }
     }
 }
@@ -198,11 +214,16 @@ pub(super) fn table_impl(m: &Message, format: &str) -> TokenStream {
     let error = format_ident!("{upper}Error");
     let write = format_ident!("write_{format}");
     let merge = format_ident!("merge_{format}");
+    // Inline: compiled where a program calls them, not in the crate of the generated code
+    // (where they would make each type's tables and their trait objects compiled up front,
+    // `scripts/codegen-scale.sh --count`), as serde's generic impls are.
     quote! {
         impl ::vtproto::#module::#tr for #path {
+            #[inline]
             fn #write(&self, w: &mut ::vtproto::#module::#writer<'_>) -> ::core::result::Result<(), ::vtproto::#module::#error> {
                 ::vtproto::reflect::#write(self, w)
             }
+            #[inline]
             fn #merge(&mut self, r: &mut ::vtproto::#module::#reader<'_, '_>) -> ::core::result::Result<(), ::vtproto::#module::#error> {
                 ::vtproto::reflect::#merge(self, r)
             }

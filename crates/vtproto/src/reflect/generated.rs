@@ -37,28 +37,10 @@ pub trait ReflectMessage {
     /// or it is a member of a oneof that holds another member (or none).
     fn field(&self, number: u32) -> Option<FieldRef<'_>>;
 
-    /// The field numbered `number`, to change; a oneof member is made the oneof's value (at
-    /// its default) first. `None` when the type has no such field.
-    fn field_mut(&mut self, number: u32) -> Option<FieldMut<'_>>;
-
-    /// Sets the oneof that has member `number` to none; false when no oneof has it. Generated
-    /// for messages with oneofs; [`clear_field`](ReflectMessage::clear_field) calls it.
-    fn clear_oneof(&mut self, number: u32) -> bool {
-        let _ = number;
-        false
-    }
-
     /// The unknown fields and extensions it keeps (`mode=standalone`); `None` where the type
     /// keeps none (prost's structs).
     fn unknown_fields(&self) -> Option<&UnknownFields> {
         None
-    }
-
-    /// Merges encoded fields the accessors do not reach (extensions, unknown fields) as the
-    /// type's decoder does.
-    fn merge_unknown(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
-        let _ = bytes;
-        Ok(())
     }
 
     /// Whether a closed enum's field may hold any number (prost's structs, `mode=prost`):
@@ -76,6 +58,30 @@ pub trait ReflectMessage {
         Self: Sized,
     {
         to_dynamic(self, self.descriptor())
+    }
+}
+
+/// A generated message changed by its descriptor: the part of its tables that writes
+/// (`features=..+reflect`, beside [`ReflectMessage`]). Kept apart so that what only reads a
+/// message (JSON and text written from the tables, [`to_dynamic`]) compiles none of the
+/// per-type code that writing needs (each field type's default, growth and drop).
+pub trait ReflectMessageMut: ReflectMessage {
+    /// The field numbered `number`, to change; a oneof member is made the oneof's value (at
+    /// its default) first. `None` when the type has no such field.
+    fn field_mut(&mut self, number: u32) -> Option<FieldMut<'_>>;
+
+    /// Sets the oneof that has member `number` to none; false when no oneof has it. Generated
+    /// for messages with oneofs; [`clear_field`](ReflectMessage::clear_field) calls it.
+    fn clear_oneof(&mut self, number: u32) -> bool {
+        let _ = number;
+        false
+    }
+
+    /// Merges encoded fields the accessors do not reach (extensions, unknown fields) as the
+    /// type's decoder does.
+    fn merge_unknown(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        let _ = bytes;
+        Ok(())
     }
 
     /// Clears the field numbered `number`, as [`DynamicMessage::clear_field`] does: a value
@@ -101,8 +107,8 @@ pub trait ReflectMessage {
     }
 }
 
-/// [`ReflectMessage::clear_field`] for any `dyn ReflectMessage`.
-pub fn clear_field(m: &mut dyn ReflectMessage, number: u32) {
+/// [`ReflectMessageMut::clear_field`] for any `dyn ReflectMessageMut`.
+pub fn clear_field(m: &mut dyn ReflectMessageMut, number: u32) {
     match m.field(number) {
         // No such field, a value already absent, or a oneof's member it does not hold.
         None | Some(FieldRef::Optional(None)) => return,
@@ -130,7 +136,7 @@ pub fn clear_field(m: &mut dyn ReflectMessage, number: u32) {
 
 /// Clears every field of `m` its descriptor names (a message stored as a plain value, which
 /// only prost's required message fields are). Its unknown fields stay.
-fn clear_message(m: &mut dyn ReflectMessage) {
+fn clear_message(m: &mut dyn ReflectMessageMut) {
     let desc = m.descriptor();
     for f in desc.fields() {
         clear_field(m, f.number());
@@ -139,7 +145,7 @@ fn clear_message(m: &mut dyn ReflectMessage) {
 
 /// [`ReflectMessage::merge_dynamic`] for any `dyn ReflectMessage`.
 pub fn merge_checked(
-    to: &mut dyn ReflectMessage,
+    to: &mut dyn ReflectMessageMut,
     message: &DynamicMessage,
 ) -> Result<(), TypeMismatch> {
     let desc = to.descriptor();
@@ -178,20 +184,23 @@ impl<T: ReflectMessage + ?Sized> ReflectMessage for Box<T> {
     fn field(&self, number: u32) -> Option<FieldRef<'_>> {
         (**self).field(number)
     }
+    fn unknown_fields(&self) -> Option<&UnknownFields> {
+        (**self).unknown_fields()
+    }
+    fn holds_any_enum_number(&self) -> bool {
+        (**self).holds_any_enum_number()
+    }
+}
+
+impl<T: ReflectMessageMut + ?Sized> ReflectMessageMut for Box<T> {
     fn field_mut(&mut self, number: u32) -> Option<FieldMut<'_>> {
         (**self).field_mut(number)
     }
     fn clear_oneof(&mut self, number: u32) -> bool {
         (**self).clear_oneof(number)
     }
-    fn unknown_fields(&self) -> Option<&UnknownFields> {
-        (**self).unknown_fields()
-    }
     fn merge_unknown(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
         (**self).merge_unknown(bytes)
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        (**self).holds_any_enum_number()
     }
 }
 
@@ -210,13 +219,13 @@ pub enum FieldRef<'a> {
 /// A field's storage, to change.
 pub enum FieldMut<'a> {
     /// A plain value (or a oneof member, made the oneof's value).
-    Single(&'a mut dyn ReflectValue),
+    Single(&'a mut dyn ReflectValueMut),
     /// A value with presence.
     Optional(&'a mut dyn ReflectOptional),
     /// A repeated field.
-    List(&'a mut dyn ReflectList),
+    List(&'a mut dyn ReflectListMut),
     /// A map field.
-    Map(&'a mut dyn ReflectMap),
+    Map(&'a mut dyn ReflectMapMut),
 }
 
 /// One value of a field as generated code stores it: a scalar, an enum's number (`i32`), a
@@ -224,14 +233,17 @@ pub enum FieldMut<'a> {
 pub trait ReflectValue {
     /// The value as it is stored, without a copy.
     fn as_ref(&self) -> ValueRef<'_>;
+}
 
+/// One value of a field, changed (see [`ReflectValue`] and [`ReflectMessageMut`]).
+pub trait ReflectValueMut: ReflectValue {
     /// Merges `value`: a scalar replaces, a message merges. A value of another kind is
     /// ignored.
     fn merge_value(&mut self, kind: &Kind, value: Value);
 
     /// A message: clears every field its descriptor names (what
-    /// [`ReflectMessage::clear_field`] does to a message stored as a plain value). Nothing
-    /// for other values, which `clear_field` sets to their field's default.
+    /// [`ReflectMessageMut::clear_field`] does to a message stored as a plain value).
+    /// Nothing for other values, which `clear_field` sets to their field's default.
     fn clear_fields(&mut self) {}
 }
 
@@ -301,13 +313,13 @@ impl ValueRef<'_> {
 /// An `Option<T>` field.
 pub trait ReflectOptional {
     /// The value, set to its default first if absent.
-    fn get_or_default(&mut self) -> &mut dyn ReflectValue;
+    fn get_or_default(&mut self) -> &mut dyn ReflectValueMut;
     /// Makes it absent.
     fn clear(&mut self);
 }
 
-impl<T: ReflectValue + Default> ReflectOptional for Option<T> {
-    fn get_or_default(&mut self) -> &mut dyn ReflectValue {
+impl<T: ReflectValueMut + Default> ReflectOptional for Option<T> {
+    fn get_or_default(&mut self) -> &mut dyn ReflectValueMut {
         self.get_or_insert_with(T::default)
     }
     fn clear(&mut self) {
@@ -325,19 +337,26 @@ pub trait ReflectList {
     }
     /// Its `i`-th value.
     fn get(&self, i: usize) -> Option<&dyn ReflectValue>;
+}
+
+/// A repeated field, changed.
+pub trait ReflectListMut: ReflectList {
     /// Appends a value converted from `value`.
     fn push_value(&mut self, kind: &Kind, value: Value);
     /// Removes every value.
     fn clear(&mut self);
 }
 
-impl<T: ReflectValue + Default> ReflectList for Vec<T> {
+impl<T: ReflectValue> ReflectList for Vec<T> {
     fn len(&self) -> usize {
         Vec::len(self)
     }
     fn get(&self, i: usize) -> Option<&dyn ReflectValue> {
         self.as_slice().get(i).map(|v| v as &dyn ReflectValue)
     }
+}
+
+impl<T: ReflectValueMut + Default> ReflectListMut for Vec<T> {
     fn push_value(&mut self, kind: &Kind, value: Value) {
         let mut v = T::default();
         v.merge_value(kind, value);
@@ -428,13 +447,17 @@ pub trait ReflectMap {
     }
     /// Calls `f` with each entry, in no particular order.
     fn for_each(&self, f: &mut dyn FnMut(MapKeyRef<'_>, &dyn ReflectValue));
+}
+
+/// A map field, changed.
+pub trait ReflectMapMut: ReflectMap {
     /// Inserts an entry converted from `key` and `value` (replacing the key's).
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value);
     /// Removes every entry.
     fn clear(&mut self);
 }
 
-impl<K: ReflectKey + Ord, V: ReflectValue + Default> ReflectMap for BTreeMap<K, V> {
+impl<K: ReflectKey, V: ReflectValue> ReflectMap for BTreeMap<K, V> {
     fn len(&self) -> usize {
         BTreeMap::len(self)
     }
@@ -443,6 +466,9 @@ impl<K: ReflectKey + Ord, V: ReflectValue + Default> ReflectMap for BTreeMap<K, 
             f(k.as_key(), v);
         }
     }
+}
+
+impl<K: ReflectKey + Ord, V: ReflectValueMut + Default> ReflectMapMut for BTreeMap<K, V> {
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) {
         if let Some(k) = K::from_key(key) {
             let mut v = V::default();
@@ -456,12 +482,7 @@ impl<K: ReflectKey + Ord, V: ReflectValue + Default> ReflectMap for BTreeMap<K, 
 }
 
 #[cfg(feature = "std")]
-impl<K, V, S> ReflectMap for std::collections::HashMap<K, V, S>
-where
-    K: ReflectKey + Eq + core::hash::Hash,
-    V: ReflectValue + Default,
-    S: core::hash::BuildHasher,
-{
+impl<K: ReflectKey, V: ReflectValue, S> ReflectMap for std::collections::HashMap<K, V, S> {
     fn len(&self) -> usize {
         std::collections::HashMap::len(self)
     }
@@ -470,6 +491,15 @@ where
             f(k.as_key(), v);
         }
     }
+}
+
+#[cfg(feature = "std")]
+impl<K, V, S> ReflectMapMut for std::collections::HashMap<K, V, S>
+where
+    K: ReflectKey + Eq + core::hash::Hash,
+    V: ReflectValueMut + Default,
+    S: core::hash::BuildHasher,
+{
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) {
         if let Some(k) = K::from_key(key) {
             let mut v = V::default();
@@ -518,6 +548,8 @@ macro_rules! scalars {
             fn as_ref(&self) -> ValueRef<'_> {
                 ValueRef::$as_ref(*self)
             }
+        }
+        impl ReflectValueMut for $ty {
             fn merge_value(&mut self, _: &Kind, value: Value) {
                 if let Value::$variant(v) = unwrap(value) {
                     *self = v.into();
@@ -535,6 +567,8 @@ macro_rules! owned {
             fn as_ref(&self) -> ValueRef<'_> {
                 ValueRef::$as_ref(self)
             }
+        }
+        impl ReflectValueMut for $ty {
             fn merge_value(&mut self, _: &Kind, value: Value) {
                 if let Value::$variant(v) = unwrap(value) {
                     *self = v;
@@ -550,6 +584,9 @@ impl ReflectValue for i32 {
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::I32(*self)
     }
+}
+
+impl ReflectValueMut for i32 {
     fn merge_value(&mut self, _: &Kind, value: Value) {
         if let Value::I32(v) | Value::EnumNumber(v) = unwrap(value) {
             *self = v;
@@ -561,6 +598,9 @@ impl ReflectValue for bytes::Bytes {
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::Bytes(self)
     }
+}
+
+impl ReflectValueMut for bytes::Bytes {
     fn merge_value(&mut self, _: &Kind, value: Value) {
         if let Value::Bytes(v) = unwrap(value) {
             *self = v.into();
@@ -573,6 +613,9 @@ impl ReflectValue for () {
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::Unit
     }
+}
+
+impl ReflectValueMut for () {
     fn merge_value(&mut self, _: &Kind, _: Value) {}
 }
 
@@ -582,6 +625,9 @@ impl<M: ReflectMessage> ReflectValue for M {
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::Message(self)
     }
+}
+
+impl<M: ReflectMessageMut> ReflectValueMut for M {
     fn merge_value(&mut self, _: &Kind, value: Value) {
         merge_message_value(self, value);
     }
@@ -609,7 +655,7 @@ fn value_of(v: &dyn ReflectValue, kind: &Kind) -> Value {
     }
 }
 
-fn merge_message_value(m: &mut dyn ReflectMessage, value: Value) {
+fn merge_message_value(m: &mut dyn ReflectMessageMut, value: Value) {
     if let Value::Message(from) = value {
         merge_owned(m, *from);
     }
@@ -689,12 +735,12 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
 
 /// Merges `from` into `to` field by field (see [`ReflectMessage::merge_dynamic`]); the
 /// extensions and unknown fields of `from` go through `to`'s decoder.
-pub fn merge_dynamic(to: &mut dyn ReflectMessage, from: &DynamicMessage) {
+pub fn merge_dynamic(to: &mut dyn ReflectMessageMut, from: &DynamicMessage) {
     merge_owned(to, from.clone());
 }
 
 /// [`merge_dynamic`], moving the values out of `from`.
-pub fn merge_owned(to: &mut dyn ReflectMessage, from: DynamicMessage) {
+pub fn merge_owned(to: &mut dyn ReflectMessageMut, from: DynamicMessage) {
     let DynamicMessage {
         desc,
         fields,
@@ -855,7 +901,7 @@ pub fn write_json(
 /// Reads one JSON value into `message` by its tables (see [`write_json`]), merging.
 #[cfg(feature = "json")]
 pub fn merge_json(
-    message: &mut dyn ReflectMessage,
+    message: &mut dyn ReflectMessageMut,
     r: &mut crate::json::JsonReader<'_, '_>,
 ) -> Result<(), crate::json::JsonError> {
     let mut read = DynamicMessage::new(message.descriptor());
@@ -880,7 +926,7 @@ pub fn write_text(
 /// Reads fields into `message` by its tables (see [`write_text`]), merging.
 #[cfg(feature = "text")]
 pub fn merge_text(
-    message: &mut dyn ReflectMessage,
+    message: &mut dyn ReflectMessageMut,
     r: &mut crate::text::TextReader<'_, '_>,
 ) -> Result<(), crate::text::TextError> {
     let mut read = DynamicMessage::new(message.descriptor());

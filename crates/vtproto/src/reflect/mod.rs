@@ -45,8 +45,9 @@ pub use error::{DescriptorError, DescriptorErrorKind};
 pub use features::Syntax;
 pub use generated::{
     clear_field, merge_checked, merge_dynamic, merge_owned, optional, to_dynamic, FieldMut,
-    FieldRef, LazyPool, MapKeyRef, MessageIndex, ReflectKey, ReflectList, ReflectMap,
-    ReflectMessage, ReflectOptional, ReflectValue, TypeMismatch, ValueRef,
+    FieldRef, LazyPool, MapKeyRef, MessageIndex, ReflectKey, ReflectList, ReflectListMut,
+    ReflectMap, ReflectMapMut, ReflectMessage, ReflectMessageMut, ReflectOptional, ReflectValue,
+    ReflectValueMut, TypeMismatch, ValueRef,
 };
 #[cfg(feature = "json")]
 pub use generated::{merge_json, write_json};

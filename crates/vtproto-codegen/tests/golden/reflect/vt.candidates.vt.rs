@@ -18,15 +18,17 @@ impl ::vtproto::reflect::ReflectMessage for Candidate {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Candidate {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.id),
             2 => ::vtproto::reflect::FieldMut::Map(&mut self.meta_data),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for CandidatesResponse {
@@ -40,13 +42,15 @@ impl ::vtproto::reflect::ReflectMessage for CandidatesResponse {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for CandidatesResponse {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.candidates),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }

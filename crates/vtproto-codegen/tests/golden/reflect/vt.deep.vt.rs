@@ -19,6 +19,11 @@ impl ::vtproto::reflect::ReflectMessage for Node {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Node {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.child),
@@ -26,8 +31,5 @@ impl ::vtproto::reflect::ReflectMessage for Node {
             3 => ::vtproto::reflect::FieldMut::Single(&mut self.label),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }

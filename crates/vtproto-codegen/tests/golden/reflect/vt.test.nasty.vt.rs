@@ -25,6 +25,11 @@ impl ::vtproto::reflect::ReflectMessage for Type {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Type {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.r#type),
@@ -39,9 +44,6 @@ impl ::vtproto::reflect::ReflectMessage for Type {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for Self_ {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -54,14 +56,16 @@ impl ::vtproto::reflect::ReflectMessage for Self_ {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Self_ {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Thing {
@@ -76,15 +80,17 @@ impl ::vtproto::reflect::ReflectMessage for Thing {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Thing {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.thing),
             2 => ::vtproto::reflect::FieldMut::Optional(&mut self.child),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Holder {
@@ -113,6 +119,11 @@ impl ::vtproto::reflect::ReflectMessage for Holder {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Holder {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => {
@@ -162,9 +173,6 @@ impl ::vtproto::reflect::ReflectMessage for Holder {
         }
         true
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for holder::Choice {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -177,14 +185,16 @@ impl ::vtproto::reflect::ReflectMessage for holder::Choice {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for holder::Choice {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.x),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for UsesEnum {
@@ -202,6 +212,11 @@ impl ::vtproto::reflect::ReflectMessage for UsesEnum {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for UsesEnum {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -211,9 +226,6 @@ impl ::vtproto::reflect::ReflectMessage for UsesEnum {
             5 => ::vtproto::reflect::FieldMut::Single(&mut self.field_with_123_digits),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Core {
@@ -227,14 +239,16 @@ impl ::vtproto::reflect::ReflectMessage for Core {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Core {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.std),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
@@ -248,14 +262,16 @@ impl ::vtproto::reflect::ReflectMessage for Option {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Option {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.some),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Result {
@@ -269,14 +285,16 @@ impl ::vtproto::reflect::ReflectMessage for Result {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Result {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.ok),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Methods {
@@ -293,6 +311,11 @@ impl ::vtproto::reflect::ReflectMessage for Methods {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Methods {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.size),
@@ -301,9 +324,6 @@ impl ::vtproto::reflect::ReflectMessage for Methods {
             4 => ::vtproto::reflect::FieldMut::Optional(&mut self.field_name),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for HasMethods {
@@ -323,6 +343,11 @@ impl ::vtproto::reflect::ReflectMessage for HasMethods {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for HasMethods {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.one),
@@ -345,9 +370,6 @@ impl ::vtproto::reflect::ReflectMessage for HasMethods {
             4 => self.pick = ::core::option::Option::None,
             _ => return false,
         }
-        true
-    }
-    fn holds_any_enum_number(&self) -> bool {
         true
     }
 }

@@ -18,15 +18,17 @@ impl ::vtproto::reflect::ReflectMessage for Any {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Any {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.type_url),
             2 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -50,6 +52,11 @@ impl ::vtproto::reflect::ReflectMessage for Api {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Api {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -62,9 +69,6 @@ impl ::vtproto::reflect::ReflectMessage for Api {
             8 => ::vtproto::reflect::FieldMut::Single(&mut self.edition),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -89,6 +93,12 @@ impl ::vtproto::reflect::ReflectMessage for Method {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+#[allow(deprecated)]
+impl ::vtproto::reflect::ReflectMessageMut for Method {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -101,9 +111,6 @@ impl ::vtproto::reflect::ReflectMessage for Method {
             8 => ::vtproto::reflect::FieldMut::Single(&mut self.edition),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -121,15 +128,17 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Mixin {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
             2 => ::vtproto::reflect::FieldMut::Single(&mut self.root),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -147,15 +156,17 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Duration {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.seconds),
             2 => ::vtproto::reflect::FieldMut::Single(&mut self.nanos),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -170,12 +181,14 @@ impl ::vtproto::reflect::ReflectMessage for Empty {
         let _ = number;
         ::core::option::Option::None
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Empty {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         let _ = number;
         ::core::option::Option::None
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -192,14 +205,16 @@ impl ::vtproto::reflect::ReflectMessage for FieldMask {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for FieldMask {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.paths),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -216,14 +231,16 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for SourceContext {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.file_name),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -240,14 +257,16 @@ impl ::vtproto::reflect::ReflectMessage for Struct {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Struct {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Map(&mut self.fields),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -287,6 +306,11 @@ impl ::vtproto::reflect::ReflectMessage for Value {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Value {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => {
@@ -353,9 +377,6 @@ impl ::vtproto::reflect::ReflectMessage for Value {
         }
         true
     }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
-    }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
     }
@@ -371,14 +392,16 @@ impl ::vtproto::reflect::ReflectMessage for ListValue {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for ListValue {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.values),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -396,15 +419,17 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Timestamp {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.seconds),
             2 => ::vtproto::reflect::FieldMut::Single(&mut self.nanos),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -427,6 +452,11 @@ impl ::vtproto::reflect::ReflectMessage for Type {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Type {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -438,9 +468,6 @@ impl ::vtproto::reflect::ReflectMessage for Type {
             7 => ::vtproto::reflect::FieldMut::Single(&mut self.edition),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -466,6 +493,11 @@ impl ::vtproto::reflect::ReflectMessage for Field {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Field {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.kind),
@@ -480,9 +512,6 @@ impl ::vtproto::reflect::ReflectMessage for Field {
             11 => ::vtproto::reflect::FieldMut::Single(&mut self.default_value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -504,6 +533,11 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Enum {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -514,9 +548,6 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
             6 => ::vtproto::reflect::FieldMut::Single(&mut self.edition),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -535,6 +566,11 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for EnumValue {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -542,9 +578,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
             3 => ::vtproto::reflect::FieldMut::List(&mut self.options),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -562,15 +595,17 @@ impl ::vtproto::reflect::ReflectMessage for Option {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Option {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
             2 => ::vtproto::reflect::FieldMut::Optional(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -587,14 +622,16 @@ impl ::vtproto::reflect::ReflectMessage for DoubleValue {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for DoubleValue {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -611,14 +648,16 @@ impl ::vtproto::reflect::ReflectMessage for FloatValue {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for FloatValue {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -635,14 +674,16 @@ impl ::vtproto::reflect::ReflectMessage for Int64Value {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Int64Value {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -659,14 +700,16 @@ impl ::vtproto::reflect::ReflectMessage for UInt64Value {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for UInt64Value {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -683,14 +726,16 @@ impl ::vtproto::reflect::ReflectMessage for Int32Value {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Int32Value {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -707,14 +752,16 @@ impl ::vtproto::reflect::ReflectMessage for UInt32Value {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for UInt32Value {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -731,14 +778,16 @@ impl ::vtproto::reflect::ReflectMessage for BoolValue {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for BoolValue {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -755,14 +804,16 @@ impl ::vtproto::reflect::ReflectMessage for StringValue {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for StringValue {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
@@ -779,14 +830,16 @@ impl ::vtproto::reflect::ReflectMessage for BytesValue {
             _ => return ::core::option::Option::None,
         })
     }
+    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
+        ::core::option::Option::Some(&self.unknown_fields)
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for BytesValue {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn unknown_fields(&self) -> ::core::option::Option<&::vtproto::UnknownFields> {
-        ::core::option::Option::Some(&self.unknown_fields)
     }
     fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
         ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))

@@ -20,6 +20,11 @@ impl ::vtproto::reflect::ReflectMessage for Version {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Version {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.major),
@@ -28,9 +33,6 @@ impl ::vtproto::reflect::ReflectMessage for Version {
             4 => ::vtproto::reflect::FieldMut::Optional(&mut self.suffix),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for CodeGeneratorRequest {
@@ -47,6 +49,11 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorRequest {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for CodeGeneratorRequest {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.file_to_generate),
@@ -55,9 +62,6 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorRequest {
             3 => ::vtproto::reflect::FieldMut::Optional(&mut self.compiler_version),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for CodeGeneratorResponse {
@@ -73,6 +77,11 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorResponse {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for CodeGeneratorResponse {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.error),
@@ -80,9 +89,6 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorResponse {
             15 => ::vtproto::reflect::FieldMut::List(&mut self.file),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for code_generator_response::File {
@@ -99,6 +105,11 @@ impl ::vtproto::reflect::ReflectMessage for code_generator_response::File {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for code_generator_response::File {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -107,8 +118,5 @@ impl ::vtproto::reflect::ReflectMessage for code_generator_response::File {
             16 => ::vtproto::reflect::FieldMut::Optional(&mut self.generated_code_info),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }

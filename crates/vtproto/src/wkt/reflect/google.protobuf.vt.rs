@@ -18,15 +18,17 @@ impl ::vtproto::reflect::ReflectMessage for Any {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Any {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.type_url),
             2 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Api {
@@ -46,6 +48,11 @@ impl ::vtproto::reflect::ReflectMessage for Api {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Api {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -57,9 +64,6 @@ impl ::vtproto::reflect::ReflectMessage for Api {
             7 => ::vtproto::reflect::FieldMut::Single(&mut self.syntax),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 #[allow(deprecated)]
@@ -80,6 +84,12 @@ impl ::vtproto::reflect::ReflectMessage for Method {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+#[allow(deprecated)]
+impl ::vtproto::reflect::ReflectMessageMut for Method {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -91,9 +101,6 @@ impl ::vtproto::reflect::ReflectMessage for Method {
             7 => ::vtproto::reflect::FieldMut::Single(&mut self.syntax),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Mixin {
@@ -108,15 +115,17 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Mixin {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
             2 => ::vtproto::reflect::FieldMut::Single(&mut self.root),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FileDescriptorSet {
@@ -130,14 +139,16 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorSet {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for FileDescriptorSet {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.file),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
@@ -162,6 +173,11 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for FileDescriptorProto {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -178,9 +194,6 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
             12 => ::vtproto::reflect::FieldMut::Optional(&mut self.syntax),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for DescriptorProto {
@@ -203,6 +216,11 @@ impl ::vtproto::reflect::ReflectMessage for DescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for DescriptorProto {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -218,9 +236,6 @@ impl ::vtproto::reflect::ReflectMessage for DescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ExtensionRange {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -235,6 +250,11 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ExtensionRange {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for descriptor_proto::ExtensionRange {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.start),
@@ -242,9 +262,6 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ExtensionRange {
             3 => ::vtproto::reflect::FieldMut::Optional(&mut self.options),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ReservedRange {
@@ -259,15 +276,17 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ReservedRange {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for descriptor_proto::ReservedRange {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.start),
             2 => ::vtproto::reflect::FieldMut::Optional(&mut self.end),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for ExtensionRangeOptions {
@@ -281,14 +300,16 @@ impl ::vtproto::reflect::ReflectMessage for ExtensionRangeOptions {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for ExtensionRangeOptions {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             999 => ::vtproto::reflect::FieldMut::List(&mut self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FieldDescriptorProto {
@@ -312,6 +333,11 @@ impl ::vtproto::reflect::ReflectMessage for FieldDescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for FieldDescriptorProto {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -328,9 +354,6 @@ impl ::vtproto::reflect::ReflectMessage for FieldDescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for OneofDescriptorProto {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -344,15 +367,17 @@ impl ::vtproto::reflect::ReflectMessage for OneofDescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for OneofDescriptorProto {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
             2 => ::vtproto::reflect::FieldMut::Optional(&mut self.options),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumDescriptorProto {
@@ -370,6 +395,11 @@ impl ::vtproto::reflect::ReflectMessage for EnumDescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for EnumDescriptorProto {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -379,9 +409,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumDescriptorProto {
             5 => ::vtproto::reflect::FieldMut::List(&mut self.reserved_name),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for enum_descriptor_proto::EnumReservedRange {
@@ -396,15 +423,17 @@ impl ::vtproto::reflect::ReflectMessage for enum_descriptor_proto::EnumReservedR
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for enum_descriptor_proto::EnumReservedRange {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.start),
             2 => ::vtproto::reflect::FieldMut::Optional(&mut self.end),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValueDescriptorProto {
@@ -420,6 +449,11 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueDescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for EnumValueDescriptorProto {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -427,9 +461,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueDescriptorProto {
             3 => ::vtproto::reflect::FieldMut::Optional(&mut self.options),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for ServiceDescriptorProto {
@@ -445,6 +476,11 @@ impl ::vtproto::reflect::ReflectMessage for ServiceDescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for ServiceDescriptorProto {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -452,9 +488,6 @@ impl ::vtproto::reflect::ReflectMessage for ServiceDescriptorProto {
             3 => ::vtproto::reflect::FieldMut::Optional(&mut self.options),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for MethodDescriptorProto {
@@ -473,6 +506,11 @@ impl ::vtproto::reflect::ReflectMessage for MethodDescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for MethodDescriptorProto {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -483,9 +521,6 @@ impl ::vtproto::reflect::ReflectMessage for MethodDescriptorProto {
             6 => ::vtproto::reflect::FieldMut::Optional(&mut self.server_streaming),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 #[allow(deprecated)]
@@ -519,6 +554,12 @@ impl ::vtproto::reflect::ReflectMessage for FileOptions {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+#[allow(deprecated)]
+impl ::vtproto::reflect::ReflectMessageMut for FileOptions {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.java_package),
@@ -544,9 +585,6 @@ impl ::vtproto::reflect::ReflectMessage for FileOptions {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for MessageOptions {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -563,6 +601,11 @@ impl ::vtproto::reflect::ReflectMessage for MessageOptions {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for MessageOptions {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.message_set_wire_format),
@@ -572,9 +615,6 @@ impl ::vtproto::reflect::ReflectMessage for MessageOptions {
             999 => ::vtproto::reflect::FieldMut::List(&mut self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 #[allow(deprecated)]
@@ -595,6 +635,12 @@ impl ::vtproto::reflect::ReflectMessage for FieldOptions {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+#[allow(deprecated)]
+impl ::vtproto::reflect::ReflectMessageMut for FieldOptions {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.ctype),
@@ -606,9 +652,6 @@ impl ::vtproto::reflect::ReflectMessage for FieldOptions {
             999 => ::vtproto::reflect::FieldMut::List(&mut self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for OneofOptions {
@@ -622,14 +665,16 @@ impl ::vtproto::reflect::ReflectMessage for OneofOptions {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for OneofOptions {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             999 => ::vtproto::reflect::FieldMut::List(&mut self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumOptions {
@@ -645,6 +690,11 @@ impl ::vtproto::reflect::ReflectMessage for EnumOptions {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for EnumOptions {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             2 => ::vtproto::reflect::FieldMut::Optional(&mut self.allow_alias),
@@ -652,9 +702,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumOptions {
             999 => ::vtproto::reflect::FieldMut::List(&mut self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValueOptions {
@@ -669,15 +716,17 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueOptions {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for EnumValueOptions {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.deprecated),
             999 => ::vtproto::reflect::FieldMut::List(&mut self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for ServiceOptions {
@@ -692,15 +741,17 @@ impl ::vtproto::reflect::ReflectMessage for ServiceOptions {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for ServiceOptions {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             33 => ::vtproto::reflect::FieldMut::Optional(&mut self.deprecated),
             999 => ::vtproto::reflect::FieldMut::List(&mut self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for MethodOptions {
@@ -716,6 +767,11 @@ impl ::vtproto::reflect::ReflectMessage for MethodOptions {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for MethodOptions {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             33 => ::vtproto::reflect::FieldMut::Optional(&mut self.deprecated),
@@ -723,9 +779,6 @@ impl ::vtproto::reflect::ReflectMessage for MethodOptions {
             999 => ::vtproto::reflect::FieldMut::List(&mut self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for UninterpretedOption {
@@ -745,6 +798,11 @@ impl ::vtproto::reflect::ReflectMessage for UninterpretedOption {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for UninterpretedOption {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             2 => ::vtproto::reflect::FieldMut::List(&mut self.name),
@@ -756,9 +814,6 @@ impl ::vtproto::reflect::ReflectMessage for UninterpretedOption {
             8 => ::vtproto::reflect::FieldMut::Optional(&mut self.aggregate_value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
@@ -773,15 +828,17 @@ impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for uninterpreted_option::NamePart {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name_part),
             2 => ::vtproto::reflect::FieldMut::Single(&mut self.is_extension),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for SourceCodeInfo {
@@ -795,14 +852,16 @@ impl ::vtproto::reflect::ReflectMessage for SourceCodeInfo {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for SourceCodeInfo {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.location),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for source_code_info::Location {
@@ -820,6 +879,11 @@ impl ::vtproto::reflect::ReflectMessage for source_code_info::Location {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for source_code_info::Location {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.path),
@@ -829,9 +893,6 @@ impl ::vtproto::reflect::ReflectMessage for source_code_info::Location {
             6 => ::vtproto::reflect::FieldMut::List(&mut self.leading_detached_comments),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for GeneratedCodeInfo {
@@ -845,14 +906,16 @@ impl ::vtproto::reflect::ReflectMessage for GeneratedCodeInfo {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for GeneratedCodeInfo {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.annotation),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for generated_code_info::Annotation {
@@ -869,6 +932,11 @@ impl ::vtproto::reflect::ReflectMessage for generated_code_info::Annotation {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for generated_code_info::Annotation {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.path),
@@ -877,9 +945,6 @@ impl ::vtproto::reflect::ReflectMessage for generated_code_info::Annotation {
             4 => ::vtproto::reflect::FieldMut::Optional(&mut self.end),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Duration {
@@ -894,15 +959,17 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Duration {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.seconds),
             2 => ::vtproto::reflect::FieldMut::Single(&mut self.nanos),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FieldMask {
@@ -916,14 +983,16 @@ impl ::vtproto::reflect::ReflectMessage for FieldMask {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for FieldMask {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.paths),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for SourceContext {
@@ -937,14 +1006,16 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for SourceContext {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.file_name),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Struct {
@@ -958,14 +1029,16 @@ impl ::vtproto::reflect::ReflectMessage for Struct {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Struct {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Map(&mut self.fields),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Value {
@@ -1002,6 +1075,11 @@ impl ::vtproto::reflect::ReflectMessage for Value {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Value {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => {
@@ -1068,9 +1146,6 @@ impl ::vtproto::reflect::ReflectMessage for Value {
         }
         true
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessage for ListValue {
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
@@ -1083,14 +1158,16 @@ impl ::vtproto::reflect::ReflectMessage for ListValue {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for ListValue {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.values),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Timestamp {
@@ -1105,15 +1182,17 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Timestamp {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.seconds),
             2 => ::vtproto::reflect::FieldMut::Single(&mut self.nanos),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Type {
@@ -1132,6 +1211,11 @@ impl ::vtproto::reflect::ReflectMessage for Type {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Type {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -1142,9 +1226,6 @@ impl ::vtproto::reflect::ReflectMessage for Type {
             6 => ::vtproto::reflect::FieldMut::Single(&mut self.syntax),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Field {
@@ -1167,6 +1248,11 @@ impl ::vtproto::reflect::ReflectMessage for Field {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Field {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.kind),
@@ -1181,9 +1267,6 @@ impl ::vtproto::reflect::ReflectMessage for Field {
             11 => ::vtproto::reflect::FieldMut::Single(&mut self.default_value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Enum {
@@ -1201,6 +1284,11 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Enum {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -1210,9 +1298,6 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
             5 => ::vtproto::reflect::FieldMut::Single(&mut self.syntax),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValue {
@@ -1228,6 +1313,11 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for EnumValue {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -1235,9 +1325,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
             3 => ::vtproto::reflect::FieldMut::List(&mut self.options),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
@@ -1252,14 +1339,16 @@ impl ::vtproto::reflect::ReflectMessage for Option {
             _ => return ::core::option::Option::None,
         })
     }
+    fn holds_any_enum_number(&self) -> bool {
+        true
+    }
+}
+impl ::vtproto::reflect::ReflectMessageMut for Option {
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
             2 => ::vtproto::reflect::FieldMut::Optional(&mut self.value),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
