@@ -21,7 +21,11 @@
 #           other generated features (codec+reflect+json with VT_SCALE_TABLES=. serves JSON
 #           from the reflection tables); VT_SCALE_PBJSON=1 also counts prost-build's structs with
 #           pbjson-build 0.9's serde impls (ProtoJSON the common Rust way, the well-known types
-#           from pbjson-types) in a third column.
+#           from pbjson-types) in a third column. VT_SCALE_USE_JSON=1 adds to our crate and
+#           to pbjson's a function writing and reading every message as JSON once
+#           (scripts/scale-use-json.py), so that each is counted with its JSON code compiled
+#           for every message, as a program using all of it compiles it (generic and inline
+#           code is otherwise compiled only where it is used).
 # --count-all the same count for the whole closure, aiplatform v1 included (1,324 messages;
 #           about half an hour).
 # --measure also measure, on the same request, protoc-gen-rust-vt against protoc-gen-prost 0.5
@@ -162,6 +166,9 @@ if ((count && !full && !first)); then
     "$generate" "$work/set.fds" "$work/prost-only-gen" --prost-only
     counted_crate "$work/prost-count" "$work/prost-only-gen"
     counted_crate "$work/vt-count" "$work/vt-crate/src/gen"
+    if [ -n "${VT_SCALE_USE_JSON:-}" ]; then
+        python3 "$root/scripts/scale-use-json.py" "$work/vt-count" vt
+    fi
     rm -rf "$work/prost-only-gen"
     crates=(prost-count vt-count)
     if [ -n "${VT_SCALE_PBJSON:-}" ]; then
@@ -217,7 +224,10 @@ RS
         counted_crate "$work/pbjson-count" "$work/pbjson-gen-out"
         rm -f "$work"/pbjson-count/src/gen/google.cloud.aiplatform.v1.serde.rs
         sed -i 's/include!("google.cloud.aiplatform.v1.serde.rs");//' "$work/pbjson-count/src/gen/mod.rs"
-        sed -i 's/^vtproto = .*/pbjson = "0.9"\npbjson-types = "0.9"\nserde = "1"/' "$work/pbjson-count/Cargo.toml"
+        sed -i 's/^vtproto = .*/pbjson = "0.9"\npbjson-types = "0.9"\nserde = "1"\nserde_json = "1"/' "$work/pbjson-count/Cargo.toml"
+        if [ -n "${VT_SCALE_USE_JSON:-}" ]; then
+            python3 "$root/scripts/scale-use-json.py" "$work/pbjson-count" pbjson
+        fi
         rm -rf "$work/pbjson-gen-out"
         crates+=(pbjson-count)
     fi

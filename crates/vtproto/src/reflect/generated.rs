@@ -71,7 +71,7 @@ pub trait ReflectMessageMut: ReflectMessage {
     fn field_mut(&mut self, number: u32) -> Option<FieldMut<'_>>;
 
     /// Sets the oneof that has member `number` to none; false when no oneof has it. Generated
-    /// for messages with oneofs; [`clear_field`](ReflectMessage::clear_field) calls it.
+    /// for messages with oneofs; [`clear_field`](ReflectMessageMut::clear_field) calls it.
     fn clear_oneof(&mut self, number: u32) -> bool {
         let _ = number;
         false
@@ -143,7 +143,7 @@ fn clear_message(m: &mut dyn ReflectMessageMut) {
     }
 }
 
-/// [`ReflectMessage::merge_dynamic`] for any `dyn ReflectMessage`.
+/// [`ReflectMessageMut::merge_dynamic`] for any `dyn ReflectMessageMut`.
 pub fn merge_checked(
     to: &mut dyn ReflectMessageMut,
     message: &DynamicMessage,
@@ -159,7 +159,7 @@ pub fn merge_checked(
     Ok(())
 }
 
-/// [`ReflectMessage::merge_dynamic`] was given a message of another type.
+/// [`ReflectMessageMut::merge_dynamic`] was given a message of another type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TypeMismatch {
     /// The type's full name.
@@ -733,7 +733,7 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
     out
 }
 
-/// Merges `from` into `to` field by field (see [`ReflectMessage::merge_dynamic`]); the
+/// Merges `from` into `to` field by field (see [`ReflectMessageMut::merge_dynamic`]); the
 /// extensions and unknown fields of `from` go through `to`'s decoder.
 pub fn merge_dynamic(to: &mut dyn ReflectMessageMut, from: &DynamicMessage) {
     merge_owned(to, from.clone());
