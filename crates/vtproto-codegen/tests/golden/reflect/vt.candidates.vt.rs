@@ -7,10 +7,12 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
     DESCRIPTOR_POOL.get()
 }
 impl ::vtproto::reflect::ReflectMessage for Candidate {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.candidates.Candidate")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.id),
@@ -23,6 +25,7 @@ impl ::vtproto::reflect::ReflectMessage for Candidate {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Candidate {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.id),
@@ -32,10 +35,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Candidate {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for CandidatesResponse {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.candidates.CandidatesResponse")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.candidates),
@@ -47,6 +52,7 @@ impl ::vtproto::reflect::ReflectMessage for CandidatesResponse {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for CandidatesResponse {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.candidates),

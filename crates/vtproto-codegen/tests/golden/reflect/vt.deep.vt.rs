@@ -7,10 +7,12 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
     DESCRIPTOR_POOL.get()
 }
 impl ::vtproto::reflect::ReflectMessage for Node {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.deep.Node")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.child)),
@@ -24,6 +26,7 @@ impl ::vtproto::reflect::ReflectMessage for Node {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Node {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.child),

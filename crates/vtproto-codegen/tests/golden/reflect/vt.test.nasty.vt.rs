@@ -7,10 +7,12 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
     DESCRIPTOR_POOL.get()
 }
 impl ::vtproto::reflect::ReflectMessage for Type {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.type")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.r#type),
@@ -30,6 +32,7 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Type {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.r#type),
@@ -46,10 +49,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Type {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Self_ {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Self")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -61,6 +66,7 @@ impl ::vtproto::reflect::ReflectMessage for Self_ {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Self_ {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -69,10 +75,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Self_ {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Thing {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Thing")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.thing),
@@ -85,6 +93,7 @@ impl ::vtproto::reflect::ReflectMessage for Thing {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Thing {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.thing),
@@ -94,10 +103,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Thing {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Holder {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Holder")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(match &self.choice {
@@ -124,6 +135,7 @@ impl ::vtproto::reflect::ReflectMessage for Holder {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Holder {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => {
@@ -165,6 +177,7 @@ impl ::vtproto::reflect::ReflectMessageMut for Holder {
             _ => return ::core::option::Option::None,
         })
     }
+    #[inline]
     fn clear_oneof(&mut self, number: u32) -> bool {
         match number {
             1 | 2 => self.choice = ::core::option::Option::None,
@@ -175,10 +188,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Holder {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for holder::Choice {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Holder.Choice")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.x),
@@ -190,6 +205,7 @@ impl ::vtproto::reflect::ReflectMessage for holder::Choice {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for holder::Choice {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.x),
@@ -198,10 +214,12 @@ impl ::vtproto::reflect::ReflectMessageMut for holder::Choice {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for UsesEnum {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.UsesEnum")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -217,6 +235,7 @@ impl ::vtproto::reflect::ReflectMessage for UsesEnum {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for UsesEnum {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -229,10 +248,12 @@ impl ::vtproto::reflect::ReflectMessageMut for UsesEnum {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Core {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.core")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.std),
@@ -244,6 +265,7 @@ impl ::vtproto::reflect::ReflectMessage for Core {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Core {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.std),
@@ -252,10 +274,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Core {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Option")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.some)),
@@ -267,6 +291,7 @@ impl ::vtproto::reflect::ReflectMessage for Option {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Option {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.some),
@@ -275,10 +300,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Option {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Result {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Result")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.ok)),
@@ -290,6 +317,7 @@ impl ::vtproto::reflect::ReflectMessage for Result {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Result {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.ok),
@@ -298,10 +326,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Result {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Methods {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.Methods")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.size)),
@@ -316,6 +346,7 @@ impl ::vtproto::reflect::ReflectMessage for Methods {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Methods {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.size),
@@ -327,10 +358,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Methods {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for HasMethods {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "vt.test.nasty.HasMethods")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.one)),
@@ -348,6 +381,7 @@ impl ::vtproto::reflect::ReflectMessage for HasMethods {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for HasMethods {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.one),
@@ -365,6 +399,7 @@ impl ::vtproto::reflect::ReflectMessageMut for HasMethods {
             _ => return ::core::option::Option::None,
         })
     }
+    #[inline]
     fn clear_oneof(&mut self, number: u32) -> bool {
         match number {
             4 => self.pick = ::core::option::Option::None,

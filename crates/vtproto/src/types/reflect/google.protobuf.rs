@@ -7,10 +7,12 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
     DESCRIPTOR_POOL.get()
 }
 impl ::vtproto::reflect::ReflectMessage for Any {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Any")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.type_url),
@@ -23,6 +25,7 @@ impl ::vtproto::reflect::ReflectMessage for Any {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Any {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.type_url),
@@ -35,10 +38,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Any {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Api {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Api")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -57,6 +62,7 @@ impl ::vtproto::reflect::ReflectMessage for Api {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Api {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -76,10 +82,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Api {
 }
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessage for Method {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Method")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -99,6 +107,7 @@ impl ::vtproto::reflect::ReflectMessage for Method {
 }
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessageMut for Method {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -117,10 +126,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Method {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Mixin {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Mixin")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -133,6 +144,7 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Mixin {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -145,10 +157,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Mixin {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Duration {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Duration")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.seconds),
@@ -161,6 +175,7 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Duration {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.seconds),
@@ -173,10 +188,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Duration {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Empty {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Empty")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         let _ = number;
         ::core::option::Option::None
@@ -186,6 +203,7 @@ impl ::vtproto::reflect::ReflectMessage for Empty {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Empty {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         let _ = number;
         ::core::option::Option::None
@@ -195,10 +213,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Empty {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FieldMask {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FieldMask")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.paths),
@@ -210,6 +230,7 @@ impl ::vtproto::reflect::ReflectMessage for FieldMask {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for FieldMask {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.paths),
@@ -221,10 +242,12 @@ impl ::vtproto::reflect::ReflectMessageMut for FieldMask {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for SourceContext {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.SourceContext")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.file_name),
@@ -236,6 +259,7 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for SourceContext {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.file_name),
@@ -247,10 +271,12 @@ impl ::vtproto::reflect::ReflectMessageMut for SourceContext {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Struct {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Struct")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Map(&self.fields),
@@ -262,6 +288,7 @@ impl ::vtproto::reflect::ReflectMessage for Struct {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Struct {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Map(&mut self.fields),
@@ -273,10 +300,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Struct {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Value {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Value")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
@@ -311,6 +340,7 @@ impl ::vtproto::reflect::ReflectMessage for Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Value {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => {
@@ -370,6 +400,7 @@ impl ::vtproto::reflect::ReflectMessageMut for Value {
             _ => return ::core::option::Option::None,
         })
     }
+    #[inline]
     fn clear_oneof(&mut self, number: u32) -> bool {
         match number {
             1 | 2 | 3 | 4 | 5 | 6 => self.kind = ::core::option::Option::None,
@@ -382,10 +413,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for ListValue {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.ListValue")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.values),
@@ -397,6 +430,7 @@ impl ::vtproto::reflect::ReflectMessage for ListValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for ListValue {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.values),
@@ -408,10 +442,12 @@ impl ::vtproto::reflect::ReflectMessageMut for ListValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Timestamp {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Timestamp")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.seconds),
@@ -424,6 +460,7 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Timestamp {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.seconds),
@@ -436,10 +473,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Timestamp {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Type {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Type")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -457,6 +496,7 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Type {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -474,10 +514,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Type {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Field {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Field")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.kind),
@@ -498,6 +540,7 @@ impl ::vtproto::reflect::ReflectMessage for Field {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Field {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.kind),
@@ -518,10 +561,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Field {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Enum {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Enum")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -538,6 +583,7 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Enum {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -554,10 +600,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Enum {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValue {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumValue")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -571,6 +619,7 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumValue {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -584,10 +633,12 @@ impl ::vtproto::reflect::ReflectMessageMut for EnumValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Option")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -600,6 +651,7 @@ impl ::vtproto::reflect::ReflectMessage for Option {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Option {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -612,10 +664,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Option {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for DoubleValue {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.DoubleValue")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -627,6 +681,7 @@ impl ::vtproto::reflect::ReflectMessage for DoubleValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for DoubleValue {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -638,10 +693,12 @@ impl ::vtproto::reflect::ReflectMessageMut for DoubleValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FloatValue {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FloatValue")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -653,6 +710,7 @@ impl ::vtproto::reflect::ReflectMessage for FloatValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for FloatValue {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -664,10 +722,12 @@ impl ::vtproto::reflect::ReflectMessageMut for FloatValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Int64Value {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Int64Value")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -679,6 +739,7 @@ impl ::vtproto::reflect::ReflectMessage for Int64Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Int64Value {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -690,10 +751,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Int64Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for UInt64Value {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.UInt64Value")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -705,6 +768,7 @@ impl ::vtproto::reflect::ReflectMessage for UInt64Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for UInt64Value {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -716,10 +780,12 @@ impl ::vtproto::reflect::ReflectMessageMut for UInt64Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Int32Value {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Int32Value")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -731,6 +797,7 @@ impl ::vtproto::reflect::ReflectMessage for Int32Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Int32Value {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -742,10 +809,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Int32Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for UInt32Value {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.UInt32Value")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -757,6 +826,7 @@ impl ::vtproto::reflect::ReflectMessage for UInt32Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for UInt32Value {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -768,10 +838,12 @@ impl ::vtproto::reflect::ReflectMessageMut for UInt32Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for BoolValue {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.BoolValue")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -783,6 +855,7 @@ impl ::vtproto::reflect::ReflectMessage for BoolValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for BoolValue {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -794,10 +867,12 @@ impl ::vtproto::reflect::ReflectMessageMut for BoolValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for StringValue {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.StringValue")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -809,6 +884,7 @@ impl ::vtproto::reflect::ReflectMessage for StringValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for StringValue {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),
@@ -820,10 +896,12 @@ impl ::vtproto::reflect::ReflectMessageMut for StringValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for BytesValue {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.BytesValue")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.value),
@@ -835,6 +913,7 @@ impl ::vtproto::reflect::ReflectMessage for BytesValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for BytesValue {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.value),

@@ -7,10 +7,12 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
     DESCRIPTOR_POOL.get()
 }
 impl ::vtproto::reflect::ReflectMessage for Version {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.compiler.Version")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.major)),
@@ -25,6 +27,7 @@ impl ::vtproto::reflect::ReflectMessage for Version {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Version {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.major),
@@ -36,10 +39,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Version {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for CodeGeneratorRequest {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.compiler.CodeGeneratorRequest")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.file_to_generate),
@@ -54,6 +59,7 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorRequest {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for CodeGeneratorRequest {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.file_to_generate),
@@ -65,10 +71,12 @@ impl ::vtproto::reflect::ReflectMessageMut for CodeGeneratorRequest {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for CodeGeneratorResponse {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.compiler.CodeGeneratorResponse")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.error)),
@@ -82,6 +90,7 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorResponse {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for CodeGeneratorResponse {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.error),
@@ -92,10 +101,12 @@ impl ::vtproto::reflect::ReflectMessageMut for CodeGeneratorResponse {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for code_generator_response::File {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.compiler.CodeGeneratorResponse.File")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
@@ -110,6 +121,7 @@ impl ::vtproto::reflect::ReflectMessage for code_generator_response::File {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for code_generator_response::File {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),

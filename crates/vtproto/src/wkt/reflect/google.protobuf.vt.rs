@@ -7,10 +7,12 @@ pub fn descriptor_pool() -> &'static::vtproto::reflect::DescriptorPool {
     DESCRIPTOR_POOL.get()
 }
 impl ::vtproto::reflect::ReflectMessage for Any {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Any")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.type_url),
@@ -23,6 +25,7 @@ impl ::vtproto::reflect::ReflectMessage for Any {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Any {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.type_url),
@@ -32,10 +35,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Any {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Api {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Api")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -53,6 +58,7 @@ impl ::vtproto::reflect::ReflectMessage for Api {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Api {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -68,10 +74,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Api {
 }
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessage for Method {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Method")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -90,6 +98,7 @@ impl ::vtproto::reflect::ReflectMessage for Method {
 }
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessageMut for Method {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -104,10 +113,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Method {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Mixin {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Mixin")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -120,6 +131,7 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Mixin {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -129,10 +141,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Mixin {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FileDescriptorSet {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FileDescriptorSet")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.file),
@@ -144,6 +158,7 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorSet {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for FileDescriptorSet {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.file),
@@ -152,10 +167,12 @@ impl ::vtproto::reflect::ReflectMessageMut for FileDescriptorSet {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FileDescriptorProto")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
@@ -178,6 +195,7 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for FileDescriptorProto {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -197,10 +215,12 @@ impl ::vtproto::reflect::ReflectMessageMut for FileDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for DescriptorProto {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.DescriptorProto")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
@@ -221,6 +241,7 @@ impl ::vtproto::reflect::ReflectMessage for DescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for DescriptorProto {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -238,10 +259,12 @@ impl ::vtproto::reflect::ReflectMessageMut for DescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ExtensionRange {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.DescriptorProto.ExtensionRange")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.start)),
@@ -255,6 +278,7 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ExtensionRange {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for descriptor_proto::ExtensionRange {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.start),
@@ -265,10 +289,12 @@ impl ::vtproto::reflect::ReflectMessageMut for descriptor_proto::ExtensionRange 
     }
 }
 impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ReservedRange {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.DescriptorProto.ReservedRange")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.start)),
@@ -281,6 +307,7 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ReservedRange {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for descriptor_proto::ReservedRange {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.start),
@@ -290,10 +317,12 @@ impl ::vtproto::reflect::ReflectMessageMut for descriptor_proto::ReservedRange {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for ExtensionRangeOptions {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.ExtensionRangeOptions")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
@@ -305,6 +334,7 @@ impl ::vtproto::reflect::ReflectMessage for ExtensionRangeOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for ExtensionRangeOptions {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             999 => ::vtproto::reflect::FieldMut::List(&mut self.uninterpreted_option),
@@ -313,10 +343,12 @@ impl ::vtproto::reflect::ReflectMessageMut for ExtensionRangeOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FieldDescriptorProto {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FieldDescriptorProto")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
@@ -338,6 +370,7 @@ impl ::vtproto::reflect::ReflectMessage for FieldDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for FieldDescriptorProto {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -356,10 +389,12 @@ impl ::vtproto::reflect::ReflectMessageMut for FieldDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for OneofDescriptorProto {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.OneofDescriptorProto")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
@@ -372,6 +407,7 @@ impl ::vtproto::reflect::ReflectMessage for OneofDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for OneofDescriptorProto {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -381,10 +417,12 @@ impl ::vtproto::reflect::ReflectMessageMut for OneofDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumDescriptorProto {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumDescriptorProto")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
@@ -400,6 +438,7 @@ impl ::vtproto::reflect::ReflectMessage for EnumDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumDescriptorProto {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -412,10 +451,12 @@ impl ::vtproto::reflect::ReflectMessageMut for EnumDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for enum_descriptor_proto::EnumReservedRange {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumDescriptorProto.EnumReservedRange")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.start)),
@@ -428,6 +469,7 @@ impl ::vtproto::reflect::ReflectMessage for enum_descriptor_proto::EnumReservedR
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for enum_descriptor_proto::EnumReservedRange {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.start),
@@ -437,10 +479,12 @@ impl ::vtproto::reflect::ReflectMessageMut for enum_descriptor_proto::EnumReserv
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValueDescriptorProto {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumValueDescriptorProto")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
@@ -454,6 +498,7 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumValueDescriptorProto {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -464,10 +509,12 @@ impl ::vtproto::reflect::ReflectMessageMut for EnumValueDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for ServiceDescriptorProto {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.ServiceDescriptorProto")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
@@ -481,6 +528,7 @@ impl ::vtproto::reflect::ReflectMessage for ServiceDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for ServiceDescriptorProto {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -491,10 +539,12 @@ impl ::vtproto::reflect::ReflectMessageMut for ServiceDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for MethodDescriptorProto {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.MethodDescriptorProto")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.name)),
@@ -511,6 +561,7 @@ impl ::vtproto::reflect::ReflectMessage for MethodDescriptorProto {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for MethodDescriptorProto {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.name),
@@ -525,10 +576,12 @@ impl ::vtproto::reflect::ReflectMessageMut for MethodDescriptorProto {
 }
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessage for FileOptions {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FileOptions")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.java_package)),
@@ -560,6 +613,7 @@ impl ::vtproto::reflect::ReflectMessage for FileOptions {
 }
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessageMut for FileOptions {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.java_package),
@@ -587,10 +641,12 @@ impl ::vtproto::reflect::ReflectMessageMut for FileOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for MessageOptions {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.MessageOptions")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.message_set_wire_format)),
@@ -606,6 +662,7 @@ impl ::vtproto::reflect::ReflectMessage for MessageOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for MessageOptions {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.message_set_wire_format),
@@ -619,10 +676,12 @@ impl ::vtproto::reflect::ReflectMessageMut for MessageOptions {
 }
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessage for FieldOptions {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FieldOptions")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.ctype)),
@@ -641,6 +700,7 @@ impl ::vtproto::reflect::ReflectMessage for FieldOptions {
 }
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessageMut for FieldOptions {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.ctype),
@@ -655,10 +715,12 @@ impl ::vtproto::reflect::ReflectMessageMut for FieldOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for OneofOptions {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.OneofOptions")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
@@ -670,6 +732,7 @@ impl ::vtproto::reflect::ReflectMessage for OneofOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for OneofOptions {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             999 => ::vtproto::reflect::FieldMut::List(&mut self.uninterpreted_option),
@@ -678,10 +741,12 @@ impl ::vtproto::reflect::ReflectMessageMut for OneofOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumOptions {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumOptions")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.allow_alias)),
@@ -695,6 +760,7 @@ impl ::vtproto::reflect::ReflectMessage for EnumOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumOptions {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             2 => ::vtproto::reflect::FieldMut::Optional(&mut self.allow_alias),
@@ -705,10 +771,12 @@ impl ::vtproto::reflect::ReflectMessageMut for EnumOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValueOptions {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumValueOptions")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.deprecated)),
@@ -721,6 +789,7 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumValueOptions {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Optional(&mut self.deprecated),
@@ -730,10 +799,12 @@ impl ::vtproto::reflect::ReflectMessageMut for EnumValueOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for ServiceOptions {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.ServiceOptions")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             33 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.deprecated)),
@@ -746,6 +817,7 @@ impl ::vtproto::reflect::ReflectMessage for ServiceOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for ServiceOptions {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             33 => ::vtproto::reflect::FieldMut::Optional(&mut self.deprecated),
@@ -755,10 +827,12 @@ impl ::vtproto::reflect::ReflectMessageMut for ServiceOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for MethodOptions {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.MethodOptions")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             33 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.deprecated)),
@@ -772,6 +846,7 @@ impl ::vtproto::reflect::ReflectMessage for MethodOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for MethodOptions {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             33 => ::vtproto::reflect::FieldMut::Optional(&mut self.deprecated),
@@ -782,10 +857,12 @@ impl ::vtproto::reflect::ReflectMessageMut for MethodOptions {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for UninterpretedOption {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.UninterpretedOption")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             2 => ::vtproto::reflect::FieldRef::List(&self.name),
@@ -803,6 +880,7 @@ impl ::vtproto::reflect::ReflectMessage for UninterpretedOption {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for UninterpretedOption {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             2 => ::vtproto::reflect::FieldMut::List(&mut self.name),
@@ -817,10 +895,12 @@ impl ::vtproto::reflect::ReflectMessageMut for UninterpretedOption {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.UninterpretedOption.NamePart")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name_part),
@@ -833,6 +913,7 @@ impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for uninterpreted_option::NamePart {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name_part),
@@ -842,10 +923,12 @@ impl ::vtproto::reflect::ReflectMessageMut for uninterpreted_option::NamePart {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for SourceCodeInfo {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.SourceCodeInfo")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.location),
@@ -857,6 +940,7 @@ impl ::vtproto::reflect::ReflectMessage for SourceCodeInfo {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for SourceCodeInfo {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.location),
@@ -865,10 +949,12 @@ impl ::vtproto::reflect::ReflectMessageMut for SourceCodeInfo {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for source_code_info::Location {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.SourceCodeInfo.Location")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.path),
@@ -884,6 +970,7 @@ impl ::vtproto::reflect::ReflectMessage for source_code_info::Location {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for source_code_info::Location {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.path),
@@ -896,10 +983,12 @@ impl ::vtproto::reflect::ReflectMessageMut for source_code_info::Location {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for GeneratedCodeInfo {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.GeneratedCodeInfo")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.annotation),
@@ -911,6 +1000,7 @@ impl ::vtproto::reflect::ReflectMessage for GeneratedCodeInfo {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for GeneratedCodeInfo {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.annotation),
@@ -919,10 +1009,12 @@ impl ::vtproto::reflect::ReflectMessageMut for GeneratedCodeInfo {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for generated_code_info::Annotation {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.GeneratedCodeInfo.Annotation")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.path),
@@ -937,6 +1029,7 @@ impl ::vtproto::reflect::ReflectMessage for generated_code_info::Annotation {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for generated_code_info::Annotation {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.path),
@@ -948,10 +1041,12 @@ impl ::vtproto::reflect::ReflectMessageMut for generated_code_info::Annotation {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Duration {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Duration")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.seconds),
@@ -964,6 +1059,7 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Duration {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.seconds),
@@ -973,10 +1069,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Duration {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for FieldMask {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.FieldMask")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.paths),
@@ -988,6 +1086,7 @@ impl ::vtproto::reflect::ReflectMessage for FieldMask {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for FieldMask {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.paths),
@@ -996,10 +1095,12 @@ impl ::vtproto::reflect::ReflectMessageMut for FieldMask {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for SourceContext {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.SourceContext")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.file_name),
@@ -1011,6 +1112,7 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for SourceContext {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.file_name),
@@ -1019,10 +1121,12 @@ impl ::vtproto::reflect::ReflectMessageMut for SourceContext {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Struct {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Struct")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Map(&self.fields),
@@ -1034,6 +1138,7 @@ impl ::vtproto::reflect::ReflectMessage for Struct {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Struct {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Map(&mut self.fields),
@@ -1042,10 +1147,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Struct {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Value {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Value")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
@@ -1080,6 +1187,7 @@ impl ::vtproto::reflect::ReflectMessage for Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Value {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => {
@@ -1139,6 +1247,7 @@ impl ::vtproto::reflect::ReflectMessageMut for Value {
             _ => return ::core::option::Option::None,
         })
     }
+    #[inline]
     fn clear_oneof(&mut self, number: u32) -> bool {
         match number {
             1 | 2 | 3 | 4 | 5 | 6 => self.kind = ::core::option::Option::None,
@@ -1148,10 +1257,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Value {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for ListValue {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.ListValue")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::List(&self.values),
@@ -1163,6 +1274,7 @@ impl ::vtproto::reflect::ReflectMessage for ListValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for ListValue {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::List(&mut self.values),
@@ -1171,10 +1283,12 @@ impl ::vtproto::reflect::ReflectMessageMut for ListValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Timestamp {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Timestamp")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.seconds),
@@ -1187,6 +1301,7 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Timestamp {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.seconds),
@@ -1196,10 +1311,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Timestamp {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Type {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Type")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -1216,6 +1333,7 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Type {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -1229,10 +1347,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Type {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Field {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Field")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.kind),
@@ -1253,6 +1373,7 @@ impl ::vtproto::reflect::ReflectMessage for Field {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Field {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.kind),
@@ -1270,10 +1391,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Field {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Enum {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Enum")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -1289,6 +1412,7 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Enum {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -1301,10 +1425,12 @@ impl ::vtproto::reflect::ReflectMessageMut for Enum {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for EnumValue {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.EnumValue")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -1318,6 +1444,7 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumValue {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
@@ -1328,10 +1455,12 @@ impl ::vtproto::reflect::ReflectMessageMut for EnumValue {
     }
 }
 impl ::vtproto::reflect::ReflectMessage for Option {
+    #[inline]
     fn descriptor(&self) -> ::vtproto::reflect::MessageDescriptor {
         static INDEX: ::vtproto::reflect::MessageIndex = ::vtproto::reflect::MessageIndex::new();
         DESCRIPTOR_POOL.message(&INDEX, "google.protobuf.Option")
     }
+    #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Single(&self.name),
@@ -1344,6 +1473,7 @@ impl ::vtproto::reflect::ReflectMessage for Option {
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Option {
+    #[inline]
     fn field_mut(&mut self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldMut<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldMut::Single(&mut self.name),
