@@ -1,14 +1,15 @@
 //! Reflection over generated types (`features=..+reflect`): each generated message implements
-//! [`ReflectMessage`], a field accessor by number that hands out each field's storage as a
-//! trait object of this module ([`FieldRef`], [`FieldMut`]), so that one runtime walker reads
-//! and writes any generated struct by its descriptor, with no copy and no bytes in between.
+//! [`ReflectMessage`] and [`ReflectMessageMut`], field accessors by number that hand out each
+//! field's storage as a trait object of this module ([`FieldRef`] to read, [`FieldMut`] to
+//! write), so that one runtime walker reads and writes any generated struct by its
+//! descriptor, with no copy and no bytes in between.
 //! The generated part is a `match` per message; everything else (the Rust types of fields:
 //! scalars, `String`, `Vec`, `Option`, `Box`, maps, prost's primitives for the wrapper types)
 //! is implemented once, here.
 //!
 //! ```
 //! # #[cfg(feature = "types")] {
-//! use vtproto::reflect::{ReflectMessage, Value};
+//! use vtproto::reflect::{ReflectMessage, ReflectMessageMut, Value};
 //! let ts = vtproto::types::Timestamp { seconds: 7, nanos: 1, ..Default::default() };
 //! let dynamic = ts.to_dynamic();
 //! assert_eq!(dynamic.get_field_by_name("seconds"), Some(Value::I64(7)));
