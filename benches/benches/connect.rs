@@ -63,22 +63,7 @@ impl Search for Recorder {
 
 /// The gRPC request body: one enveloped event.
 fn record_body() -> Bytes {
-    let event = Event {
-        id: "evt-1".into(),
-        ts: 1_700_000_000_000,
-        region: "eu-west-1".into(),
-        readings: vec![0.5, 1.25, 2.0, 3.5],
-        attrs: [("host", "a1"), ("rack", "r7"), ("zone", "z")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        ..Default::default()
-    };
-    let payload = event.encode_to_vec();
-    let mut out = vec![0];
-    out.extend_from_slice(&(payload.len() as u32).to_be_bytes());
-    out.extend_from_slice(&payload);
-    out.into()
+    vt_benches::envelope(&vt_benches::small_event().encode_to_vec())
 }
 
 fn request(body: &Bytes) -> http::Request<Body> {

@@ -43,8 +43,8 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use tokio::net::TcpListener;
-use vt_benches::ThreadSet;
 use vt_benches::{cr, vc};
+use vt_benches::{envelope, ThreadSet};
 use vtproto::Message as _;
 
 const TASKS: usize = 64;
@@ -298,13 +298,6 @@ struct Call {
     peer: Side,
 }
 
-fn envelope(payload: &[u8]) -> Bytes {
-    let mut out = vec![0];
-    out.extend_from_slice(&(payload.len() as u32).to_be_bytes());
-    out.extend_from_slice(payload);
-    out.into()
-}
-
 fn calls() -> Vec<Call> {
     use vc::vt::search::{IngestRequest, SearchRequest};
     let find = SearchRequest {
@@ -321,17 +314,7 @@ fn calls() -> Vec<Call> {
         candidates: ours::answer_query("in", 2000).candidates,
         ..Default::default()
     };
-    let event = vc::vt::event::Event {
-        id: "evt-1".into(),
-        ts: 1_700_000_000_000,
-        region: "eu-west-1".into(),
-        readings: vec![0.5, 1.25, 2.0, 3.5],
-        attrs: [("host", "a1"), ("rack", "r7"), ("zone", "z")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        ..Default::default()
-    };
+    let event = vt_benches::small_event();
     let json = |m: &dyn Fn() -> String| Bytes::from(m());
     let mut calls = Vec::new();
     for (name, path, proto, text) in [

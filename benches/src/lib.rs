@@ -68,6 +68,29 @@ pub mod vc {
     include!(concat!(env!("OUT_DIR"), "/connect_vt/_connect_vt.rs"));
 }
 
+/// The small event of the Connect benchmarks' `record` call: a few fields of each kind.
+pub fn small_event() -> vc::vt::event::Event {
+    vc::vt::event::Event {
+        id: "evt-1".into(),
+        ts: 1_700_000_000_000,
+        region: "eu-west-1".into(),
+        readings: vec![0.5, 1.25, 2.0, 3.5],
+        attrs: [("host", "a1"), ("rack", "r7"), ("zone", "z")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// `payload` in one uncompressed gRPC / Connect envelope.
+pub fn envelope(payload: &[u8]) -> bytes::Bytes {
+    let mut out = vec![0];
+    out.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    out.extend_from_slice(payload);
+    out.into()
+}
+
 /// connectrpc 0.9's search service on its own buffa types, the Connect load benchmark's peer.
 #[allow(refining_impl_trait, clippy::all)]
 pub mod cr {
