@@ -83,6 +83,15 @@ pub fn small_event() -> vc::vt::event::Event {
     }
 }
 
+/// The `record` call's answer to `event`: how many attributes and readings it holds.
+pub fn record_ack(event: &vc::vt::event::Event) -> vc::vt::search::Ack {
+    vc::vt::search::Ack {
+        count: event.attrs.len() as u32,
+        entries: event.readings.len() as u32,
+        ..Default::default()
+    }
+}
+
 /// `payload` in one uncompressed gRPC / Connect envelope.
 pub fn envelope(payload: &[u8]) -> bytes::Bytes {
     let mut out = vec![0];
