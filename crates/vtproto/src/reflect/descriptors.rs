@@ -431,7 +431,7 @@ impl MessageDescriptor {
     }
 
     /// The number of its field at `position`, without a handle.
-    #[cfg(feature = "json")]
+    #[cfg(any(feature = "json", feature = "text"))]
     pub(super) fn number_at(&self, position: usize) -> u32 {
         self.pool.inner.fields[self.data().fields[position] as usize].number
     }

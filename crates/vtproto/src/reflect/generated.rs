@@ -242,6 +242,12 @@ pub trait ReflectValueMut: ReflectValue {
     /// ignored.
     fn merge_value(&mut self, kind: &Kind, value: Value);
 
+    /// A message, to change in place (what a reader fills field by field); `None` for
+    /// other values, and for a wrapper type stored as prost's primitive.
+    fn as_message_mut(&mut self) -> Option<&mut dyn ReflectMessageMut> {
+        None
+    }
+
     /// A message: clears every field its descriptor names (what
     /// [`ReflectMessageMut::clear_field`] does to a message stored as a plain value).
     /// Nothing for other values, which `clear_field` sets to their field's default.
@@ -344,6 +350,8 @@ pub trait ReflectList {
 pub trait ReflectListMut: ReflectList {
     /// Appends a value converted from `value`.
     fn push_value(&mut self, kind: &Kind, value: Value);
+    /// Appends a value at its default and lends it, to be filled in place.
+    fn push_default(&mut self) -> &mut dyn ReflectValueMut;
     /// Removes every value.
     fn clear(&mut self);
 }
@@ -363,13 +371,18 @@ impl<T: ReflectValueMut + Default> ReflectListMut for Vec<T> {
         v.merge_value(kind, value);
         self.push(v);
     }
+    fn push_default(&mut self) -> &mut dyn ReflectValueMut {
+        let at = self.len();
+        self.push(T::default());
+        &mut self[at]
+    }
     fn clear(&mut self) {
         Vec::clear(self);
     }
 }
 
-/// A map's key, borrowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A map's key, borrowed (ordered as [`MapKey`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MapKeyRef<'a> {
     /// `bool`.
     Bool(bool),
@@ -447,7 +460,7 @@ pub trait ReflectMap {
         self.len() == 0
     }
     /// Calls `f` with each entry, in no particular order.
-    fn for_each(&self, f: &mut dyn FnMut(MapKeyRef<'_>, &dyn ReflectValue));
+    fn for_each<'a>(&'a self, f: &mut dyn FnMut(MapKeyRef<'a>, &'a dyn ReflectValue));
 }
 
 /// A map field, changed.
@@ -462,7 +475,7 @@ impl<K: ReflectKey, V: ReflectValue> ReflectMap for BTreeMap<K, V> {
     fn len(&self) -> usize {
         BTreeMap::len(self)
     }
-    fn for_each(&self, f: &mut dyn FnMut(MapKeyRef<'_>, &dyn ReflectValue)) {
+    fn for_each<'a>(&'a self, f: &mut dyn FnMut(MapKeyRef<'a>, &'a dyn ReflectValue)) {
         for (k, v) in self {
             f(k.as_key(), v);
         }
@@ -487,7 +500,7 @@ impl<K: ReflectKey, V: ReflectValue, S> ReflectMap for std::collections::HashMap
     fn len(&self) -> usize {
         std::collections::HashMap::len(self)
     }
-    fn for_each(&self, f: &mut dyn FnMut(MapKeyRef<'_>, &dyn ReflectValue)) {
+    fn for_each<'a>(&'a self, f: &mut dyn FnMut(MapKeyRef<'a>, &'a dyn ReflectValue)) {
         for (k, v) in self {
             f(k.as_key(), v);
         }
@@ -632,6 +645,9 @@ impl<M: ReflectMessageMut> ReflectValueMut for M {
     fn merge_value(&mut self, _: &Kind, value: Value) {
         merge_message_value(self, value);
     }
+    fn as_message_mut(&mut self) -> Option<&mut dyn ReflectMessageMut> {
+        Some(self)
+    }
     fn clear_fields(&mut self) {
         clear_message(self);
     }
@@ -639,7 +655,7 @@ impl<M: ReflectMessageMut> ReflectValueMut for M {
 
 /// A stored value as a [`Value`] of the field's `kind`: a message converted, a wrapper type
 /// stored as prost's primitive (or `()` for `Empty`) as its message.
-fn value_of(v: &dyn ReflectValue, kind: &Kind) -> Value {
+pub(super) fn value_of(v: &dyn ReflectValue, kind: &Kind) -> Value {
     match (v.as_ref(), kind) {
         (ValueRef::Message(m), Kind::Message(desc)) => {
             Value::Message(Box::new(to_dynamic(m, desc.clone())))
@@ -905,13 +921,11 @@ pub fn merge_json(
     message: &mut dyn ReflectMessageMut,
     r: &mut crate::json::JsonReader<'_, '_>,
 ) -> Result<(), crate::json::JsonError> {
-    let mut read = DynamicMessage::new(message.descriptor());
     let open = core::mem::replace(&mut r.open_enums, message.holds_any_enum_number());
-    let result = read.merge_json(r);
+    let desc = message.descriptor();
+    let result = super::json::merge_reflect(message, &desc, r);
     r.open_enums = open;
-    result?;
-    merge_owned(message, read);
-    Ok(())
+    result
 }
 
 /// The text format from the tables (`tables=` paths): a generated message's fields, as
@@ -921,7 +935,7 @@ pub fn write_text(
     message: &dyn ReflectMessage,
     w: &mut crate::text::TextWriter<'_>,
 ) -> Result<(), crate::text::TextError> {
-    to_dynamic(message, message.descriptor()).write_text(w)
+    super::text::write_reflect(message, &message.descriptor(), w)
 }
 
 /// Reads fields into `message` by its tables (see [`write_text`]), merging.

@@ -10,7 +10,10 @@ use alloc::collections::BTreeMap;
 
 use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
-use super::generated::{to_dynamic, FieldRef, MapKeyRef, ReflectMessage, ReflectValue, ValueRef};
+use super::generated::{
+    merge_owned, to_dynamic, FieldMut, FieldRef, MapKeyRef, ReflectMessage, ReflectMessageMut,
+    ReflectValue, ReflectValueMut, ValueRef,
+};
 use crate::json::{DecodeOptions, EncodeOptions, JsonError, JsonErrorKind, JsonReader, JsonWriter};
 use crate::prelude::*;
 
@@ -272,36 +275,14 @@ impl DynamicMessage {
         f: &FieldDescriptor,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<(), JsonError> {
-        let Some((key_kind, value_kind)) = f.map_kinds() else {
-            return r.skip_value();
+        let Some(read) = read_map(f, r)? else {
+            return Ok(());
         };
-        let mut read = BTreeMap::new();
-        r.begin_object()?;
-        while let Some(key) = r.next_key()? {
-            let k = match key_kind {
-                Kind::String => {
-                    r.charge(key.len())?;
-                    MapKey::String(key.into_owned())
-                }
-                Kind::Bool => MapKey::Bool(r.map_key_bool(&key)?),
-                Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => MapKey::I64(r.map_key_i64(&key)?),
-                Kind::Uint64 | Kind::Fixed64 => MapKey::U64(r.map_key_u64(&key)?),
-                Kind::Uint32 | Kind::Fixed32 => MapKey::U32(r.map_key_u32(&key)?),
-                _ => MapKey::I32(r.map_key_i32(&key)?),
-            };
-            if let Some(v) = read_value(&value_kind, r)? {
-                r.charge(core::mem::size_of::<(MapKey, Value)>())?;
-                if read.insert(k, v).is_some() {
-                    return Err(r.duplicate());
-                }
-            }
-        }
         if let Value::Map(map) = self.value_mut(f) {
             map.extend(read);
         }
         Ok(())
     }
-
     /// A declared extension's value, replacing what it held.
     fn json_read_extension(
         &mut self,
@@ -821,4 +802,191 @@ fn write_ref(kind: &Kind, v: &dyn ReflectValue, w: &mut JsonWriter<'_>) -> Resul
         }
     }
     Ok(())
+}
+
+/// A map field's object, its entries by key; a key twice is an error. `None` (the value
+/// skipped) for a field that is no map.
+fn read_map(
+    f: &FieldDescriptor,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<Option<BTreeMap<MapKey, Value>>, JsonError> {
+    let Some((key_kind, value_kind)) = f.map_kinds() else {
+        r.skip_value()?;
+        return Ok(None);
+    };
+    let mut read = BTreeMap::new();
+    r.begin_object()?;
+    while let Some(key) = r.next_key()? {
+        let k = match key_kind {
+            Kind::String => {
+                r.charge(key.len())?;
+                MapKey::String(key.into_owned())
+            }
+            Kind::Bool => MapKey::Bool(r.map_key_bool(&key)?),
+            Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => MapKey::I64(r.map_key_i64(&key)?),
+            Kind::Uint64 | Kind::Fixed64 => MapKey::U64(r.map_key_u64(&key)?),
+            Kind::Uint32 | Kind::Fixed32 => MapKey::U32(r.map_key_u32(&key)?),
+            _ => MapKey::I32(r.map_key_i32(&key)?),
+        };
+        if let Some(v) = read_value(&value_kind, r)? {
+            r.charge(core::mem::size_of::<(MapKey, Value)>())?;
+            if read.insert(k, v).is_some() {
+                return Err(r.duplicate());
+            }
+        }
+    }
+    Ok(Some(read))
+}
+
+/// Reads one JSON value into a generated message by its tables (`tables=`), each field
+/// into its storage as it is read: what [`DynamicMessage::merge_json`] reads for the same
+/// type, with the same errors, without making one. A well-known type with a special form,
+/// and a type with extensions, are read as a `DynamicMessage`, then moved in; so are a map's
+/// entries.
+pub(super) fn merge_reflect(
+    m: &mut dyn ReflectMessageMut,
+    desc: &MessageDescriptor,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<(), JsonError> {
+    if special(desc).is_some() || desc.extensions().next().is_some() {
+        let mut read = DynamicMessage::new(desc.clone());
+        read.merge_json(r)?;
+        merge_owned(m, read);
+        return Ok(());
+    }
+    r.begin_object()?;
+    let mut seen = crate::registry::Seen::new(desc.fields().len());
+    let mut oneofs: Vec<usize> = Vec::new();
+    let mut next = 0usize;
+    loop {
+        let (position, key) = match desc.json_guess(next) {
+            Some((position, name)) if r.next_key_is(name) => {
+                next += 1;
+                (position, alloc::borrow::Cow::Borrowed(name))
+            }
+            _ => match r.next_key()? {
+                Some(key) => match desc.json_key(&key) {
+                    Some(position) => {
+                        next = desc.order_index(position) + 1;
+                        (position, key)
+                    }
+                    None => {
+                        r.unknown_field(&key)?;
+                        continue;
+                    }
+                },
+                None => break,
+            },
+        };
+        let f = desc.field_at(position);
+        if let Err(e) = read_field_into(m, &f, position, &mut seen, &mut oneofs, r) {
+            return Err(e.in_field(desc.full_name(), f.name(), &key));
+        }
+    }
+    Ok(())
+}
+
+/// One field's value into `m`'s storage (see [`DynamicMessage`]'s `json_read_field`).
+fn read_field_into(
+    m: &mut dyn ReflectMessageMut,
+    f: &FieldDescriptor,
+    position: usize,
+    seen: &mut crate::registry::Seen,
+    oneofs: &mut Vec<usize>,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<(), JsonError> {
+    if !seen.first(position) {
+        return Err(r.duplicate());
+    }
+    let number = f.number();
+    if f.is_map() {
+        if r.null() {
+            return Ok(());
+        }
+        let Some(read) = read_map(f, r)? else {
+            return Ok(());
+        };
+        if let (Some((_, kind)), Some(FieldMut::Map(map))) = (f.map_kinds(), m.field_mut(number)) {
+            for (k, v) in read {
+                map.insert_value(k, &kind, v);
+            }
+        }
+        return Ok(());
+    }
+    let kind = f.kind();
+    if !null_is_value(&kind) && r.null() {
+        return Ok(());
+    }
+    if f.is_list() {
+        let Some(FieldMut::List(list)) = m.field_mut(number) else {
+            return r.skip_value();
+        };
+        r.begin_array()?;
+        while r.next_element()? {
+            if let Kind::Message(d) = &kind {
+                r.charge(message_size(d))?;
+                read_message_into(list.push_default(), &kind, d, r)?;
+                r.charge(core::mem::size_of::<Value>())?;
+            } else if let Some(v) = read_value(&kind, r)? {
+                r.charge(core::mem::size_of::<Value>())?;
+                list.push_value(&kind, v);
+            }
+        }
+        return Ok(());
+    }
+    let member = f.containing_oneof().filter(|o| !o.is_synthetic());
+    if let Some(o) = &member {
+        // A oneof's member replaces what the oneof held, a message included.
+        if oneofs.contains(&o.index()) {
+            return Err(r.duplicate());
+        }
+        oneofs.push(o.index());
+    }
+    match &kind {
+        Kind::Message(d) => {
+            let absent =
+                member.is_some() || matches!(m.field(number), Some(FieldRef::Optional(None)));
+            if member.is_some() {
+                m.clear_oneof(number);
+            }
+            if absent {
+                r.charge(message_size(d))?;
+            }
+            match m.field_mut(number) {
+                Some(FieldMut::Single(v)) => read_message_into(v, &kind, d, r),
+                Some(FieldMut::Optional(v)) => read_message_into(v.get_or_default(), &kind, d, r),
+                _ => r.skip_value(),
+            }
+        }
+        _ => {
+            let Some(v) = read_value(&kind, r)? else {
+                return Ok(());
+            };
+            match m.field_mut(number) {
+                Some(FieldMut::Single(slot)) => slot.merge_value(&kind, v),
+                Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_value(&kind, v),
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A message's JSON into `slot`: field by field where it is a message, else (a wrapper type
+/// stored as prost's primitive, `()` for `Empty`) read as its message and converted.
+fn read_message_into(
+    slot: &mut dyn ReflectValueMut,
+    kind: &Kind,
+    desc: &MessageDescriptor,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<(), JsonError> {
+    match slot.as_message_mut() {
+        Some(m) => merge_reflect(m, desc, r),
+        None => {
+            let mut msg = DynamicMessage::new(desc.clone());
+            msg.merge_json(r)?;
+            slot.merge_value(kind, Value::Message(Box::new(msg)));
+            Ok(())
+        }
+    }
 }

@@ -7,6 +7,9 @@
 
 use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
+use super::generated::{
+    to_dynamic, value_of, FieldRef, MapKeyRef, ReflectMessage, ReflectValue, ValueRef,
+};
 use crate::prelude::*;
 use crate::text::{DecodeOptions, EncodeOptions, TextError, TextErrorKind, TextReader, TextWriter};
 
@@ -536,5 +539,114 @@ fn read_enum(e: &EnumDescriptor, r: &mut TextReader<'_, '_>) -> Result<i32, Text
         r.closed_enum_value_by(lookup, |n| e.get_value(n).is_some())
     } else {
         r.enum_value_by(lookup)
+    }
+}
+
+/// Writes a generated message's fields by its tables (`tables=`), reading each field where
+/// it is stored: what [`DynamicMessage::write_text`] writes for the same message, without
+/// making one. An `Any`, and a message holding extensions, go through a `DynamicMessage`
+/// (`to_dynamic`): they are rare, and their forms are written there once.
+pub(super) fn write_reflect(
+    m: &dyn ReflectMessage,
+    desc: &MessageDescriptor,
+    w: &mut TextWriter<'_>,
+) -> Result<(), TextError> {
+    let unknown = m.unknown_fields();
+    let extensions = unknown.is_some_and(|u| !u.is_empty()) && desc.extensions().next().is_some();
+    if is_any(desc) || extensions {
+        return to_dynamic(m, desc.clone()).write_text(w);
+    }
+    for &position in desc.write_order() {
+        let position = position as usize;
+        let Some(field) = m.field(desc.number_at(position)) else {
+            continue;
+        };
+        match field {
+            FieldRef::Single(v) => {
+                let f = desc.field_at(position);
+                if f.has_presence() || !v.as_ref().is_zero() {
+                    write_ref(f.text_name(), &f.kind(), v, w)?;
+                }
+            }
+            FieldRef::Optional(None) => {}
+            FieldRef::Optional(Some(v)) => {
+                let f = desc.field_at(position);
+                write_ref(f.text_name(), &f.kind(), v, w)?;
+            }
+            FieldRef::List(list) => {
+                if list.is_empty() {
+                    continue;
+                }
+                let f = desc.field_at(position);
+                let kind = f.kind();
+                for i in 0..list.len() {
+                    if let Some(v) = list.get(i) {
+                        write_ref(f.text_name(), &kind, v, w)?;
+                    }
+                }
+            }
+            FieldRef::Map(map) => {
+                if map.is_empty() {
+                    continue;
+                }
+                let f = desc.field_at(position);
+                let Some((_, kind)) = f.map_kinds() else {
+                    continue;
+                };
+                // Entries in key order, as the text format writes them.
+                let mut entries: Vec<(MapKeyRef<'_>, &dyn ReflectValue)> =
+                    Vec::with_capacity(map.len());
+                map.for_each(&mut |k, v| entries.push((k, v)));
+                entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                for (k, v) in entries {
+                    w.begin_message(f.text_name());
+                    w.field("key");
+                    match k {
+                        MapKeyRef::Str(k) => w.str(k),
+                        MapKeyRef::Bool(k) => w.bool(k),
+                        MapKeyRef::I32(k) => w.i32(k),
+                        MapKeyRef::I64(k) => w.i64(k),
+                        MapKeyRef::U32(k) => w.u32(k),
+                        MapKeyRef::U64(k) => w.u64(k),
+                    }
+                    write_ref("value", &kind, v, w)?;
+                    w.end_message();
+                }
+            }
+        }
+    }
+    if let Some(unknown) = unknown {
+        w.unknown_fields(unknown.as_bytes());
+    }
+    Ok(())
+}
+
+/// One stored value of `kind` under `name`: a message by its tables, a string or bytes
+/// lent, anything else (a scalar, an enum's number, a wrapper type stored as prost's
+/// primitive) as its [`Value`].
+fn write_ref(
+    name: &str,
+    kind: &Kind,
+    v: &dyn ReflectValue,
+    w: &mut TextWriter<'_>,
+) -> Result<(), TextError> {
+    match (v.as_ref(), kind) {
+        (ValueRef::Message(m), Kind::Message(desc)) => {
+            w.begin_message(name);
+            write_reflect(m, desc, w)?;
+            w.end_message();
+            Ok(())
+        }
+        (ValueRef::Str(s), Kind::String) => {
+            w.field(name);
+            w.str(s);
+            Ok(())
+        }
+        (ValueRef::Bytes(b), Kind::Bytes) => {
+            w.field(name);
+            w.bytes(b);
+            Ok(())
+        }
+        _ => write_value(name, kind, &value_of(v, kind), w),
     }
 }
