@@ -123,7 +123,7 @@ impl<'o> JsonWriter<'o> {
     /// A field's key: `json` and `proto` are `"name":` literals, the JSON name and the proto
     /// name, quoted at generation time.
     #[inline]
-    pub fn key(&mut self, json: &'static str, proto: &'static str) {
+    pub fn key(&mut self, json: &str, proto: &str) {
         if !self.compact_json_names {
             return self.key_with_options(json, proto);
         }
@@ -149,7 +149,7 @@ impl<'o> JsonWriter<'o> {
 
     /// [`key`](Self::key) with indentation or proto names.
     #[inline(never)]
-    fn key_with_options(&mut self, json: &'static str, proto: &'static str) {
+    fn key_with_options(&mut self, json: &str, proto: &str) {
         if self.comma {
             self.out.push(',');
         }

@@ -150,6 +150,11 @@ impl DescriptorPool {
         MessageDescriptor::at(self, index)
     }
 
+    /// The field (or extension) at `index` of the pool's fields.
+    pub(super) fn field_at(&self, index: u32) -> FieldDescriptor {
+        FieldDescriptor::at(self, index)
+    }
+
     /// The index of the message of this full name.
     pub(super) fn message_index(&self, full_name: &str) -> Option<u32> {
         match self.symbol(full_name)? {
@@ -331,7 +336,7 @@ impl Kind {
 
 /// The kind of field `index` of `pool` (the pool is cloned, an atomic count, only for the
 /// kinds that hold it).
-fn kind_at(pool: &DescriptorPool, index: u32) -> Kind {
+pub(super) fn kind_at(pool: &DescriptorPool, index: u32) -> Kind {
     match pool.inner.fields[index as usize].kind {
         KindData::Message(i) => Kind::Message(MessageDescriptor::at(pool, i)),
         KindData::Enum(i) => Kind::Enum(EnumDescriptor::at(pool, i)),
@@ -431,7 +436,7 @@ impl MessageDescriptor {
     }
 
     /// The number of its field at `position`, without a handle.
-    #[cfg(any(feature = "json", feature = "text"))]
+    #[cfg(feature = "text")]
     pub(super) fn number_at(&self, position: usize) -> u32 {
         self.pool.inner.fields[self.data().fields[position] as usize].number
     }
@@ -465,6 +470,15 @@ impl MessageDescriptor {
         }
         let field = &self.pool.inner.fields[data.fields[position] as usize];
         Some((position, field.json_name.as_str()))
+    }
+
+    /// The ProtoJSON keys of the field at `position`, quoted, with their colon: its JSON
+    /// name's and its proto name's (what [`JsonWriter::key`](crate::json::JsonWriter::key)
+    /// takes).
+    #[cfg(feature = "json")]
+    pub(super) fn quoted_keys(&self, position: usize) -> (&str, &str) {
+        let (json, proto) = &self.data().quoted_keys[position];
+        (json, proto)
     }
 
     /// The index in [`write_order`](Self::write_order) of the field at `position`.
@@ -666,15 +680,7 @@ impl FieldDescriptor {
     /// Whether it tells "set to its default" from "not set" (explicit presence: messages,
     /// oneof members, proto2 and proto3 `optional` fields, editions' `EXPLICIT`).
     pub fn has_presence(&self) -> bool {
-        let d = self.data();
-        if d.label == 3 {
-            return false;
-        }
-        self.is_message_kind()
-            || d.oneof.is_some()
-            || d.proto3_optional
-            || d.is_extension
-            || d.features.field_presence != 2
+        super::pool::has_presence(self.data())
     }
 
     /// Whether a repeated field of numbers, bools or enums is written packed.
@@ -882,12 +888,36 @@ impl EnumDescriptor {
 
     /// The first value declared with this number.
     pub fn get_value(&self, number: i32) -> Option<EnumValueDescriptor> {
-        self.values().find(|v| v.number() == number)
+        let values = &self.pool.inner.values;
+        let at = self
+            .data()
+            .values
+            .iter()
+            .find(|&&i| values[i as usize].number == number)?;
+        Some(EnumValueDescriptor::at(&self.pool, *at))
+    }
+
+    /// The name of its value numbered `number` (the first declared, where several share it),
+    /// without a handle.
+    pub(super) fn value_name(pool: &DescriptorPool, index: u32, number: i32) -> Option<&str> {
+        let values = &pool.inner.values;
+        pool.inner.enums[index as usize]
+            .values
+            .iter()
+            .map(|&i| &values[i as usize])
+            .find(|v| v.number == number)
+            .map(|v| v.name.as_str())
     }
 
     /// The value of this name.
     pub fn get_value_by_name(&self, name: &str) -> Option<EnumValueDescriptor> {
-        self.values().find(|v| v.name() == name)
+        let values = &self.pool.inner.values;
+        let at = self
+            .data()
+            .values
+            .iter()
+            .find(|&&i| values[i as usize].name == name)?;
+        Some(EnumValueDescriptor::at(&self.pool, *at))
     }
 
     /// Its default: the first value declared.

@@ -8,12 +8,13 @@
 
 use alloc::collections::BTreeMap;
 
-use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
+use super::descriptors::{kind_at, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
 use super::generated::{
     merge_owned, to_dynamic, FieldMut, FieldRef, MapKeyRef, ReflectMessage, ReflectMessageMut,
     ReflectValue, ReflectValueMut, ValueRef,
 };
+use super::pool::{DescriptorPool, KindData};
 use crate::json::{DecodeOptions, EncodeOptions, JsonError, JsonErrorKind, JsonReader, JsonWriter};
 use crate::prelude::*;
 
@@ -114,7 +115,6 @@ impl DynamicMessage {
 
     fn write_object(&self, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
         w.begin_object();
-        let proto_names = w.options().use_proto_names;
         let emit = w.emit_unpopulated();
         for &position in self.desc.write_order() {
             let position = position as usize;
@@ -129,13 +129,13 @@ impl DynamicMessage {
                 // Unset, or a zero without presence: written only as asked, at its default.
                 _ if emit && !f.has_presence() => {
                     let default = Value::default_for(&f);
-                    write_key(&f, proto_names, w);
+                    write_key(&self.desc, position, w);
                     write_field_value(&f, &default, w)?;
                     continue;
                 }
                 _ => continue,
             };
-            write_key(&f, proto_names, w);
+            write_key(&self.desc, position, w);
             write_field_value(&f, written, w)?;
         }
         if !self.extensions.is_empty() {
@@ -577,8 +577,10 @@ fn any_type(owner: &MessageDescriptor, type_url: &str) -> Option<MessageDescript
     owner.parent_pool().get_message_by_name(name)
 }
 
-fn write_key(f: &FieldDescriptor, proto_names: bool, w: &mut JsonWriter<'_>) {
-    w.key_str(if proto_names { f.name() } else { f.json_name() });
+/// The key of the field at `position`, from its quoted names.
+fn write_key(desc: &MessageDescriptor, position: usize, w: &mut JsonWriter<'_>) {
+    let (json, proto) = desc.quoted_keys(position);
+    w.key(json, proto);
 }
 
 /// A field's value: a list as an array, a map as an object, else one value.
@@ -691,17 +693,32 @@ pub(super) fn write_reflect(
     desc: &MessageDescriptor,
     w: &mut JsonWriter<'_>,
 ) -> Result<(), JsonError> {
+    write_message_at(m, desc.parent_pool(), desc.index() as u32, w)
+}
+
+/// [`write_reflect`] of the pool's message at `index`: it walks the message's write plan,
+/// and takes no descriptor handle but where a value is written in a rare form.
+fn write_message_at(
+    m: &dyn ReflectMessage,
+    pool: &DescriptorPool,
+    index: u32,
+    w: &mut JsonWriter<'_>,
+) -> Result<(), JsonError> {
+    let data = &pool.inner.messages[index as usize];
     let extensions =
-        m.unknown_fields().is_some_and(|u| !u.is_empty()) && desc.extensions().next().is_some();
-    if special(desc).is_some() || extensions {
-        return to_dynamic(m, desc.clone()).write_json(w);
+        !data.extensions.is_empty() && m.unknown_fields().is_some_and(|u| !u.is_empty());
+    if (1..=8).contains(&data.special) || extensions {
+        return to_dynamic(m, pool.message_at(index)).write_json(w);
     }
     w.begin_object();
-    let proto_names = w.options().use_proto_names;
     let emit = w.emit_unpopulated();
-    for &position in desc.write_order() {
-        let position = position as usize;
-        let Some(field) = m.field(desc.number_at(position)) else {
+    // The oneof whose member was written: its other members hold nothing.
+    let mut written_oneof = None;
+    for p in &data.plan {
+        if p.oneof.is_some() && p.oneof == written_oneof {
+            continue;
+        }
+        let Some(field) = m.field(p.number) else {
             continue;
         };
         // Whether the field holds its default (`None`: an optional field that is unset).
@@ -711,68 +728,57 @@ pub(super) fn write_reflect(
             FieldRef::List(l) => Some(l.is_empty()),
             FieldRef::Map(m) => Some(m.is_empty()),
         };
-        let f = match at_default {
+        match at_default {
             // Set, or a zero with presence (a required field in prost's structs).
-            Some(false) => desc.field_at(position),
-            Some(true) => {
-                let f = desc.field_at(position);
-                if f.has_presence() {
-                    f
-                } else {
-                    if emit {
-                        write_key(&f, proto_names, w);
-                        write_field_value(&f, &Value::default_for(&f), w)?;
-                    }
-                    continue;
-                }
-            }
-            None => {
-                if emit {
-                    let f = desc.field_at(position);
-                    if !f.has_presence() {
-                        write_key(&f, proto_names, w);
-                        write_field_value(&f, &Value::default_for(&f), w)?;
-                    }
+            Some(false) => {}
+            Some(true) if p.presence => {}
+            _ => {
+                // Unset, or a zero without presence: written only as asked, at its default.
+                if emit && !p.presence {
+                    let desc = pool.message_at(index);
+                    let f = desc.field_at(p.position as usize);
+                    write_key(&desc, p.position as usize, w);
+                    write_field_value(&f, &Value::default_for(&f), w)?;
                 }
                 continue;
             }
-        };
-        write_key(&f, proto_names, w);
+        }
+        written_oneof = p.oneof;
+        let (json, proto) = &data.quoted_keys[p.position as usize];
+        w.key(json, proto);
         match field {
-            FieldRef::Single(v) | FieldRef::Optional(Some(v)) => write_ref(&f.kind(), v, w)?,
+            FieldRef::Single(v) | FieldRef::Optional(Some(v)) => write_ref(pool, p.field, v, w)?,
             FieldRef::Optional(None) => {}
             FieldRef::List(list) => {
-                let kind = f.kind();
                 w.begin_array();
                 for i in 0..list.len() {
                     if let Some(v) = list.get(i) {
                         w.element();
-                        write_ref(&kind, v, w)?;
+                        write_ref(pool, p.field, v, w)?;
                     }
                 }
                 w.end_array();
             }
             FieldRef::Map(map) => {
-                let Some((_, kind)) = f.map_kinds() else {
-                    continue;
-                };
                 w.begin_object();
-                let mut result = Ok(());
-                map.for_each(&mut |k, v| {
-                    if result.is_err() {
-                        return;
-                    }
-                    match k {
-                        MapKeyRef::Str(k) => w.key_str(k),
-                        MapKeyRef::Bool(k) => w.key_display(k),
-                        MapKeyRef::I32(k) => w.key_display(k),
-                        MapKeyRef::I64(k) => w.key_display(k),
-                        MapKeyRef::U32(k) => w.key_display(k),
-                        MapKeyRef::U64(k) => w.key_display(k),
-                    }
-                    result = write_ref(&kind, v, w);
-                });
-                result?;
+                if let Some(value_field) = map_value_field(pool, p.field) {
+                    let mut result = Ok(());
+                    map.for_each(&mut |k, v| {
+                        if result.is_err() {
+                            return;
+                        }
+                        match k {
+                            MapKeyRef::Str(k) => w.key_str(k),
+                            MapKeyRef::Bool(k) => w.key_display(k),
+                            MapKeyRef::I32(k) => w.key_display(k),
+                            MapKeyRef::I64(k) => w.key_display(k),
+                            MapKeyRef::U32(k) => w.key_display(k),
+                            MapKeyRef::U64(k) => w.key_display(k),
+                        }
+                        result = write_ref(pool, value_field, v, w);
+                    });
+                    result?;
+                }
                 w.end_object();
             }
         }
@@ -781,23 +787,53 @@ pub(super) fn write_reflect(
     Ok(())
 }
 
-/// One stored value of `kind` (a message by its tables, a wrapper type stored as prost's
-/// primitive as its value, which is its JSON).
-fn write_ref(kind: &Kind, v: &dyn ReflectValue, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
-    match v.as_ref() {
-        ValueRef::Str(s) => w.str(s),
-        ValueRef::Bytes(b) => w.bytes(b),
-        ValueRef::Message(m) => match kind {
-            Kind::Message(desc) => write_reflect(m, desc, w)?,
-            _ => w.null(),
-        },
-        ValueRef::Unit => {
+/// The pool's index of the value field of the map field at `field`.
+fn map_value_field(pool: &DescriptorPool, field: u32) -> Option<u32> {
+    let KindData::Message(entry) = pool.inner.fields[field as usize].kind else {
+        return None;
+    };
+    let by_number = &pool.inner.messages[entry as usize].by_number;
+    let at = by_number.binary_search_by_key(&2, |&(n, _)| n).ok()?;
+    Some(by_number[at].1)
+}
+
+/// One stored value of the pool's field at `field`: a message by its tables, a scalar as
+/// it is stored, an enum's number by its name; a wrapper type stored as prost's primitive as
+/// its value, which is its JSON.
+fn write_ref(
+    pool: &DescriptorPool,
+    field: u32,
+    v: &dyn ReflectValue,
+    w: &mut JsonWriter<'_>,
+) -> Result<(), JsonError> {
+    let kind = pool.inner.fields[field as usize].kind;
+    match (v.as_ref(), kind) {
+        (ValueRef::Str(s), _) => w.str(s),
+        (ValueRef::Bytes(b), _) => w.bytes(b),
+        (ValueRef::Message(m), KindData::Message(index)) => write_message_at(m, pool, index, w)?,
+        (ValueRef::Message(_), _) => w.null(),
+        (ValueRef::Unit, _) => {
             w.begin_object();
             w.end_object();
         }
-        scalar => {
-            if let Some(value) = scalar.scalar(kind) {
-                write_value(kind, &value, w)?;
+        (ValueRef::I32(n), KindData::Enum(e)) => {
+            if pool.inner.enums[e as usize].full_name == NULL_VALUE {
+                w.null();
+            } else {
+                w.enum_value(n, EnumDescriptor::value_name(pool, e, n));
+            }
+        }
+        (ValueRef::Bool(v), KindData::Scalar(_)) => w.bool(v),
+        (ValueRef::I32(v), KindData::Scalar(_)) => w.i32(v),
+        (ValueRef::I64(v), KindData::Scalar(_)) => w.i64(v),
+        (ValueRef::U32(v), KindData::Scalar(_)) => w.u32(v),
+        (ValueRef::U64(v), KindData::Scalar(_)) => w.u64(v),
+        (ValueRef::F32(v), KindData::Scalar(_)) => w.f32(v),
+        (ValueRef::F64(v), KindData::Scalar(_)) => w.f64(v),
+        (scalar, _) => {
+            let kind = kind_at(pool, field);
+            if let Some(value) = scalar.scalar(&kind) {
+                write_value(&kind, &value, w)?;
             }
         }
     }
@@ -817,17 +853,7 @@ fn read_map(
     let mut read = BTreeMap::new();
     r.begin_object()?;
     while let Some(key) = r.next_key()? {
-        let k = match key_kind {
-            Kind::String => {
-                r.charge(key.len())?;
-                MapKey::String(key.into_owned())
-            }
-            Kind::Bool => MapKey::Bool(r.map_key_bool(&key)?),
-            Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => MapKey::I64(r.map_key_i64(&key)?),
-            Kind::Uint64 | Kind::Fixed64 => MapKey::U64(r.map_key_u64(&key)?),
-            Kind::Uint32 | Kind::Fixed32 => MapKey::U32(r.map_key_u32(&key)?),
-            _ => MapKey::I32(r.map_key_i32(&key)?),
-        };
+        let k = map_key(&key_kind, key, r)?;
         if let Some(v) = read_value(&value_kind, r)? {
             r.charge(core::mem::size_of::<(MapKey, Value)>())?;
             if read.insert(k, v).is_some() {
@@ -838,154 +864,253 @@ fn read_map(
     Ok(Some(read))
 }
 
+/// A map's key of `kind` from its JSON key.
+fn map_key(
+    kind: &Kind,
+    key: alloc::borrow::Cow<'_, str>,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<MapKey, JsonError> {
+    Ok(match kind {
+        Kind::String => {
+            r.charge(key.len())?;
+            MapKey::String(key.into_owned())
+        }
+        Kind::Bool => MapKey::Bool(r.map_key_bool(&key)?),
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => MapKey::I64(r.map_key_i64(&key)?),
+        Kind::Uint64 | Kind::Fixed64 => MapKey::U64(r.map_key_u64(&key)?),
+        Kind::Uint32 | Kind::Fixed32 => MapKey::U32(r.map_key_u32(&key)?),
+        _ => MapKey::I32(r.map_key_i32(&key)?),
+    })
+}
+
 /// Reads one JSON value into a generated message by its tables (`tables=`), each field
 /// into its storage as it is read: what [`DynamicMessage::merge_json`] reads for the same
 /// type, with the same errors, without making one. A well-known type with a special form,
-/// and a type with extensions, are read as a `DynamicMessage`, then moved in; so are a map's
-/// entries.
+/// and a type with extensions, are read as a `DynamicMessage`, then moved in.
 pub(super) fn merge_reflect(
     m: &mut dyn ReflectMessageMut,
     desc: &MessageDescriptor,
     r: &mut JsonReader<'_, '_>,
 ) -> Result<(), JsonError> {
-    if special(desc).is_some() || desc.extensions().next().is_some() {
-        let mut read = DynamicMessage::new(desc.clone());
+    merge_message_at(m, desc.parent_pool(), desc.index() as u32, r)
+}
+
+/// [`merge_reflect`] of the pool's message at `index`, reading its descriptors' data in
+/// place (no handle per field).
+fn merge_message_at(
+    m: &mut dyn ReflectMessageMut,
+    pool: &DescriptorPool,
+    index: u32,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<(), JsonError> {
+    let inner = &*pool.inner;
+    let data = &inner.messages[index as usize];
+    if (1..=8).contains(&data.special) || !data.extensions.is_empty() {
+        let mut read = DynamicMessage::new(pool.message_at(index));
         read.merge_json(r)?;
         merge_owned(m, read);
         return Ok(());
     }
     r.begin_object()?;
-    let mut seen = crate::registry::Seen::new(desc.fields().len());
-    let mut oneofs: Vec<usize> = Vec::new();
+    let mut seen = crate::registry::Seen::new(data.fields.len());
+    let mut oneofs: Vec<u32> = Vec::new();
+    // The field after the last one read is the likeliest next key (see `merge_object`).
     let mut next = 0usize;
     loop {
-        let (position, key) = match desc.json_guess(next) {
+        let guess = match data.write_order.get(next) {
+            Some(&position) if data.json_guess[next] => {
+                let name = inner.fields[data.fields[position as usize] as usize]
+                    .json_name
+                    .as_str();
+                Some((position as usize, name))
+            }
+            _ => None,
+        };
+        let (position, key) = match guess {
             Some((position, name)) if r.next_key_is(name) => {
                 next += 1;
                 (position, alloc::borrow::Cow::Borrowed(name))
             }
-            _ => match r.next_key()? {
-                Some(key) => match desc.json_key(&key) {
-                    Some(position) => {
-                        next = desc.order_index(position) + 1;
+            _ => {
+                let Some(key) = r.next_key()? else {
+                    break;
+                };
+                let keys = &data.json_keys;
+                match keys.binary_search_by(|(k, _)| k.as_str().cmp(&key)) {
+                    Ok(at) => {
+                        let position = keys[at].1 as usize;
+                        next = data.order_index[position] as usize + 1;
                         (position, key)
                     }
-                    None => {
+                    Err(_) => {
                         r.unknown_field(&key)?;
                         continue;
                     }
-                },
-                None => break,
-            },
+                }
+            }
         };
-        let f = desc.field_at(position);
-        if let Err(e) = read_field_into(m, &f, position, &mut seen, &mut oneofs, r) {
-            return Err(e.in_field(desc.full_name(), f.name(), &key));
+        if !seen.first(position) {
+            let e = r.duplicate();
+            let f = &inner.fields[data.fields[position] as usize];
+            return Err(e.in_field(&data.full_name, &f.name, &key));
+        }
+        let field = data.fields[position];
+        if let Err(e) = read_field_at(m, pool, field, &mut oneofs, r) {
+            let f = &inner.fields[field as usize];
+            return Err(e.in_field(&data.full_name, &f.name, &key));
         }
     }
     Ok(())
 }
 
-/// One field's value into `m`'s storage (see [`DynamicMessage`]'s `json_read_field`).
-fn read_field_into(
+/// Whether JSON `null` is a value of the field's kind ([`null_is_value`]).
+fn null_is_value_at(pool: &DescriptorPool, kind: KindData) -> bool {
+    match kind {
+        KindData::Enum(e) => pool.inner.enums[e as usize].full_name == NULL_VALUE,
+        KindData::Message(m) => {
+            pool.inner.messages[m as usize].full_name == "google.protobuf.Value"
+        }
+        _ => false,
+    }
+}
+
+/// What [`message_size`] charges for a message of the pool's type at `index`.
+fn message_size_at(pool: &DescriptorPool, index: u32) -> usize {
+    core::mem::size_of::<DynamicMessage>()
+        + pool.inner.messages[index as usize].fields.len() * core::mem::size_of::<Option<Value>>()
+}
+
+/// The value of the pool's field at `field` into `m`'s storage (see [`DynamicMessage`]'s
+/// `json_read_field`).
+fn read_field_at(
     m: &mut dyn ReflectMessageMut,
-    f: &FieldDescriptor,
-    position: usize,
-    seen: &mut crate::registry::Seen,
-    oneofs: &mut Vec<usize>,
+    pool: &DescriptorPool,
+    field: u32,
+    oneofs: &mut Vec<u32>,
     r: &mut JsonReader<'_, '_>,
 ) -> Result<(), JsonError> {
-    if !seen.first(position) {
-        return Err(r.duplicate());
-    }
-    let number = f.number();
-    if f.is_map() {
+    let d = &pool.inner.fields[field as usize];
+    let number = d.number;
+    let repeated = d.label == 3;
+    if repeated
+        && matches!(d.kind, KindData::Message(e) if pool.inner.messages[e as usize].map_entry)
+    {
         if r.null() {
             return Ok(());
         }
-        let Some(read) = read_map(f, r)? else {
-            return Ok(());
-        };
-        if let (Some((_, kind)), Some(FieldMut::Map(map))) = (f.map_kinds(), m.field_mut(number)) {
-            for (k, v) in read {
-                map.insert_value(k, &kind, v);
-            }
-        }
+        return read_map_at(m, &pool.field_at(field), r);
+    }
+    if !null_is_value_at(pool, d.kind) && r.null() {
         return Ok(());
     }
-    let kind = f.kind();
-    if !null_is_value(&kind) && r.null() {
-        return Ok(());
-    }
-    if f.is_list() {
+    if repeated {
         let Some(FieldMut::List(list)) = m.field_mut(number) else {
             return r.skip_value();
         };
         r.begin_array()?;
-        while r.next_element()? {
-            if let Kind::Message(d) = &kind {
-                r.charge(message_size(d))?;
-                read_message_into(list.push_default(), &kind, d, r)?;
+        if let KindData::Message(index) = d.kind {
+            while r.next_element()? {
+                r.charge(message_size_at(pool, index))?;
+                read_message_into(list.push_default(), pool, field, index, r)?;
                 r.charge(core::mem::size_of::<Value>())?;
-            } else if let Some(v) = read_value(&kind, r)? {
-                r.charge(core::mem::size_of::<Value>())?;
-                list.push_value(&kind, v);
+            }
+        } else {
+            let kind = kind_at(pool, field);
+            while r.next_element()? {
+                if let Some(v) = read_value(&kind, r)? {
+                    r.charge(core::mem::size_of::<Value>())?;
+                    list.push_value(&kind, v);
+                }
             }
         }
         return Ok(());
     }
-    let member = f.containing_oneof().filter(|o| !o.is_synthetic());
-    if let Some(o) = &member {
+    let member = d.oneof.filter(|_| !d.proto3_optional);
+    if let Some(o) = member {
         // A oneof's member replaces what the oneof held, a message included.
-        if oneofs.contains(&o.index()) {
+        if oneofs.contains(&o) {
             return Err(r.duplicate());
         }
-        oneofs.push(o.index());
+        oneofs.push(o);
     }
-    match &kind {
-        Kind::Message(d) => {
-            let absent =
-                member.is_some() || matches!(m.field(number), Some(FieldRef::Optional(None)));
-            if member.is_some() {
-                m.clear_oneof(number);
-            }
-            if absent {
-                r.charge(message_size(d))?;
-            }
-            match m.field_mut(number) {
-                Some(FieldMut::Single(v)) => read_message_into(v, &kind, d, r),
-                Some(FieldMut::Optional(v)) => read_message_into(v.get_or_default(), &kind, d, r),
-                _ => r.skip_value(),
-            }
+    if let KindData::Message(index) = d.kind {
+        let absent = member.is_some() || matches!(m.field(number), Some(FieldRef::Optional(None)));
+        if member.is_some() {
+            m.clear_oneof(number);
         }
-        _ => {
-            let Some(v) = read_value(&kind, r)? else {
-                return Ok(());
-            };
-            match m.field_mut(number) {
-                Some(FieldMut::Single(slot)) => slot.merge_value(&kind, v),
-                Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_value(&kind, v),
-                _ => {}
-            }
-            Ok(())
+        if absent {
+            r.charge(message_size_at(pool, index))?;
         }
+        return match m.field_mut(number) {
+            Some(FieldMut::Single(v)) => read_message_into(v, pool, field, index, r),
+            Some(FieldMut::Optional(v)) => {
+                read_message_into(v.get_or_default(), pool, field, index, r)
+            }
+            _ => r.skip_value(),
+        };
     }
+    let kind = kind_at(pool, field);
+    let Some(v) = read_value(&kind, r)? else {
+        return Ok(());
+    };
+    match m.field_mut(number) {
+        Some(FieldMut::Single(slot)) => slot.merge_value(&kind, v),
+        Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_value(&kind, v),
+        _ => {}
+    }
+    Ok(())
 }
 
-/// A message's JSON into `slot`: field by field where it is a message, else (a wrapper type
-/// stored as prost's primitive, `()` for `Empty`) read as its message and converted.
+/// A map field's object into `m`'s map.
+fn read_map_at(
+    m: &mut dyn ReflectMessageMut,
+    f: &FieldDescriptor,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<(), JsonError> {
+    let (Some((key_kind, kind)), Some(FieldMut::Map(map))) =
+        (f.map_kinds(), m.field_mut(f.number()))
+    else {
+        return r.skip_value();
+    };
+    if map.is_empty() {
+        // Each entry inserted as it is read: a key read twice leaves the map no larger.
+        r.begin_object()?;
+        while let Some(key) = r.next_key()? {
+            let k = map_key(&key_kind, key, r)?;
+            if let Some(v) = read_value(&kind, r)? {
+                r.charge(core::mem::size_of::<(MapKey, Value)>())?;
+                let len = map.len();
+                map.insert_value(k, &kind, v);
+                if map.len() == len {
+                    return Err(r.duplicate());
+                }
+            }
+        }
+    } else if let Some(read) = read_map(f, r)? {
+        // The keys it held may come again, once.
+        for (k, v) in read {
+            map.insert_value(k, &kind, v);
+        }
+    }
+    Ok(())
+}
+
+/// A message's JSON into `slot` (the pool's field at `field`, of the message type at
+/// `index`): field by field where it is a message, else (a wrapper type stored as prost's
+/// primitive, `()` for `Empty`) read as its message and converted.
 fn read_message_into(
     slot: &mut dyn ReflectValueMut,
-    kind: &Kind,
-    desc: &MessageDescriptor,
+    pool: &DescriptorPool,
+    field: u32,
+    index: u32,
     r: &mut JsonReader<'_, '_>,
 ) -> Result<(), JsonError> {
     match slot.as_message_mut() {
-        Some(m) => merge_reflect(m, desc, r),
+        Some(m) => merge_message_at(m, pool, index, r),
         None => {
-            let mut msg = DynamicMessage::new(desc.clone());
+            let mut msg = DynamicMessage::new(pool.message_at(index));
             msg.merge_json(r)?;
-            slot.merge_value(kind, Value::Message(Box::new(msg)));
+            slot.merge_value(&kind_at(pool, field), Value::Message(Box::new(msg)));
             Ok(())
         }
     }

@@ -116,12 +116,45 @@ pub(super) struct MessageData {
     pub json_guess: Vec<bool>,
     /// Each field's index in `write_order`, by position.
     pub order_index: Vec<u32>,
+    /// Each field's ProtoJSON keys by position, quoted and escaped with their colon
+    /// (`"jsonName":`, `"proto_name":`), as generated code has them in literals.
+    #[cfg(feature = "json")]
+    pub quoted_keys: Vec<(String, String)>,
+    /// Its fields in `write_order`, with what a walker over a generated message's tables
+    /// reads of each, so that it needs no handle per field.
+    #[cfg(feature = "json")]
+    pub plan: Vec<PlanField>,
     /// Whether a value of it can miss a required field: one of its own, or one in a message
     /// that a field of it holds, at any depth.
     pub may_miss_required: bool,
     /// Which well-known type with a form of its own in ProtoJSON it is ([`special_form`]).
     #[cfg_attr(not(any(feature = "json", feature = "text")), allow(dead_code))]
     pub special: u8,
+}
+
+/// One field of a message's write plan ([`MessageData::plan`]).
+#[cfg(feature = "json")]
+#[derive(Clone, Copy)]
+pub(super) struct PlanField {
+    pub number: u32,
+    /// Its position among its message's fields.
+    pub position: u32,
+    /// Its index in the pool's fields.
+    pub field: u32,
+    /// The oneof it is a member of, a proto3 `optional`'s synthetic one aside.
+    pub oneof: Option<u32>,
+    /// Whether it has explicit presence ([`FieldDescriptor::has_presence`]).
+    pub presence: bool,
+}
+
+/// [`FieldDescriptor::has_presence`] of a field's data (its kind resolved).
+pub(super) fn has_presence(d: &FieldData) -> bool {
+    d.label != 3
+        && (matches!(d.kind, KindData::Message(_))
+            || d.oneof.is_some()
+            || d.proto3_optional
+            || d.is_extension
+            || d.features.field_presence != 2)
 }
 
 /// A field's type before and after resolution.
@@ -545,7 +578,35 @@ impl Inner {
         for (i, &p) in write_order.iter().enumerate() {
             order_index[p as usize] = i as u32;
         }
+        #[cfg(feature = "json")]
+        let quoted_keys = fields
+            .iter()
+            .map(|&i| {
+                let f = &self.fields[i as usize];
+                (quote_key(&f.json_name), quote_key(&f.name))
+            })
+            .collect();
+        #[cfg(feature = "json")]
+        let plan = write_order
+            .iter()
+            .map(|&p| {
+                let field = fields[p as usize];
+                let f = &self.fields[field as usize];
+                PlanField {
+                    number: f.number,
+                    position: p,
+                    field,
+                    oneof: real_oneof(f),
+                    presence: has_presence(f),
+                }
+            })
+            .collect();
         let data = &mut self.messages[m];
+        #[cfg(feature = "json")]
+        {
+            data.quoted_keys = quoted_keys;
+            data.plan = plan;
+        }
         data.write_order = write_order;
         data.json_keys = json_keys;
         data.text_keys = text_keys;
@@ -604,6 +665,10 @@ impl Inner {
             json_keys: Vec::new(),
             text_keys: Vec::new(),
             json_guess: Vec::new(),
+            #[cfg(feature = "json")]
+            quoted_keys: Vec::new(),
+            #[cfg(feature = "json")]
+            plan: Vec::new(),
             order_index: Vec::new(),
             may_miss_required: false,
             special: special_form(&full_name),
@@ -969,5 +1034,14 @@ pub(super) fn json_name(name: &str) -> String {
             out.push(c);
         }
     }
+    out
+}
+
+/// `name` as a ProtoJSON key, `"name":`, escaped as the writer escapes strings.
+#[cfg(feature = "json")]
+fn quote_key(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 3);
+    crate::json::JsonWriter::new(&mut out, &crate::json::EncodeOptions::default()).str(name);
+    out.push(':');
     out
 }
