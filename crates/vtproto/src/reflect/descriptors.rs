@@ -899,6 +899,7 @@ impl EnumDescriptor {
 
     /// The name of its value numbered `number` (the first declared, where several share it),
     /// without a handle.
+    #[cfg(feature = "json")]
     pub(super) fn value_name(pool: &DescriptorPool, index: u32, number: i32) -> Option<&str> {
         let values = &pool.inner.values;
         pool.inner.enums[index as usize]
