@@ -151,6 +151,7 @@ impl DescriptorPool {
     }
 
     /// The field (or extension) at `index` of the pool's fields.
+    #[cfg(feature = "json")]
     pub(super) fn field_at(&self, index: u32) -> FieldDescriptor {
         FieldDescriptor::at(self, index)
     }
