@@ -436,6 +436,19 @@ impl MessageDescriptor {
         FieldDescriptor::at(&self.pool, self.data().fields[position])
     }
 
+    /// What the binary decoder reads of its field numbered `number`, without a handle.
+    pub(super) fn decode_field(&self, number: u32) -> Option<super::pool::DecodeField> {
+        let table = &self.data().decode;
+        // Fields numbered from 1 without gaps (most messages) are found at once.
+        if let Some(d) = table.get((number as usize).wrapping_sub(1)) {
+            if d.number == number {
+                return Some(*d);
+            }
+        }
+        let at = table.binary_search_by_key(&number, |d| d.number).ok()?;
+        Some(table[at])
+    }
+
     /// The number of its field at `position`, without a handle.
     #[cfg(feature = "text")]
     pub(super) fn number_at(&self, position: usize) -> u32 {

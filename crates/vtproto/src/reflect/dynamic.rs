@@ -10,6 +10,7 @@
 use alloc::collections::BTreeMap;
 
 use super::descriptors::{FieldDescriptor, Kind, MessageDescriptor};
+use super::pool::{DecodeField, KindData};
 use crate::prelude::*;
 use crate::wire::{self, WireType};
 use crate::{DecodeError, DecodeErrorKind, Reader, ReverseWriter, UnknownFields};
@@ -160,7 +161,7 @@ impl DynamicMessage {
         let n = desc.fields().len();
         DynamicMessage {
             desc,
-            fields: vec![None; n],
+            fields: core::iter::repeat_with(|| None).take(n).collect(),
             extensions: Vec::new(),
             unknown: UnknownFields::default(),
         }
@@ -274,14 +275,18 @@ impl DynamicMessage {
     }
 
     fn clear_oneof_of(&mut self, field: &FieldDescriptor) {
-        if field.oneof_index().is_none() {
-            return;
+        if let Some(o) = field.oneof_index() {
+            self.clear_oneof_at(o, field.position());
         }
-        if let Some(o) = field.containing_oneof() {
-            for member in o.fields() {
-                if member != *field {
-                    self.fields[member.position()] = None;
-                }
+    }
+
+    /// Clears the members of the pool's oneof at `oneof` but the one at `position`.
+    fn clear_oneof_at(&mut self, oneof: u32, position: usize) {
+        let inner = &self.desc.parent_pool().inner;
+        for &member in &inner.oneofs[oneof as usize].fields {
+            let at = inner.fields[member as usize].position as usize;
+            if at != position {
+                self.fields[at] = None;
             }
         }
     }
@@ -341,6 +346,14 @@ impl DynamicMessage {
         let wire_type = key & 7;
         if self.desc.is_message_set() && number == 1 && wire_type == WireType::StartGroup as u32 {
             return self.merge_message_set_item(key, r);
+        }
+        if let Some(d) = self.desc.decode_field(number).filter(|d| d.plain) {
+            if wire_type == u32::from(d.wire) {
+                return self.merge_plain(d, r);
+            }
+            if d.list && wire_type == WireType::LengthDelimited as u32 && d.wire != 2 {
+                return self.merge_packed(d, r);
+            }
         }
         let Some(field) = self.field_of(number) else {
             return self.unknown.merge_field(key, r);
@@ -412,6 +425,78 @@ impl DynamicMessage {
                 Ok(())
             }
         }
+    }
+
+    /// A record of a plain field ([`DecodeField::plain`]) of its own wire type: what the
+    /// general path below does for it, without a descriptor handle.
+    fn merge_plain(&mut self, d: DecodeField, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        let at = d.position as usize;
+        let KindData::Message(index) = d.kind else {
+            let v = read_kind(d.kind, r)?;
+            if d.list {
+                r.charge(core::mem::size_of::<Value>())?;
+                push(self.list_mut_at(at), v);
+            } else {
+                if let Some(o) = d.oneof {
+                    self.clear_oneof_at(o, at);
+                }
+                self.fields[at] = Some(v);
+            }
+            return Ok(());
+        };
+        let taken = if d.list { None } else { self.fields[at].take() };
+        if let Some(o) = d.oneof {
+            self.clear_oneof_at(o, at);
+        }
+        let mut msg = match taken {
+            Some(Value::Message(msg)) => msg,
+            _ => {
+                let pool = self.desc.parent_pool();
+                r.charge(
+                    core::mem::size_of::<DynamicMessage>()
+                        + pool.inner.messages[index as usize].fields.len()
+                            * core::mem::size_of::<Option<Value>>(),
+                )?;
+                Box::new(DynamicMessage::new(pool.message_at(index)))
+            }
+        };
+        let body = r.read_len_delimited()?;
+        let result = r.nested(body, |inner| msg.merge(inner));
+        if d.list {
+            push(self.list_mut_at(at), Value::Message(msg));
+        } else {
+            self.fields[at] = Some(Value::Message(msg));
+        }
+        result
+    }
+
+    /// A packed record of a plain repeated field of numbers, bools or an open enum.
+    fn merge_packed(&mut self, d: DecodeField, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        let body = r.read_len_delimited()?;
+        let list = self.list_mut_at(d.position as usize);
+        // Fixed-width values: as many as the record holds (what a valid record holds, and
+        // no more than its bytes can).
+        let width = match d.wire {
+            1 => 8,
+            5 => 4,
+            _ => 0,
+        };
+        if let (Value::List(l), true) = (&mut *list, width != 0) {
+            l.reserve(body.len() / width);
+        }
+        r.packed_body(body, |inner| {
+            while !inner.is_empty() {
+                let v = read_kind(d.kind, inner)?;
+                inner.charge(core::mem::size_of::<Value>())?;
+                push(list, v);
+            }
+            Ok(())
+        })
+    }
+
+    /// The list at `position`, made empty first if the field holds none.
+    fn list_mut_at(&mut self, position: usize) -> &mut Value {
+        self.fields[position].get_or_insert_with(|| Value::List(Vec::new()))
     }
 
     /// A singular message field's value, taken out to merge into (a list's new element is
@@ -734,6 +819,31 @@ fn push(list: &mut Value, v: Value) {
     if let Value::List(l) = list {
         l.push(v);
     }
+}
+
+/// One value of a scalar or enum field's kind, as the pool holds it.
+fn read_kind(kind: KindData, r: &mut Reader<'_>) -> Result<Value, DecodeError> {
+    Ok(match kind {
+        KindData::Scalar(1) => Value::F64(r.read_double()?),
+        KindData::Scalar(2) => Value::F32(r.read_float()?),
+        KindData::Scalar(3) => Value::I64(r.read_int64()?),
+        KindData::Scalar(4) => Value::U64(r.read_uint64()?),
+        KindData::Scalar(5) => Value::I32(r.read_int32()?),
+        KindData::Scalar(6) => Value::U64(r.read_fixed64()?),
+        KindData::Scalar(7) => Value::U32(r.read_fixed32()?),
+        KindData::Scalar(8) => Value::Bool(r.read_bool()?),
+        KindData::Scalar(9) => Value::String(r.read_string()?),
+        KindData::Scalar(12) => Value::Bytes(r.read_byte_vec()?),
+        KindData::Scalar(13) => Value::U32(r.read_uint32()?),
+        KindData::Scalar(15) => Value::I32(r.read_sfixed32()?),
+        KindData::Scalar(16) => Value::I64(r.read_sfixed64()?),
+        KindData::Scalar(17) => Value::I32(r.read_sint32()?),
+        KindData::Scalar(_) => Value::I64(r.read_sint64()?),
+        KindData::Enum(_) => Value::EnumNumber(r.read_int32()?),
+        KindData::Message(_) | KindData::Unresolved => {
+            unreachable!("messages are read by merge_plain")
+        }
+    })
 }
 
 fn read_scalar(kind: &Kind, r: &mut Reader<'_>) -> Result<Value, DecodeError> {

@@ -124,12 +124,33 @@ pub(super) struct MessageData {
     /// reads of each, so that it needs no handle per field.
     #[cfg(feature = "json")]
     pub plan: Vec<PlanField>,
+    /// Its fields by number, with what the binary decoder of `DynamicMessage` reads of each
+    /// (sorted by number, as `by_number`).
+    pub decode: Vec<DecodeField>,
     /// Whether a value of it can miss a required field: one of its own, or one in a message
     /// that a field of it holds, at any depth.
     pub may_miss_required: bool,
     /// Which well-known type with a form of its own in ProtoJSON it is ([`special_form`]).
     #[cfg_attr(not(any(feature = "json", feature = "text")), allow(dead_code))]
     pub special: u8,
+}
+
+/// One field of a message's decode table ([`MessageData::decode`]).
+#[derive(Clone, Copy)]
+pub(super) struct DecodeField {
+    pub number: u32,
+    /// Its position among its message's fields.
+    pub position: u32,
+    pub kind: KindData,
+    /// The wire type of one of its values (a group's aside).
+    pub wire: u8,
+    /// Whether a record of it is read on the decoder's short path: a field that is no map,
+    /// no group, no extension, and no closed enum.
+    pub plain: bool,
+    /// Whether it is repeated.
+    pub list: bool,
+    /// The oneof it is a member of (a proto3 `optional`'s synthetic one included).
+    pub oneof: Option<u32>,
 }
 
 /// One field of a message's write plan ([`MessageData::plan`]).
@@ -601,7 +622,13 @@ impl Inner {
                 }
             })
             .collect();
+        let decode = self.messages[m]
+            .by_number
+            .iter()
+            .map(|&(number, i)| self.decode_field(number, &self.fields[i as usize]))
+            .collect();
         let data = &mut self.messages[m];
+        data.decode = decode;
         #[cfg(feature = "json")]
         {
             data.quoted_keys = quoted_keys;
@@ -612,6 +639,34 @@ impl Inner {
         data.text_keys = text_keys;
         data.json_guess = json_guess;
         data.order_index = order_index;
+    }
+
+    /// What the binary decoder reads of a field (its type resolved).
+    fn decode_field(&self, number: u32, f: &FieldData) -> DecodeField {
+        let list = f.label == 3;
+        let (wire, plain) = match f.kind {
+            KindData::Message(e) => (
+                2,
+                !(list && self.messages[e as usize].map_entry)
+                    && f.raw_type != TYPE_GROUP
+                    && f.features.message_encoding != 2,
+            ),
+            KindData::Enum(e) => (0, self.enums[e as usize].features.enum_type != 2),
+            KindData::Scalar(9 | 12) => (2, true),
+            KindData::Scalar(1 | 6 | 16) => (1, true),
+            KindData::Scalar(2 | 7 | 15) => (5, true),
+            KindData::Scalar(_) => (0, true),
+            KindData::Unresolved => (0, false),
+        };
+        DecodeField {
+            number,
+            position: f.position,
+            kind: f.kind,
+            wire,
+            plain: plain && !f.is_extension,
+            list,
+            oneof: f.oneof,
+        }
     }
 
     /// A group-like field's type name, which the text format writes for it: a group (or a
@@ -665,6 +720,7 @@ impl Inner {
             json_keys: Vec::new(),
             text_keys: Vec::new(),
             json_guess: Vec::new(),
+            decode: Vec::new(),
             #[cfg(feature = "json")]
             quoted_keys: Vec::new(),
             #[cfg(feature = "json")]
