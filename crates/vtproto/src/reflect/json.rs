@@ -12,7 +12,7 @@ use super::descriptors::{kind_at, EnumDescriptor, FieldDescriptor, Kind, Message
 use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
 use super::generated::{
     merge_owned, to_dynamic, FieldMut, FieldRef, MapKeyRef, ReflectMessage, ReflectMessageMut,
-    ReflectValue, ReflectValueMut, ValueRef,
+    ReflectValueMut, ValueRef,
 };
 use super::pool::{DescriptorPool, KindData};
 use crate::json::{DecodeOptions, EncodeOptions, JsonError, JsonErrorKind, JsonReader, JsonWriter};
@@ -721,9 +721,14 @@ fn write_message_at(
         let Some(field) = m.field(p.number) else {
             continue;
         };
+        // A single value, read once.
+        let single = match &field {
+            FieldRef::Single(v) | FieldRef::Optional(Some(v)) => Some(v.as_ref()),
+            _ => None,
+        };
         // Whether the field holds its default (`None`: an optional field that is unset).
         let at_default = match &field {
-            FieldRef::Single(v) => Some(v.as_ref().is_zero()),
+            FieldRef::Single(_) => single.map(|v| v.is_zero()),
             FieldRef::Optional(v) => v.map(|_| false),
             FieldRef::List(l) => Some(l.is_empty()),
             FieldRef::Map(m) => Some(m.is_empty()),
@@ -747,14 +752,17 @@ fn write_message_at(
         let (json, proto) = &data.quoted_keys[p.position as usize];
         w.key(json, proto);
         match field {
-            FieldRef::Single(v) | FieldRef::Optional(Some(v)) => write_ref(pool, p.field, v, w)?,
-            FieldRef::Optional(None) => {}
+            FieldRef::Single(_) | FieldRef::Optional(_) => {
+                if let Some(v) = single {
+                    write_ref(pool, p.field, v, w)?;
+                }
+            }
             FieldRef::List(list) => {
                 w.begin_array();
                 for i in 0..list.len() {
                     if let Some(v) = list.get(i) {
                         w.element();
-                        write_ref(pool, p.field, v, w)?;
+                        write_ref(pool, p.field, v.as_ref(), w)?;
                     }
                 }
                 w.end_array();
@@ -766,6 +774,11 @@ fn write_message_at(
                     map.for_each(&mut |k, v| {
                         if result.is_err() {
                             return;
+                        }
+                        let v = v.as_ref();
+                        // The common string map: its entry in one step.
+                        if let (MapKeyRef::Str(k), ValueRef::Str(v)) = (k, v) {
+                            return w.str_entry(k, v);
                         }
                         match k {
                             MapKeyRef::Str(k) => w.key_str(k),
@@ -803,11 +816,11 @@ fn map_value_field(pool: &DescriptorPool, field: u32) -> Option<u32> {
 fn write_ref(
     pool: &DescriptorPool,
     field: u32,
-    v: &dyn ReflectValue,
+    v: ValueRef<'_>,
     w: &mut JsonWriter<'_>,
 ) -> Result<(), JsonError> {
     let kind = pool.inner.fields[field as usize].kind;
-    match (v.as_ref(), kind) {
+    match (v, kind) {
         (ValueRef::Str(s), _) => w.str(s),
         (ValueRef::Bytes(b), _) => w.bytes(b),
         (ValueRef::Message(m), KindData::Message(index)) => write_message_at(m, pool, index, w)?,
