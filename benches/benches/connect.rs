@@ -9,85 +9,13 @@
 //! cargo bench -p vt-benches --bench connect
 //! ```
 
-use std::convert::Infallible;
 use std::hint::black_box;
 use std::time::Duration;
 
-use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion};
-use http_body_util::{BodyExt as _, Full};
-use tonic::body::Body;
-use tonic::{Request, Response, Status};
-use tower_service::Service;
-use vt_benches::vc::vt::candidates::{Candidate, CandidatesResponse};
-use vt_benches::vc::vt::event::Event;
-use vt_benches::vc::vt::search::search_server::{Search, SearchServer};
-use vt_benches::vc::vt::search::{search_connect, Ack, IngestRequestOwnedView, SearchRequest};
-use vtproto::Message as _;
-
-/// The search service answering `Record` only.
-#[derive(Clone, Copy, Default)]
-struct Recorder;
-
-type Candidates =
-    std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<Candidate, Status>> + Send>>;
-
-#[tonic::async_trait]
-impl Search for Recorder {
-    async fn find(
-        &self,
-        _: Request<SearchRequest>,
-    ) -> Result<Response<CandidatesResponse>, Status> {
-        Err(Status::unimplemented("find"))
-    }
-
-    type StreamStream = Candidates;
-
-    async fn stream(&self, _: Request<SearchRequest>) -> Result<Response<Candidates>, Status> {
-        Err(Status::unimplemented("stream"))
-    }
-
-    async fn ingest(&self, _: Request<IngestRequestOwnedView>) -> Result<Response<Ack>, Status> {
-        Err(Status::unimplemented("ingest"))
-    }
-
-    async fn record(&self, request: Request<Event>) -> Result<Response<Ack>, Status> {
-        Ok(Response::new(vt_benches::record_ack(request.get_ref())))
-    }
-}
-
-/// The gRPC request body: one enveloped event.
-fn record_body() -> Bytes {
-    vt_benches::envelope(&vt_benches::small_event().encode_to_vec())
-}
-
-fn request(body: &Bytes) -> http::Request<Body> {
-    let mut request = http::Request::post("/vt.search.Search/Record")
-        .version(http::Version::HTTP_2)
-        .header("content-type", "application/grpc")
-        .header("te", "trailers")
-        .body(Body::new(Full::new(body.clone())))
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("user-agent", "bench".parse().unwrap());
-    request
-}
-
-/// One call: the answer read whole; its `grpc-status` must be 0.
-async fn call<S>(service: &mut S, body: &Bytes) -> usize
-where
-    S: Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>,
-{
-    let response = service.call(request(body)).await.unwrap();
-    let collected = response.into_body().collect().await.unwrap();
-    let status = collected
-        .trailers()
-        .and_then(|t| t.get("grpc-status"))
-        .map(|v| v.as_bytes().to_vec());
-    assert_eq!(status.as_deref(), Some(&b"0"[..]));
-    collected.to_bytes().len()
-}
+use vt_benches::grpc_call::{call, record_body, Recorder};
+use vt_benches::vc::vt::search::search_connect;
+use vt_benches::vc::vt::search::search_server::SearchServer;
 
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -100,6 +100,93 @@ pub fn envelope(payload: &[u8]) -> bytes::Bytes {
     out.into()
 }
 
+/// One gRPC call answered in process, without a network: what the Connect server adds to
+/// a gRPC call is measured with it (`benches/connect.rs`, `examples/connect_ratio.rs`).
+pub mod grpc_call {
+    use std::convert::Infallible;
+
+    use bytes::Bytes;
+    use http_body_util::{BodyExt as _, Full};
+    use tonic::body::Body;
+    use tonic::{Request, Response, Status};
+    use tower_service::Service;
+
+    use crate::vc::vt::candidates::{Candidate, CandidatesResponse};
+    use crate::vc::vt::event::Event;
+    use crate::vc::vt::search::search_server::Search;
+    use crate::vc::vt::search::{Ack, IngestRequestOwnedView, SearchRequest};
+
+    /// The search service answering `Record` only.
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Recorder;
+
+    type Candidates =
+        std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<Candidate, Status>> + Send>>;
+
+    #[tonic::async_trait]
+    impl Search for Recorder {
+        async fn find(
+            &self,
+            _: Request<SearchRequest>,
+        ) -> Result<Response<CandidatesResponse>, Status> {
+            Err(Status::unimplemented("find"))
+        }
+
+        type StreamStream = Candidates;
+
+        async fn stream(&self, _: Request<SearchRequest>) -> Result<Response<Candidates>, Status> {
+            Err(Status::unimplemented("stream"))
+        }
+
+        async fn ingest(
+            &self,
+            _: Request<IngestRequestOwnedView>,
+        ) -> Result<Response<Ack>, Status> {
+            Err(Status::unimplemented("ingest"))
+        }
+
+        async fn record(&self, request: Request<Event>) -> Result<Response<Ack>, Status> {
+            Ok(Response::new(crate::record_ack(request.get_ref())))
+        }
+    }
+
+    /// The gRPC request body: one enveloped event.
+    pub fn record_body() -> Bytes {
+        use vtproto::Message as _;
+        crate::envelope(&crate::small_event().encode_to_vec())
+    }
+
+    /// The `Record` request over HTTP/2 with `body`.
+    pub fn request(body: &Bytes) -> http::Request<Body> {
+        let mut request = http::Request::post("/vt.search.Search/Record")
+            .version(http::Version::HTTP_2)
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .body(Body::new(Full::new(body.clone())))
+            .unwrap();
+        request
+            .headers_mut()
+            .insert("user-agent", "bench".parse().unwrap());
+        request
+    }
+
+    /// One call: the answer read whole, trailers included; its `grpc-status` must be 0.
+    /// Returns the answer's length.
+    pub async fn call<S>(service: &mut S, body: &Bytes) -> usize
+    where
+        S: Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>,
+    {
+        let response = service.call(request(body)).await.unwrap();
+        let collected = response.into_body().collect().await.unwrap();
+        let status = collected
+            .trailers()
+            .and_then(|t| t.get("grpc-status"))
+            .map(|v| v.as_bytes().to_vec());
+        assert_eq!(status.as_deref(), Some(&b"0"[..]));
+        collected.to_bytes().len()
+    }
+}
+
 /// connectrpc 0.9's search service on its own buffa types, the Connect load benchmark's peer.
 #[allow(refining_impl_trait, clippy::all)]
 pub mod cr {
