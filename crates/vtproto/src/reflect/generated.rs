@@ -944,13 +944,11 @@ pub fn merge_text(
     message: &mut dyn ReflectMessageMut,
     r: &mut crate::text::TextReader<'_, '_>,
 ) -> Result<(), crate::text::TextError> {
-    let mut read = DynamicMessage::new(message.descriptor());
     let open = core::mem::replace(&mut r.open_enums, message.holds_any_enum_number());
-    let result = read.merge_text(r);
+    let desc = message.descriptor();
+    let result = super::text::merge_reflect(message, &desc, r);
     r.open_enums = open;
-    result?;
-    merge_owned(message, read);
-    Ok(())
+    result
 }
 
 #[cfg(test)]

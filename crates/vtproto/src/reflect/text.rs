@@ -8,7 +8,8 @@
 use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
 use super::generated::{
-    to_dynamic, value_of, FieldRef, MapKeyRef, ReflectMessage, ReflectValue, ValueRef,
+    merge_owned, to_dynamic, value_of, FieldMut, FieldRef, MapKeyRef, ReflectMessage,
+    ReflectMessageMut, ReflectValue, ReflectValueMut, ValueRef,
 };
 use crate::prelude::*;
 use crate::text::{DecodeOptions, EncodeOptions, TextError, TextErrorKind, TextReader, TextWriter};
@@ -648,5 +649,180 @@ fn write_ref(
             Ok(())
         }
         _ => write_value(name, kind, &value_of(v, kind), w),
+    }
+}
+
+/// Reads fields into a generated message by its tables (`tables=`), each into its storage as
+/// it is read: what [`DynamicMessage::merge_text`] reads for the same type, with the same
+/// errors, without making one. An `Any` and a type with extensions are read as a
+/// `DynamicMessage`, then moved in; so are a map's entries.
+pub(super) fn merge_reflect(
+    m: &mut dyn ReflectMessageMut,
+    desc: &MessageDescriptor,
+    r: &mut TextReader<'_, '_>,
+) -> Result<(), TextError> {
+    if is_any(desc) || desc.extensions().next().is_some() {
+        let mut read = DynamicMessage::new(desc.clone());
+        read.merge_text(r)?;
+        merge_owned(m, read);
+        return Ok(());
+    }
+    let mut seen = crate::registry::Seen::new(desc.fields().len());
+    let mut oneofs: Vec<usize> = Vec::new();
+    while let Some(name) = r.next_field()? {
+        if let Some(position) = desc.text_key(&name) {
+            let f = desc.field_at(position);
+            if let Err(e) = read_field_into(m, desc, &f, position, &mut seen, &mut oneofs, r) {
+                return Err(e.in_field(desc.full_name(), f.name()));
+            }
+        } else if desc.reserved_names().any(|n| n == name) {
+            r.skip_field()?;
+        } else {
+            r.skip_unknown_field(&name)?;
+            continue;
+        }
+        r.end_field();
+    }
+    Ok(())
+}
+
+/// One occurrence of a field into `m`'s storage (see [`DynamicMessage`]'s
+/// `text_read_field`).
+fn read_field_into(
+    m: &mut dyn ReflectMessageMut,
+    desc: &MessageDescriptor,
+    f: &FieldDescriptor,
+    position: usize,
+    seen: &mut crate::registry::Seen,
+    oneofs: &mut Vec<usize>,
+    r: &mut TextReader<'_, '_>,
+) -> Result<(), TextError> {
+    let kind = f.kind();
+    let number = f.number();
+    if f.is_map() {
+        let mut read = DynamicMessage::new(desc.clone());
+        read.text_read_map(f, r)?;
+        if let (Some(Value::Map(entries)), Some((_, value_kind)), Some(FieldMut::Map(map))) = (
+            read.fields[position].take(),
+            f.map_kinds(),
+            m.field_mut(number),
+        ) {
+            for (k, v) in entries {
+                map.insert_value(k, &value_kind, v);
+            }
+        }
+        return Ok(());
+    }
+    if f.is_list() {
+        let Some(FieldMut::List(list)) = m.field_mut(number) else {
+            return r.skip_field();
+        };
+        let mut items = if let Kind::Message(_) = kind {
+            r.message_items()?
+        } else {
+            r.scalar_items()?
+        };
+        while items.next(r)? {
+            r.charge(core::mem::size_of::<Value>())?;
+            if let Kind::Message(d) = &kind {
+                r.charge(message_size(d))?;
+                r.begin_message()?;
+                read_message_into(list.push_default(), &kind, d, r)?;
+            } else {
+                let v = read_value(&kind, r)?;
+                list.push_value(&kind, v);
+            }
+        }
+        return Ok(());
+    }
+    if let Some(o) = f.containing_oneof().filter(|o| !o.is_synthetic()) {
+        if oneofs.contains(&o.index()) {
+            return Err(r.duplicate());
+        }
+        oneofs.push(o.index());
+        // A oneof's member replaces what the oneof held, a message included.
+        return match &kind {
+            Kind::Message(d) => {
+                r.message_colon();
+                r.charge(message_size(d))?;
+                m.clear_oneof(number);
+                r.begin_message()?;
+                read_message_field(m, number, &kind, d, r)
+            }
+            _ => {
+                r.colon()?;
+                let v = read_value(&kind, r)?;
+                set_value(m, number, &kind, v);
+                Ok(())
+            }
+        };
+    }
+    // A field without presence may come again while it holds its default.
+    if !seen.first(position) {
+        let held = matches!(m.field(number), Some(FieldRef::Single(v)) if !v.as_ref().is_zero());
+        if f.has_presence() || held {
+            return Err(r.duplicate());
+        }
+    }
+    match &kind {
+        Kind::Message(d) => {
+            r.message_colon();
+            if matches!(m.field(number), Some(FieldRef::Optional(None))) {
+                r.charge(message_size(d))?;
+            }
+            r.begin_message()?;
+            read_message_field(m, number, &kind, d, r)
+        }
+        _ => {
+            r.colon()?;
+            let v = read_value(&kind, r)?;
+            set_value(m, number, &kind, v);
+            Ok(())
+        }
+    }
+}
+
+/// A scalar (or an enum's number) into `m`'s field numbered `number`, replacing it.
+fn set_value(m: &mut dyn ReflectMessageMut, number: u32, kind: &Kind, v: Value) {
+    match m.field_mut(number) {
+        Some(FieldMut::Single(slot)) => slot.merge_value(kind, v),
+        Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_value(kind, v),
+        _ => {}
+    }
+}
+
+/// A message's fields (its opening delimiter read) into `m`'s field numbered `number`,
+/// merging.
+fn read_message_field(
+    m: &mut dyn ReflectMessageMut,
+    number: u32,
+    kind: &Kind,
+    desc: &MessageDescriptor,
+    r: &mut TextReader<'_, '_>,
+) -> Result<(), TextError> {
+    match m.field_mut(number) {
+        Some(FieldMut::Single(slot)) => read_message_into(slot, kind, desc, r),
+        Some(FieldMut::Optional(slot)) => read_message_into(slot.get_or_default(), kind, desc, r),
+        _ => DynamicMessage::new(desc.clone()).merge_text(r),
+    }
+}
+
+/// A message's fields (its opening delimiter read) into `slot`: field by field where it is a
+/// message, else (a wrapper type stored as prost's primitive, `()` for `Empty`) read as its
+/// message and converted.
+fn read_message_into(
+    slot: &mut dyn ReflectValueMut,
+    kind: &Kind,
+    desc: &MessageDescriptor,
+    r: &mut TextReader<'_, '_>,
+) -> Result<(), TextError> {
+    match slot.as_message_mut() {
+        Some(m) => merge_reflect(m, desc, r),
+        None => {
+            let mut msg = DynamicMessage::new(desc.clone());
+            msg.merge_text(r)?;
+            slot.merge_value(kind, Value::Message(Box::new(msg)));
+            Ok(())
+        }
     }
 }
