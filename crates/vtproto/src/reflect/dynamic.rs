@@ -474,15 +474,25 @@ impl DynamicMessage {
     fn merge_packed(&mut self, d: DecodeField, r: &mut Reader<'_>) -> Result<(), DecodeError> {
         let body = r.read_len_delimited()?;
         let list = self.list_mut_at(d.position as usize);
-        // Fixed-width values: as many as the record holds (what a valid record holds, and
-        // no more than its bytes can).
+        // Fixed-width values: as many as the record's bytes hold, charged to the memory
+        // budget before room is made for them all at once.
         let width = match d.wire {
             1 => 8,
             5 => 4,
             _ => 0,
         };
-        if let (Value::List(l), true) = (&mut *list, width != 0) {
-            l.reserve(body.len() / width);
+        if width != 0 {
+            let count = body.len() / width;
+            r.charge(count.saturating_mul(core::mem::size_of::<Value>()))?;
+            if let Value::List(l) = &mut *list {
+                l.reserve(count);
+            }
+            return r.packed_body(body, |inner| {
+                while !inner.is_empty() {
+                    push(list, read_kind(d.kind, inner)?);
+                }
+                Ok(())
+            });
         }
         r.packed_body(body, |inner| {
             while !inner.is_empty() {
