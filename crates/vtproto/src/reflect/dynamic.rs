@@ -481,8 +481,7 @@ impl DynamicMessage {
             5 => 4,
             _ => 0,
         };
-        if width != 0 {
-            let count = body.len() / width;
+        if let Some(count) = body.len().checked_div(width) {
             r.charge(count.saturating_mul(core::mem::size_of::<Value>()))?;
             if let Value::List(l) = &mut *list {
                 l.reserve(count);
