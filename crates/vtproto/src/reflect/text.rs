@@ -120,24 +120,22 @@ impl DynamicMessage {
         // A repeated extension the message did not hold yet is added once the message is read
         // (after the singular ones read with it, by number), as generated code adds it.
         let mut pending: Vec<(FieldDescriptor, Vec<Value>)> = Vec::new();
-        while let Some(name) = r.next_field()? {
-            if let Some(position) = desc.text_key(&name) {
+        read_fields(&desc, r, |name, r| match name {
+            Name::Field(position) => {
                 let f = desc.field_at(position);
-                if let Err(e) = self.text_read_field(&f, position, &mut seen, &mut oneofs, r) {
-                    return Err(e.in_field(desc.full_name(), f.name()));
-                }
-            } else if let Some(x) = extension_named(&desc, &name) {
-                if let Err(e) = self.text_read_extension(&x, &mut extensions, &mut pending, r) {
-                    return Err(e.in_field(desc.full_name(), x.full_name()));
-                }
-            } else if desc.reserved_names().any(|n| n == name) {
-                r.skip_field()?;
-            } else {
-                r.skip_unknown_field(&name)?;
-                continue;
+                let read = self.text_read_field(&f, position, &mut seen, &mut oneofs, r);
+                read.map(|()| true)
+                    .map_err(|e| e.in_field(desc.full_name(), f.name()))
             }
-            r.end_field();
-        }
+            Name::Other(name) => {
+                let Some(x) = extension_named(&desc, name) else {
+                    return Ok(false);
+                };
+                let read = self.text_read_extension(&x, &mut extensions, &mut pending, r);
+                read.map(|()| true)
+                    .map_err(|e| e.in_field(desc.full_name(), x.full_name()))
+            }
+        })?;
         pending.sort_by_key(|(x, _)| x.number());
         for (x, values) in pending {
             self.set_field(&x, Value::List(values));
@@ -669,17 +667,45 @@ pub(super) fn merge_reflect(
     }
     let mut seen = crate::registry::Seen::new(desc.fields().len());
     let mut oneofs: Vec<usize> = Vec::new();
+    read_fields(desc, r, |name, r| {
+        let Name::Field(position) = name else {
+            return Ok(false);
+        };
+        let f = desc.field_at(position);
+        let read = read_field_into(m, desc, &f, position, &mut seen, &mut oneofs, r);
+        read.map(|()| true)
+            .map_err(|e| e.in_field(desc.full_name(), f.name()))
+    })
+}
+
+/// A field's name as [`read_fields`] hands it out.
+enum Name<'n> {
+    /// A field the message declares, at this position.
+    Field(usize),
+    /// Any other name (an extension's, `[pkg.ext]`, or none the message knows).
+    Other(&'n str),
+}
+
+/// Reads a message's fields in the text format up to its end: `read` reads a field by its
+/// name (true), or tells that no field has it (false); a reserved name is then skipped, an
+/// unknown one as the options say.
+fn read_fields(
+    desc: &MessageDescriptor,
+    r: &mut TextReader<'_, '_>,
+    mut read: impl FnMut(Name<'_>, &mut TextReader<'_, '_>) -> Result<bool, TextError>,
+) -> Result<(), TextError> {
     while let Some(name) = r.next_field()? {
-        if let Some(position) = desc.text_key(&name) {
-            let f = desc.field_at(position);
-            if let Err(e) = read_field_into(m, desc, &f, position, &mut seen, &mut oneofs, r) {
-                return Err(e.in_field(desc.full_name(), f.name()));
+        let known = match desc.text_key(&name) {
+            Some(position) => read(Name::Field(position), r)?,
+            None => read(Name::Other(&name), r)?,
+        };
+        if !known {
+            if desc.reserved_names().any(|n| n == name) {
+                r.skip_field()?;
+            } else {
+                r.skip_unknown_field(&name)?;
+                continue;
             }
-        } else if desc.reserved_names().any(|n| n == name) {
-            r.skip_field()?;
-        } else {
-            r.skip_unknown_field(&name)?;
-            continue;
         }
         r.end_field();
     }
