@@ -873,7 +873,8 @@ pub fn json_edits(text: &str) -> Vec<String> {
     out
 }
 
-/// Edits of a text-format message: a value swapped, a name changed, the text cut short.
+/// Edits of a text-format message: a value swapped, a name changed, a field twice, the text
+/// cut short.
 pub fn text_edits(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (at, _) in text.match_indices(": ").take(4) {
@@ -883,6 +884,16 @@ pub fn text_edits(text: &str) -> Vec<String> {
         }
         let name = text[..at].rfind([' ', '{', '<']).map_or(0, |i| i + 1);
         out.push(format!("{}zz{}", &text[..name], &text[name..]));
+        // The field twice: an error once the first left it set (held, or present), and a
+        // `-0` first, which a float holds (its bits are not zero's).
+        let field = &text[name..end];
+        out.push(format!("{} {field}{}", &text[..end], &text[end..]));
+        let key = &text[name..at];
+        out.push(format!(
+            "{}{key}: -0 {field}{}",
+            &text[..name],
+            &text[end..]
+        ));
     }
     out.push(half(text));
     out

@@ -1,5 +1,6 @@
-//! [`JsonWriter`]: the output side of generated `write_json` code. Keys arrive as literals
-//! quoted at generation time (both spellings, the options pick one); values are formatted
+//! [`JsonWriter`]: the output side of generated `write_json` code. Keys arrive quoted (both
+//! spellings, the options pick one): literals from generated code, or the reflection pool's
+//! keys quoted when a file is added; values are formatted
 //! straight into one `String`: integers with `itoa`, floats with `zmij` (shortest round-trip),
 //! bytes as padded standard base64. It must not know any message: generated code walks fields.
 
@@ -120,8 +121,9 @@ impl<'o> JsonWriter<'o> {
         self.newline();
     }
 
-    /// A field's key: `json` and `proto` are `"name":` literals, the JSON name and the proto
-    /// name, quoted at generation time.
+    /// A field's key: `json` and `proto` are the JSON name and the proto name, each quoted,
+    /// escaped and followed by its colon (`"name":`): literals of generated code, or keys the
+    /// reflection pool quoted.
     #[inline]
     pub fn key(&mut self, json: &str, proto: &str) {
         if !self.compact_json_names {

@@ -445,9 +445,6 @@ impl DynamicMessage {
             return Ok(());
         };
         let taken = if d.list { None } else { self.fields[at].take() };
-        if let Some(o) = d.oneof {
-            self.clear_oneof_at(o, at);
-        }
         let mut msg = match taken {
             Some(Value::Message(msg)) => msg,
             _ => {
@@ -465,6 +462,10 @@ impl DynamicMessage {
         if d.list {
             push(self.list_mut_at(at), Value::Message(msg));
         } else {
+            // As `set_field` puts it back: the oneof's other members cleared once it is read.
+            if let Some(o) = d.oneof {
+                self.clear_oneof_at(o, at);
+            }
             self.fields[at] = Some(Value::Message(msg));
         }
         result

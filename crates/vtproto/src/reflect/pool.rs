@@ -529,8 +529,9 @@ impl Inner {
         }
     }
 
-    /// Fills a message's `write_order`, `json_keys` and `text_keys` (its fields' types
-    /// resolved).
+    /// Fills a message's `write_order`, `json_keys`, `text_keys`, `json_guess`,
+    /// `order_index` and `decode`, and with `json` its `quoted_keys` and `plan` (its fields'
+    /// types resolved).
     fn index_names(&mut self, m: usize) {
         let data = &self.messages[m];
         let real_oneof = |f: &FieldData| f.oneof.filter(|_| !f.proto3_optional);

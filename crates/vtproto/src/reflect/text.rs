@@ -783,12 +783,14 @@ fn read_field_into(
             }
         };
     }
-    // A field without presence may come again while it holds its default.
-    if !seen.first(position) {
-        let held = matches!(m.field(number), Some(FieldRef::Single(v)) if !v.as_ref().is_zero());
-        if f.has_presence() || held {
-            return Err(r.duplicate());
-        }
+    // A field without presence may come again while it holds its default (its stored value,
+    // as generated code checks it: prost's structs hand out an implicit float's -0.0 as
+    // unset when read, as they are when written, but store it).
+    if !seen.first(position)
+        && (f.has_presence()
+            || matches!(m.field_mut(number), Some(FieldMut::Single(v)) if !v.as_ref().is_zero()))
+    {
+        return Err(r.duplicate());
     }
     match &kind {
         Kind::Message(d) => {
@@ -850,5 +852,62 @@ fn read_message_into(
             slot.merge_value(kind, Value::Message(Box::new(msg)));
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reflect::{DescriptorPool, FieldMut, FieldRef, ReflectMessage, ReflectMessageMut};
+    use crate::text::{DecodeOptions, TextErrorKind};
+
+    /// `proto3 message M { double d = 1; }` as prost-mode generated code reflects it: an
+    /// implicit double handed out as unset unless `!= 0.0` (so a stored -0.0 reads as unset),
+    /// changed in place.
+    struct M {
+        d: f64,
+        desc: MessageDescriptor,
+    }
+
+    impl ReflectMessage for M {
+        fn descriptor(&self) -> MessageDescriptor {
+            self.desc.clone()
+        }
+        fn field(&self, number: u32) -> Option<FieldRef<'_>> {
+            (number == 1).then(|| FieldRef::Optional((self.d != 0.0).then_some(&self.d as _)))
+        }
+    }
+
+    impl ReflectMessageMut for M {
+        fn field_mut(&mut self, number: u32) -> Option<FieldMut<'_>> {
+            (number == 1).then_some(FieldMut::Single(&mut self.d))
+        }
+    }
+
+    fn read(text: &str) -> Result<f64, TextErrorKind> {
+        // A FileDescriptorSet: a.proto, proto3, `message M { double d = 1; }`.
+        let set = b"\x0a\x24\x0a\x07a.proto\x22\x11\x0a\x01M\x12\x0c\x0a\x01d\x18\x01\x20\x01\x28\x01\x52\x01d\x62\x06proto3";
+        let pool = DescriptorPool::decode(set).unwrap();
+        let mut m = M {
+            d: 0.0,
+            desc: pool.get_message_by_name("M").unwrap(),
+        };
+        let options = DecodeOptions::default();
+        let mut r = TextReader::new(text, &options);
+        crate::reflect::merge_text(&mut m, &mut r)
+            .and_then(|()| r.finish())
+            .map(|()| m.d)
+            .map_err(|e| e.kind().clone())
+    }
+
+    /// A field without presence may come again only while it holds its default, judged by
+    /// the value stored (bit for bit, as generated code judges it), not by what prost-mode
+    /// reflection hands out.
+    #[test]
+    fn an_implicit_field_twice_is_a_duplicate_once_it_holds_a_value() {
+        assert_eq!(read("d: 1.5"), Ok(1.5));
+        assert_eq!(read("d: 0 d: 2.5"), Ok(2.5));
+        assert_eq!(read("d: 1.5 d: 2.5"), Err(TextErrorKind::DuplicateField));
+        assert_eq!(read("d: -0 d: 2.5"), Err(TextErrorKind::DuplicateField));
     }
 }
