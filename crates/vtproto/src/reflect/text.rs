@@ -761,32 +761,16 @@ fn read_field_into(
         }
         return Ok(());
     }
-    if let Some(o) = f.containing_oneof().filter(|o| !o.is_synthetic()) {
+    let member = f.containing_oneof().filter(|o| !o.is_synthetic());
+    if let Some(o) = &member {
         if oneofs.contains(&o.index()) {
             return Err(r.duplicate());
         }
         oneofs.push(o.index());
-        // A oneof's member replaces what the oneof held, a message included.
-        return match &kind {
-            Kind::Message(d) => {
-                r.message_colon();
-                r.charge(message_size(d))?;
-                m.clear_oneof(number);
-                r.begin_message()?;
-                read_message_field(m, number, &kind, d, r)
-            }
-            _ => {
-                r.colon()?;
-                let v = read_value(&kind, r)?;
-                set_value(m, number, &kind, v);
-                Ok(())
-            }
-        };
-    }
-    // A field without presence may come again while it holds its default (its stored value,
-    // as generated code checks it: prost's structs hand out an implicit float's -0.0 as
-    // unset when read, as they are when written, but store it).
-    if !seen.first(position)
+    } else if !seen.first(position)
+        // A field without presence may come again while it holds its default (its stored
+        // value, as generated code checks it: prost's structs hand out an implicit float's
+        // -0.0 as unset when read, as they are when written, but store it).
         && (f.has_presence()
             || matches!(m.field_mut(number), Some(FieldMut::Single(v)) if !v.as_ref().is_zero()))
     {
@@ -795,8 +779,12 @@ fn read_field_into(
     match &kind {
         Kind::Message(d) => {
             r.message_colon();
-            if matches!(m.field(number), Some(FieldRef::Optional(None))) {
+            if member.is_some() || matches!(m.field(number), Some(FieldRef::Optional(None))) {
                 r.charge(message_size(d))?;
+            }
+            if member.is_some() {
+                // A oneof's member replaces what the oneof held, a message included.
+                m.clear_oneof(number);
             }
             r.begin_message()?;
             read_message_field(m, number, &kind, d, r)
