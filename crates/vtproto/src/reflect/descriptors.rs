@@ -477,13 +477,7 @@ impl MessageDescriptor {
     /// `index` of [`write_order`](Self::write_order) (that is, the next field's), if any.
     #[cfg(feature = "json")]
     pub(super) fn json_guess(&self, index: usize) -> Option<(usize, &str)> {
-        let data = self.data();
-        let position = *data.write_order.get(index)? as usize;
-        if !data.json_guess[index] {
-            return None;
-        }
-        let field = &self.pool.inner.fields[data.fields[position] as usize];
-        Some((position, field.json_name.as_str()))
+        self.data().json_guess_at(&self.pool.inner.fields, index)
     }
 
     /// The ProtoJSON keys of the field at `position`, quoted, with their colon: its JSON
@@ -504,9 +498,7 @@ impl MessageDescriptor {
     /// The position of the field a ProtoJSON key names (its JSON name or its proto name).
     #[cfg(feature = "json")]
     pub(super) fn json_key(&self, key: &str) -> Option<usize> {
-        let keys = &self.data().json_keys;
-        let at = keys.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok()?;
-        Some(keys[at].1 as usize)
+        self.data().json_key(key)
     }
 
     /// The position of the field a text-format name names (its proto name, or a group-like

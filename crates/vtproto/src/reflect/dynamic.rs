@@ -449,11 +449,7 @@ impl DynamicMessage {
             Some(Value::Message(msg)) => msg,
             _ => {
                 let pool = self.desc.parent_pool();
-                r.charge(
-                    core::mem::size_of::<DynamicMessage>()
-                        + pool.inner.messages[index as usize].fields.len()
-                            * core::mem::size_of::<Option<Value>>(),
-                )?;
+                r.charge(message_size_at(pool, index))?;
                 Box::new(DynamicMessage::new(pool.message_at(index)))
             }
         };
@@ -812,8 +808,13 @@ pub(super) fn extension_named(desc: &MessageDescriptor, key: &str) -> Option<Fie
 /// What a new message of type `desc` takes, charged to the decode's memory budget: its box
 /// and a slot per field.
 pub(super) fn message_size(desc: &MessageDescriptor) -> usize {
+    message_size_at(desc.parent_pool(), desc.index() as u32)
+}
+
+/// [`message_size`] of the pool's message type at `index`, without a handle.
+pub(super) fn message_size_at(pool: &super::DescriptorPool, index: u32) -> usize {
     core::mem::size_of::<DynamicMessage>()
-        + desc.fields().len() * core::mem::size_of::<Option<Value>>()
+        + pool.inner.messages[index as usize].fields.len() * core::mem::size_of::<Option<Value>>()
 }
 
 fn check_value(v: &Value) -> Result<(), DecodeError> {

@@ -9,7 +9,9 @@
 use alloc::collections::BTreeMap;
 
 use super::descriptors::{kind_at, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
-use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
+use super::dynamic::{
+    extension_named, message_size, message_size_at, DynamicMessage, MapKey, Value,
+};
 use super::generated::{
     merge_owned, to_dynamic, FieldMut, FieldRef, MapKeyRef, ReflectMessage, ReflectMessageMut,
     ReflectValueMut, ValueRef,
@@ -34,7 +36,12 @@ pub(super) enum Special {
 
 /// The special form of `desc`, if it is one of the well-known types that have one.
 pub(super) fn special(desc: &MessageDescriptor) -> Option<Special> {
-    Some(match desc.special_form() {
+    special_of(desc.special_form())
+}
+
+/// The special form a pool's `special_form` number stands for.
+fn special_of(form: u8) -> Option<Special> {
+    Some(match form {
         1 => Special::Any,
         2 => Special::Timestamp,
         3 => Special::Duration,
@@ -283,6 +290,7 @@ impl DynamicMessage {
         }
         Ok(())
     }
+
     /// A declared extension's value, replacing what it held.
     fn json_read_extension(
         &mut self,
@@ -707,7 +715,7 @@ fn write_message_at(
     let data = &pool.inner.messages[index as usize];
     let extensions =
         !data.extensions.is_empty() && m.unknown_fields().is_some_and(|u| !u.is_empty());
-    if (1..=8).contains(&data.special) || extensions {
+    if special_of(data.special).is_some() || extensions {
         return to_dynamic(m, pool.message_at(index)).write_json(w);
     }
     w.begin_object();
@@ -918,7 +926,7 @@ fn merge_message_at(
 ) -> Result<(), JsonError> {
     let inner = &*pool.inner;
     let data = &inner.messages[index as usize];
-    if (1..=8).contains(&data.special) || !data.extensions.is_empty() {
+    if special_of(data.special).is_some() || !data.extensions.is_empty() {
         let mut read = DynamicMessage::new(pool.message_at(index));
         read.merge_json(r)?;
         merge_owned(m, read);
@@ -930,16 +938,7 @@ fn merge_message_at(
     // The field after the last one read is the likeliest next key (see `merge_object`).
     let mut next = 0usize;
     loop {
-        let guess = match data.write_order.get(next) {
-            Some(&position) if data.json_guess[next] => {
-                let name = inner.fields[data.fields[position as usize] as usize]
-                    .json_name
-                    .as_str();
-                Some((position as usize, name))
-            }
-            _ => None,
-        };
-        let (position, key) = match guess {
+        let (position, key) = match data.json_guess_at(&inner.fields, next) {
             Some((position, name)) if r.next_key_is(name) => {
                 next += 1;
                 (position, alloc::borrow::Cow::Borrowed(name))
@@ -948,14 +947,12 @@ fn merge_message_at(
                 let Some(key) = r.next_key()? else {
                     break;
                 };
-                let keys = &data.json_keys;
-                match keys.binary_search_by(|(k, _)| k.as_str().cmp(&key)) {
-                    Ok(at) => {
-                        let position = keys[at].1 as usize;
+                match data.json_key(&key) {
+                    Some(position) => {
                         next = data.order_index[position] as usize + 1;
                         (position, key)
                     }
-                    Err(_) => {
+                    None => {
                         r.unknown_field(&key)?;
                         continue;
                     }
@@ -985,12 +982,6 @@ fn null_is_value_at(pool: &DescriptorPool, kind: KindData) -> bool {
         }
         _ => false,
     }
-}
-
-/// What [`message_size`] charges for a message of the pool's type at `index`.
-fn message_size_at(pool: &DescriptorPool, index: u32) -> usize {
-    core::mem::size_of::<DynamicMessage>()
-        + pool.inner.messages[index as usize].fields.len() * core::mem::size_of::<Option<Value>>()
 }
 
 /// The value of the pool's field at `field` into `m`'s storage (see [`DynamicMessage`]'s

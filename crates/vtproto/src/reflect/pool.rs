@@ -135,6 +135,32 @@ pub(super) struct MessageData {
     pub special: u8,
 }
 
+impl MessageData {
+    /// [`MessageDescriptor::json_guess`](super::MessageDescriptor::json_guess), on the
+    /// pool's `fields`.
+    #[cfg(feature = "json")]
+    pub(super) fn json_guess_at<'a>(
+        &'a self,
+        fields: &'a [FieldData],
+        index: usize,
+    ) -> Option<(usize, &'a str)> {
+        let position = *self.write_order.get(index)? as usize;
+        if !self.json_guess[index] {
+            return None;
+        }
+        let field = &fields[self.fields[position] as usize];
+        Some((position, field.json_name.as_str()))
+    }
+
+    /// The position of the field a ProtoJSON key names (its JSON name or its proto name).
+    #[cfg(feature = "json")]
+    pub(super) fn json_key(&self, key: &str) -> Option<usize> {
+        let keys = &self.json_keys;
+        let at = keys.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok()?;
+        Some(keys[at].1 as usize)
+    }
+}
+
 /// One field of a message's decode table ([`MessageData::decode`]).
 #[derive(Clone, Copy)]
 pub(super) struct DecodeField {
