@@ -340,3 +340,68 @@ fn a_message_set_item_pairs_its_message_with_the_first_type_id_after_it() {
     assert_eq!(vtproto::Message::encode_to_vec(&generated), data);
     assert_eq!(dynamic.encode_to_vec(), data);
 }
+
+/// Map entries of every odd shape read as the generated code reads them (both syntaxes: an
+/// open enum's value and a closed one's): a key or a value missing, both missing, a value
+/// read twice (a message's merged), a field the entry does not declare, a key of another wire
+/// type, a key twice, a truncated entry.
+#[test]
+fn odd_map_entries_read_as_generated_code_does() {
+    // An entry of field `number` holding `body`.
+    let entry = |number: u32, body: &[u8]| {
+        let mut out = Vec::new();
+        let mut key = u64::from(number << 3 | 2);
+        while key >= 0x80 {
+            out.push(key as u8 | 0x80);
+            key >>= 7;
+        }
+        out.push(key as u8);
+        out.push(body.len() as u8);
+        out.extend_from_slice(body);
+        out
+    };
+    let bodies: &[(u32, &[u8])] = &[
+        // map<int32, int32>
+        (56, &[]),
+        (56, &[0x08, 0x01]),
+        (56, &[0x10, 0x02]),
+        (56, &[0x10, 0x02, 0x08, 0x01, 0x10, 0x03]),
+        (56, &[0x18, 0x07, 0x08, 0x01, 0x10, 0x02]),
+        (56, &[0x0d, 1, 0, 0, 0, 0x10, 0x02]),
+        (56, &[0x08, 0x01, 0x08, 0x04, 0x10, 0x02]),
+        (56, &[0x08]),
+        // map<string, string>
+        (69, &[0x0a, 0x01, b'k']),
+        (69, &[0x12, 0x01, b'v']),
+        (69, &[0x0a, 0x01, 0xff, 0x12, 0x01, b'v']),
+        (69, &[0x0a, 0x01, b'k', 0x12, 0x05, b'v']),
+        // map<string, NestedMessage>: `a` set, then `corecursive` merged in.
+        (71, &[0x12, 0x02, 0x08, 0x05]),
+        (71, &[0x0a, 0x01, b'k']),
+        (
+            71,
+            &[0x12, 0x02, 0x08, 0x05, 0x12, 0x04, 0x12, 0x02, 0x08, 0x01],
+        ),
+        (71, &[0x12, 0x02, 0x08, 0x05, 0x12, 0x02, 0x08]),
+        // map<string, NestedEnum>: declared, undeclared, missing.
+        (73, &[0x0a, 0x01, b'k', 0x10, 0x02]),
+        (73, &[0x0a, 0x01, b'k', 0x10, 0x63]),
+        (73, &[0x0a, 0x01, b'k']),
+    ];
+    let mut ran = 0;
+    for &(number, body) in bodies {
+        let one = entry(number, body);
+        // The entry alone, then after an entry of the same key that it replaces.
+        let mut twice = entry(number, body);
+        twice.extend_from_slice(&one);
+        for which in [0u8, 1] {
+            for input in [&one, &twice] {
+                let mut data = vec![which];
+                data.extend_from_slice(input);
+                vt_tests::checks::dynamic(&data);
+                ran += 1;
+            }
+        }
+    }
+    assert_eq!(ran, bodies.len() * 4);
+}

@@ -9,8 +9,9 @@
 
 use alloc::collections::BTreeMap;
 
+use super::descriptors::kind_at;
 use super::descriptors::{FieldDescriptor, Kind, MessageDescriptor};
-use super::pool::{DecodeField, KindData};
+use super::pool::{DecodeField, KindData, MapDecode};
 use crate::prelude::*;
 use crate::wire::{self, WireType};
 use crate::{DecodeError, DecodeErrorKind, Reader, ReverseWriter, UnknownFields};
@@ -131,6 +132,7 @@ impl From<MapKey> for Value {
 }
 
 impl MapKey {
+    #[cfg(feature = "text")]
     pub(super) fn from_value(v: Value) -> Option<MapKey> {
         Some(match v {
             Value::Bool(v) => MapKey::Bool(v),
@@ -347,22 +349,25 @@ impl DynamicMessage {
         if self.desc.is_message_set() && number == 1 && wire_type == WireType::StartGroup as u32 {
             return self.merge_message_set_item(key, r);
         }
-        if let Some(d) = self.desc.decode_field(number).filter(|d| d.plain) {
-            if wire_type == u32::from(d.wire) {
-                return self.merge_plain(d, r);
-            }
-            if d.list && wire_type == WireType::LengthDelimited as u32 && d.wire != 2 {
-                return self.merge_packed(d, r);
+        if let Some(d) = self.desc.decode_field(number) {
+            let delimited = wire_type == WireType::LengthDelimited as u32;
+            if d.plain {
+                if wire_type == u32::from(d.wire) {
+                    return self.merge_plain(d, r);
+                }
+                if d.list && delimited && d.wire != 2 {
+                    return self.merge_packed(d, r);
+                }
+            } else if let (Some(m), true) = (d.map, delimited) {
+                return self.merge_map_entry(d.position as usize, m, key, r);
             }
         }
         let Some(field) = self.field_of(number) else {
             return self.unknown.merge_field(key, r);
         };
         if field.is_map() {
-            if wire_type != WireType::LengthDelimited as u32 {
-                return self.unknown.merge_field(key, r);
-            }
-            return self.merge_map_entry(&field, key, r);
+            // Read above, unless it came with another wire type.
+            return self.unknown.merge_field(key, r);
         }
         let expected = field.wire_type() as u32;
         let kind = field.kind();
@@ -500,6 +505,82 @@ impl DynamicMessage {
         })
     }
 
+    /// One entry of the map field at `at`: key and value default when missing, each as the
+    /// entry holds it last (a value read twice: the last one; a message twice: merged); an
+    /// entry whose value is an undeclared number of a closed enum goes to the unknown fields
+    /// whole, as the spec asks (checked once the entry is read, as generated code does).
+    fn merge_map_entry(
+        &mut self,
+        at: usize,
+        m: MapDecode,
+        key: u32,
+        r: &mut Reader<'_>,
+    ) -> Result<(), DecodeError> {
+        let mark = r.mark();
+        let body = r.read_len_delimited()?;
+        r.charge(core::mem::size_of::<(MapKey, Value)>())?;
+        let pool = self.desc.parent_pool();
+        let mut k = None;
+        let mut v = None;
+        r.nested(body, |inner| {
+            while !inner.is_empty() {
+                let tag = inner.read_key()?;
+                if tag == m.key_tag {
+                    k = Some(read_map_key(m.key, inner)?);
+                } else if tag != m.value_tag {
+                    inner.skip_field(tag)?;
+                } else if let KindData::Message(index) = m.value {
+                    let body = inner.read_len_delimited()?;
+                    let mut msg = match v.take() {
+                        Some(Value::Message(msg)) => msg,
+                        _ => {
+                            inner.charge(message_size_at(pool, index))?;
+                            Box::new(DynamicMessage::new(pool.message_at(index)))
+                        }
+                    };
+                    let result = inner.nested(body, |r| msg.merge(r));
+                    v = Some(Value::Message(msg));
+                    result?;
+                } else {
+                    v = Some(read_kind(m.value, inner)?);
+                }
+            }
+            Ok(())
+        })?;
+        let value = match v {
+            Some(v) => v,
+            None => {
+                if let KindData::Message(index) = m.value {
+                    r.charge(message_size_at(pool, index))?;
+                }
+                Value::default_of(&kind_at(pool, m.value_field))
+            }
+        };
+        if let (true, Value::EnumNumber(n)) = (m.closed, &value) {
+            if let Kind::Enum(e) = kind_at(pool, m.value_field) {
+                if e.get_value(*n).is_none() {
+                    return self.unknown.push_since(key, mark, r);
+                }
+            }
+        }
+        let k = match k {
+            Some(k) => k,
+            None => match m.key {
+                KindData::Scalar(9) => MapKey::String(String::new()),
+                KindData::Scalar(4 | 6) => MapKey::U64(0),
+                KindData::Scalar(5 | 15 | 17) => MapKey::I32(0),
+                KindData::Scalar(7 | 13) => MapKey::U32(0),
+                KindData::Scalar(8) => MapKey::Bool(false),
+                _ => MapKey::I64(0),
+            },
+        };
+        if let Value::Map(map) = self.fields[at].get_or_insert_with(|| Value::Map(BTreeMap::new()))
+        {
+            map.insert(k, value);
+        }
+        Ok(())
+    }
+
     /// The list at `position`, made empty first if the field holds none.
     fn list_mut_at(&mut self, position: usize) -> &mut Value {
         self.fields[position].get_or_insert_with(|| Value::List(Vec::new()))
@@ -539,70 +620,6 @@ impl DynamicMessage {
             (Kind::Enum(e), Value::EnumNumber(n)) => e.is_closed() && e.get_value(*n).is_none(),
             _ => false,
         }
-    }
-
-    /// One map entry: key and value default when missing; an entry whose value is an
-    /// undeclared number of a closed enum goes to the unknown fields whole, as the spec asks.
-    fn merge_map_entry(
-        &mut self,
-        field: &FieldDescriptor,
-        key: u32,
-        r: &mut Reader<'_>,
-    ) -> Result<(), DecodeError> {
-        let Some((key_kind, value_kind)) = field.map_kinds() else {
-            return self.unknown.merge_field(key, r);
-        };
-        let mark = r.mark();
-        let body = r.read_len_delimited()?;
-        r.charge(core::mem::size_of::<(MapKey, Value)>())?;
-        // Key and value as the entry holds them last (a value read twice: the last one; a
-        // message twice: merged), whatever they hold: an enum's number is checked once the
-        // entry is read, as generated code does.
-        let (key_wire, value_wire) = (key_kind.wire_type() as u32, value_kind.wire_type() as u32);
-        let mut k = None;
-        let mut v = None;
-        r.nested(body, |inner| {
-            while !inner.is_empty() {
-                let entry_key = inner.read_key()?;
-                match (entry_key >> 3, entry_key & 7) {
-                    (1, w) if w == key_wire => k = Some(read_scalar(&key_kind, inner)?),
-                    (2, w) if w == value_wire => match &value_kind {
-                        Kind::Message(m) => {
-                            let body = inner.read_len_delimited()?;
-                            let mut msg = match v.take() {
-                                Some(Value::Message(msg)) => msg,
-                                _ => {
-                                    inner.charge(message_size(m))?;
-                                    Box::new(DynamicMessage::new(m.clone()))
-                                }
-                            };
-                            let result = inner.nested(body, |r| msg.merge(r));
-                            v = Some(Value::Message(msg));
-                            result?;
-                        }
-                        _ => v = Some(read_scalar(&value_kind, inner)?),
-                    },
-                    _ => inner.skip_field(entry_key)?,
-                }
-            }
-            Ok(())
-        })?;
-        if let (None, Kind::Message(m)) = (&v, &value_kind) {
-            r.charge(message_size(m))?;
-        }
-        let value = v.unwrap_or_else(|| Value::default_of(&value_kind));
-        if self.closed_undeclared(&value_kind, &value) {
-            return self.unknown.push_since(key, mark, r);
-        }
-        // The pool refuses map entries whose key has no `MapKey`; were one to come, its entry
-        // would be kept as it came.
-        let Some(k) = MapKey::from_value(k.unwrap_or_else(|| Value::default_of(&key_kind))) else {
-            return self.unknown.push_since(key, mark, r);
-        };
-        if let Value::Map(map) = self.value_mut(field) {
-            map.insert(k, value);
-        }
-        Ok(())
     }
 
     /// A MessageSet item: `group Item = 1 { type_id = 2; message = 3 }`. Each message goes
@@ -854,6 +871,24 @@ fn read_kind(kind: KindData, r: &mut Reader<'_>) -> Result<Value, DecodeError> {
         KindData::Message(_) | KindData::Unresolved => {
             unreachable!("messages are read by merge_plain")
         }
+    })
+}
+
+/// A map key of a keyable scalar kind, as the pool holds it.
+fn read_map_key(kind: KindData, r: &mut Reader<'_>) -> Result<MapKey, DecodeError> {
+    Ok(match kind {
+        KindData::Scalar(9) => MapKey::String(r.read_string()?),
+        KindData::Scalar(3) => MapKey::I64(r.read_int64()?),
+        KindData::Scalar(4) => MapKey::U64(r.read_uint64()?),
+        KindData::Scalar(5) => MapKey::I32(r.read_int32()?),
+        KindData::Scalar(6) => MapKey::U64(r.read_fixed64()?),
+        KindData::Scalar(7) => MapKey::U32(r.read_fixed32()?),
+        KindData::Scalar(8) => MapKey::Bool(r.read_bool()?),
+        KindData::Scalar(13) => MapKey::U32(r.read_uint32()?),
+        KindData::Scalar(15) => MapKey::I32(r.read_sfixed32()?),
+        KindData::Scalar(16) => MapKey::I64(r.read_sfixed64()?),
+        KindData::Scalar(17) => MapKey::I32(r.read_sint32()?),
+        _ => MapKey::I64(r.read_sint64()?),
     })
 }
 

@@ -177,6 +177,24 @@ pub(super) struct DecodeField {
     pub list: bool,
     /// The oneof it is a member of (a proto3 `optional`'s synthetic one included).
     pub oneof: Option<u32>,
+    /// For a map field (its entry declaring a key and a value): the entry's parts.
+    pub map: Option<MapDecode>,
+}
+
+/// A map entry's key and value, as the binary decoder of `DynamicMessage` reads them.
+#[derive(Clone, Copy)]
+pub(super) struct MapDecode {
+    /// The key's kind (a scalar) and the tag it comes with.
+    pub key: KindData,
+    pub key_tag: u32,
+    /// The value's kind and the tag it comes with.
+    pub value: KindData,
+    pub value_tag: u32,
+    /// The value's field in the pool.
+    pub value_field: u32,
+    /// Whether the value is a closed enum (an entry holding an undeclared number of it is
+    /// kept whole among the unknown fields).
+    pub closed: bool,
 }
 
 /// One field of a message's write plan ([`MessageData::plan`]).
@@ -685,6 +703,12 @@ impl Inner {
             KindData::Scalar(_) => (0, true),
             KindData::Unresolved => (0, false),
         };
+        let map = match f.kind {
+            KindData::Message(e) if list && self.messages[e as usize].map_entry => {
+                self.map_decode(e)
+            }
+            _ => None,
+        };
         DecodeField {
             number,
             position: f.position,
@@ -693,7 +717,27 @@ impl Inner {
             plain: plain && !f.is_extension,
             list,
             oneof: f.oneof,
+            map,
         }
+    }
+
+    /// What the binary decoder reads of a map entry of type `entry`, if it declares a key
+    /// and a value.
+    fn map_decode(&self, entry: u32) -> Option<MapDecode> {
+        let entry = &self.messages[entry as usize];
+        let part = |n: u32| {
+            let &(_, i) = entry.by_number.iter().find(|&&(m, _)| m == n)?;
+            Some((self.decode_field(n, &self.fields[i as usize]), i))
+        };
+        let ((k, _), (v, value_field)) = (part(1)?, part(2)?);
+        Some(MapDecode {
+            key: k.kind,
+            key_tag: 8 | u32::from(k.wire),
+            value: v.kind,
+            value_tag: 16 | u32::from(v.wire),
+            value_field,
+            closed: matches!(v.kind, KindData::Enum(_)) && !v.plain,
+        })
     }
 
     /// A group-like field's type name, which the text format writes for it: a group (or a
