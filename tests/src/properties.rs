@@ -849,6 +849,126 @@ where
     }
 }
 
+/// Whether prost's struct for `desc` holds every value `mode=standalone` does, at any depth:
+/// no required field (prost's is a plain value, always present) and no closed enum (prost's
+/// field holds an undeclared number that the spec puts among the unknown fields).
+pub fn prost_holds_alike(desc: &vtproto::reflect::MessageDescriptor) -> bool {
+    use vtproto::reflect::Kind;
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![desc.clone()];
+    while let Some(m) = todo.pop() {
+        if !seen.insert(m.full_name().to_string()) {
+            continue;
+        }
+        for f in m.fields() {
+            if f.is_required() {
+                return false;
+            }
+            match f.kind() {
+                Kind::Enum(e) if e.is_closed() => return false,
+                Kind::Message(inner) => todo.push(inner),
+                _ => {}
+            }
+        }
+    }
+    true
+}
+
+/// A `mode=prost` struct whose JSON and text the reflection tables serve (`tables=.`, `P`)
+/// against the generated code of the `mode=standalone` struct of the same type (`S`), for
+/// types whose values prost's structs hold alike ([`prost_holds_alike`]): on the value `P`
+/// holds (seen by `S` through the bytes `P` writes, so that what prost's struct cannot hold,
+/// unknown fields and an implicit `-0.0`, is not compared), the same JSON with each option
+/// set (as JSON values) and the same text; on `S`'s JSON and text and their edits, the same
+/// value read (compared through `P`'s bytes) or the same error.
+pub fn check_prost_tables<P, S>(desc: &vtproto::reflect::MessageDescriptor, data: &[u8])
+where
+    P: Message + vtproto::json::JsonMessage + vtproto::text::TextMessage + Debug,
+    S: Message + vtproto::json::JsonMessage + vtproto::text::TextMessage + PartialEq + Debug,
+{
+    use vtproto::{json, text};
+    if !prost_holds_alike(desc) {
+        return;
+    }
+    let Ok(p) = partial::<P>(data) else {
+        return;
+    };
+    let s: S = partial(&p.encode_to_vec()).expect("the standalone struct reads prost's bytes");
+    let name = <S as Message>::NAME;
+    let any_unknown =
+        |e: &json::JsonError| matches!(e.kind(), json::JsonErrorKind::UnknownAnyType { .. });
+    for options in dynamic_json_options() {
+        match (
+            json::to_string_with(&s, &options),
+            json::to_string_with(&p, &options),
+        ) {
+            (Ok(a), Ok(b)) => {
+                let a: serde_json::Value = serde_json::from_str(&a).unwrap();
+                let b: serde_json::Value = serde_json::from_str(&b)
+                    .unwrap_or_else(|e| panic!("{name}: the tables' JSON is not JSON ({e}): {b}"));
+                assert!(a == b, "{name}: prost's struct writes other JSON\n{a}\n{b}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "{name}: JSON errors"),
+            // The tables find an Any's type in the package's descriptors too.
+            (Err(a), Ok(_)) if any_unknown(&a) => {}
+            (a, b) => panic!("{name}: generated JSON {a:?}, prost's struct {b:?}"),
+        }
+    }
+    for options in dynamic_text_options() {
+        match (
+            text::to_string_with(&s, &options),
+            text::to_string_with(&p, &options),
+        ) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{name}: prost's struct writes other text"),
+            (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "{name}: text errors"),
+            (a, b) => panic!("{name}: generated text {a:?}, prost's struct {b:?}"),
+        }
+    }
+    // What each read, as `S` reads it from the bytes written.
+    let through = |p: &P| partial::<S>(&p.encode_to_vec()).expect("prost's bytes read back");
+    let normal = |s: &S| partial::<S>(&s.encode_to_vec()).expect("our bytes read back");
+    if let Ok(written) = json::to_string(&s) {
+        for input in std::iter::once(written.clone()).chain(json_edits(&written)) {
+            match (json::from_str::<S>(&input), json::from_str::<P>(&input)) {
+                (Ok(a), Ok(b)) => {
+                    let (a, b) = (normal(&a), through(&b));
+                    assert!(
+                        same(&a, &b),
+                        "{name}: prost's struct reads {input} as\n{b:?}\nnot\n{a:?}"
+                    )
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}: on {input}"),
+                (a, b) => panic!(
+                    "{name}: on {input}: generated {:?}, prost's struct {:?}",
+                    a.err(),
+                    b.err()
+                ),
+            }
+        }
+    }
+    if let Ok(written) = text::to_string(&s) {
+        for input in std::iter::once(written.clone()).chain(text_edits(&written)) {
+            match (text::from_str::<S>(&input), text::from_str::<P>(&input)) {
+                (Ok(a), Ok(b)) => {
+                    let (a, b) = (normal(&a), through(&b));
+                    assert!(
+                        same(&a, &b),
+                        "{name}: prost's struct reads {input:?} as\n{b:?}\nnot\n{a:?}"
+                    )
+                }
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.to_string(), b.to_string(), "{name}: on {input:?}")
+                }
+                (a, b) => panic!(
+                    "{name}: on {input:?}: generated {:?}, prost's struct {:?}",
+                    a.err(),
+                    b.err()
+                ),
+            }
+        }
+    }
+}
+
 /// Edits of a JSON object: at each of its first keys, the value swapped for each of a few
 /// values of other kinds, the key renamed, the pair doubled; and the text cut short.
 pub fn json_edits(text: &str) -> Vec<String> {

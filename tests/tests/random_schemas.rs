@@ -425,8 +425,8 @@ fn run_batch(dir: &Path, target: &Path, sets: &[SchemaSet], python: Option<&str>
                 if prost {
                     let _ = write!(
                         dynamic,
-                        "; properties::check_reflect::<{}_prost::{path}>(None, data)",
-                        set.prefix
+                        "; properties::check_reflect::<{pm}::{path}>(None, data); properties::check_prost_tables::<{pm}::{path}, {s}::{path}>({desc}, data)",
+                        pm = format!("{}_prost", set.prefix)
                     );
                 }
                 let _ = writeln!(

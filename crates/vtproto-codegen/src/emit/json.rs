@@ -25,9 +25,8 @@ pub(super) const FEATURE: Feature = Feature {
                 // Written by hand in the runtime (`vtproto::json`'s well-known types).
                 continue;
             }
-            if options.uses_tables(&format!(".{}", m.full_name)) {
-                out(super::reflect::table_impl(m, "json"));
-            } else {
+            // Served by the tables: `reflect` marks it (`table_marker`).
+            if !options.uses_tables(&format!(".{}", m.full_name)) {
                 out(message_impl(m, &names));
             }
             let path = m.rust_path.tokens();
@@ -53,7 +52,7 @@ pub(super) const FEATURE: Feature = Feature {
 };
 
 /// The well-known types whose JSON the runtime writes by hand.
-const SPECIAL_FORMS: &[&str] = &[
+pub(super) const SPECIAL_FORMS: &[&str] = &[
     "google.protobuf.Any",
     "google.protobuf.Timestamp",
     "google.protobuf.Duration",

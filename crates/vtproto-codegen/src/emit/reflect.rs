@@ -8,7 +8,7 @@
 //! (`tables=`).
 
 use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{quote, ToTokens};
 
 use super::Feature;
 use crate::model::{Field, Label, Message, Oneof, Scalar};
@@ -20,7 +20,7 @@ pub(super) const FEATURE: Feature = Feature {
         let set = if super::is_selected(options, "descriptors") {
             quote!(FILE_DESCRIPTOR_SET)
         } else {
-            Literal::byte_string(&package.descriptor_set).into_token_stream()
+            Literal::byte_string(&without_source_info(&package.descriptor_set)).into_token_stream()
         };
         let doc = format!(
             " The descriptors of package `{}`'s files and their imports, decoded on first use.",
@@ -35,11 +35,76 @@ pub(super) const FEATURE: Feature = Feature {
                 DESCRIPTOR_POOL.get()
             }
         });
+        let formats = super::is_selected(options, super::json::FEATURE.name)
+            || super::is_selected(options, super::text::FEATURE.name);
         for m in &package.messages {
             out(message_impl(m, options.mode == crate::Mode::Prost));
+            let special = super::json::SPECIAL_FORMS.contains(&m.full_name.as_str());
+            if formats && !special && options.uses_tables(&format!(".{}", m.full_name)) {
+                // Its JSON and text from the tables, through the runtime's blanket impls.
+                let path = m.rust_path.tokens();
+                out(quote!(impl ::vtproto::reflect::Tables for #path {}));
+            }
         }
     },
 };
+
+/// `set`, an encoded `FileDescriptorSet`, without its files' `source_code_info`: the pool
+/// reads no comments, and they are most of the bytes (four fifths of googleapis'), each one
+/// lexed by rustc from an escaped literal. Every other record is kept as it came (custom
+/// options among them). With `descriptors`, the pool shares its `FILE_DESCRIPTOR_SET` whole.
+fn without_source_info(set: &[u8]) -> Vec<u8> {
+    /// A record: its field number, its bytes, and a length-delimited one's body.
+    type Record<'a> = (u64, &'a [u8], Option<&'a [u8]>);
+    // Each record of `buf`.
+    fn records(mut buf: &[u8]) -> Option<Vec<Record<'_>>> {
+        use prost::encoding::decode_varint;
+        let mut out = Vec::new();
+        while !buf.is_empty() {
+            let start = buf;
+            let key = decode_varint(&mut buf).ok()?;
+            let body = match key & 7 {
+                0 => {
+                    decode_varint(&mut buf).ok()?;
+                    None
+                }
+                1 | 5 => {
+                    buf = buf.get(if key & 7 == 1 { 8 } else { 4 }..)?;
+                    None
+                }
+                2 => {
+                    let len = usize::try_from(decode_varint(&mut buf).ok()?).ok()?;
+                    let (body, rest) = (buf.get(..len)?, &buf[len..]);
+                    buf = rest;
+                    Some(body)
+                }
+                _ => return None,
+            };
+            out.push((key >> 3, &start[..start.len() - buf.len()], body));
+        }
+        Some(out)
+    }
+    let strip = || {
+        let mut out = Vec::with_capacity(set.len());
+        for (number, record, body) in records(set)? {
+            let Some(file) = body.filter(|_| number == 1) else {
+                out.extend_from_slice(record);
+                continue;
+            };
+            let mut kept = Vec::with_capacity(file.len());
+            for (n, r, _) in records(file)? {
+                if n != 9 {
+                    kept.extend_from_slice(r);
+                }
+            }
+            prost::encoding::encode_varint(10, &mut out);
+            prost::encoding::encode_varint(kept.len() as u64, &mut out);
+            out.extend_from_slice(&kept);
+        }
+        Some(out)
+    };
+    strip().unwrap_or_else(|| set.to_vec())
+}
 
 fn message_impl(m: &Message, prost: bool) -> TokenStream {
     let path = m.rust_path.tokens();
@@ -202,31 +267,62 @@ fn oneof_arms(o: &Oneof, f: &Field) -> (TokenStream, TokenStream) {
     (read, write)
 }
 
-/// The `JsonMessage` (`json`) or `TextMessage` (`text`) impl of a message served by its
-/// reflection tables (`tables=`): two calls into the runtime's walker.
-pub(super) fn table_impl(m: &Message, format: &str) -> TokenStream {
+/// The text format of a well-known type with a JSON form of its own (the runtime's) served by
+/// the tables: its `TextMessage` impl alone (the other types take both formats' from
+/// `vtproto::reflect::Tables`, one empty impl).
+pub(super) fn table_impl(m: &Message) -> TokenStream {
     let path = m.rust_path.tokens();
-    let module = format_ident!("{format}");
-    let upper = if format == "json" { "Json" } else { "Text" };
-    let tr = format_ident!("{upper}Message");
-    let writer = format_ident!("{upper}Writer");
-    let reader = format_ident!("{upper}Reader");
-    let error = format_ident!("{upper}Error");
-    let write = format_ident!("write_{format}");
-    let merge = format_ident!("merge_{format}");
-    // Inline: compiled where a program calls them, not in the crate of the generated code
-    // (where they would make each type's tables and their trait objects compiled up front,
-    // `scripts/codegen-scale.sh --count`), as serde's generic impls are.
+    // Inline: compiled where a program calls them, not in the crate of the generated code.
     quote! {
-        impl ::vtproto::#module::#tr for #path {
+        impl ::vtproto::text::TextMessage for #path {
             #[inline]
-            fn #write(&self, w: &mut ::vtproto::#module::#writer<'_>) -> ::core::result::Result<(), ::vtproto::#module::#error> {
-                ::vtproto::reflect::#write(self, w)
+            fn write_text(&self, w: &mut ::vtproto::text::TextWriter<'_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
+                ::vtproto::reflect::write_text(self, w)
             }
             #[inline]
-            fn #merge(&mut self, r: &mut ::vtproto::#module::#reader<'_, '_>) -> ::core::result::Result<(), ::vtproto::#module::#error> {
-                ::vtproto::reflect::#merge(self, r)
+            fn merge_text(&mut self, r: &mut ::vtproto::text::TextReader<'_, '_>) -> ::core::result::Result<(), ::vtproto::text::TextError> {
+                ::vtproto::reflect::merge_text(self, r)
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_source_info;
+
+    /// A length-delimited record of field `n`.
+    fn record(n: u8, body: &[u8]) -> Vec<u8> {
+        let mut out = vec![n << 3 | 2, body.len() as u8];
+        out.extend_from_slice(body);
+        out
+    }
+
+    #[test]
+    fn source_info_goes_and_every_other_record_stays_as_it_came() {
+        // name, options holding a custom option (field 50000, not known to prost), syntax, a
+        // varint and a fixed64 of unknown numbers, and the source info between them.
+        let options = [0x80, 0xB5, 0x18, 0x01];
+        let file = |with_info: bool| {
+            let mut f = record(1, b"a.proto");
+            if with_info {
+                f.extend(record(9, &record(1, &[0x08, 0x01, 0x12, 0x02, b'/', b'/'])));
+            }
+            f.extend(record(8, &options));
+            f.extend([0xF8, 0x01, 0x07]);
+            f.extend([0xF9, 0x01, 1, 2, 3, 4, 5, 6, 7, 8]);
+            f.extend(record(12, b"proto3"));
+            f
+        };
+        let set = |with_info: bool| [record(1, &file(with_info)), record(1, &file(false))].concat();
+        assert_eq!(without_source_info(&set(true)), set(false));
+        assert_ne!(set(true), set(false));
+    }
+
+    #[test]
+    fn a_set_it_cannot_read_is_kept_whole() {
+        for bad in [&[0x0A, 0x05, 0x01][..], &[0x0B], &[0x0A, 0x02, 0x4A, 0x09]] {
+            assert_eq!(without_source_info(bad), bad);
         }
     }
 }

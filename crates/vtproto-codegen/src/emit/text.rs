@@ -27,10 +27,11 @@ pub(super) const FEATURE: Feature = Feature {
                 // Written by hand in the runtime (expanded `[type.googleapis.com/..] { .. }`).
                 continue;
             }
-            if options.uses_tables(&format!(".{}", m.full_name)) {
-                out(super::reflect::table_impl(m, "text"));
-            } else {
+            if !options.uses_tables(&format!(".{}", m.full_name)) {
                 out(message_impl(m, &names));
+            } else if super::json::SPECIAL_FORMS.contains(&m.full_name.as_str()) {
+                // Its JSON is the runtime's: its text only from the tables.
+                out(super::reflect::table_impl(m));
             }
             let path = m.rust_path.tokens();
             registered.push(quote!(registry.add_text::<#path>();));
@@ -352,11 +353,16 @@ fn read_field(f: &Field, bit: usize, names: &Names<'_>) -> TokenStream {
     match &f.label {
         Label::Implicit | Label::Required | Label::Optional => {
             if is_message(&f.value) {
-                let target = match f.label {
-                    Label::Optional => {
+                // A boxed field's message itself.
+                let target = match (f.label == Label::Optional, f.boxed) {
+                    (true, false) => {
                         quote!(m.#ident.get_or_insert_with(::core::default::Default::default))
                     }
-                    _ => quote!(&mut m.#ident),
+                    (true, true) => {
+                        quote!(&mut **m.#ident.get_or_insert_with(::core::default::Default::default))
+                    }
+                    (false, false) => quote!(&mut m.#ident),
+                    (false, true) => quote!(&mut *m.#ident),
                 };
                 let charge = (f.boxed && f.label == Label::Optional)
                     .then(|| quote!(r.charge_boxed(&m.#ident)?;));

@@ -218,20 +218,6 @@ pub fn from_slice_with<M: JsonMessage>(
     }
 }
 
-impl<M: JsonMessage> JsonMessage for Box<M> {
-    const SPECIAL_FORM: bool = M::SPECIAL_FORM;
-
-    #[inline]
-    fn write_json(&self, w: &mut JsonWriter<'_>) -> Result<(), JsonError> {
-        (**self).write_json(w)
-    }
-
-    #[inline]
-    fn merge_json(&mut self, r: &mut JsonReader<'_, '_>) -> Result<(), JsonError> {
-        (**self).merge_json(r)
-    }
-}
-
 /// Items generated code uses that are not part of the public API.
 #[doc(hidden)]
 pub mod __private {

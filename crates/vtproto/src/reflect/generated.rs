@@ -465,8 +465,9 @@ pub trait ReflectMap {
 
 /// A map field, changed.
 pub trait ReflectMapMut: ReflectMap {
-    /// Inserts an entry converted from `key` and `value` (replacing the key's).
-    fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value);
+    /// Inserts an entry converted from `key` and `value` (replacing the key's); returns
+    /// whether the key is new to the map.
+    fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) -> bool;
     /// Removes every entry.
     fn clear(&mut self);
 }
@@ -483,12 +484,13 @@ impl<K: ReflectKey, V: ReflectValue> ReflectMap for BTreeMap<K, V> {
 }
 
 impl<K: ReflectKey + Ord, V: ReflectValueMut + Default> ReflectMapMut for BTreeMap<K, V> {
-    fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) {
-        if let Some(k) = K::from_key(key) {
-            let mut v = V::default();
-            v.merge_value(kind, value);
-            self.insert(k, v);
-        }
+    fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) -> bool {
+        let Some(k) = K::from_key(key) else {
+            return false;
+        };
+        let mut v = V::default();
+        v.merge_value(kind, value);
+        self.insert(k, v).is_none()
     }
     fn clear(&mut self) {
         BTreeMap::clear(self);
@@ -514,12 +516,13 @@ where
     V: ReflectValueMut + Default,
     S: core::hash::BuildHasher,
 {
-    fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) {
-        if let Some(k) = K::from_key(key) {
-            let mut v = V::default();
-            v.merge_value(kind, value);
-            self.insert(k, v);
-        }
+    fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) -> bool {
+        let Some(k) = K::from_key(key) else {
+            return false;
+        };
+        let mut v = V::default();
+        v.merge_value(kind, value);
+        self.insert(k, v).is_none()
     }
     fn clear(&mut self) {
         std::collections::HashMap::clear(self);
@@ -901,6 +904,51 @@ impl core::fmt::Debug for LazyPool {
         f.debug_struct("LazyPool")
             .field("bytes", &self.bytes.len())
             .finish()
+    }
+}
+
+/// A generated message whose ProtoJSON and text format the tables serve (`tables=` paths):
+/// it implements [`JsonMessage`](crate::json::JsonMessage) through [`write_json`] and
+/// [`merge_json`], and [`TextMessage`](crate::text::TextMessage) through [`write_text`] and
+/// [`merge_text`], where the runtime has the format. The generated code is one empty impl per
+/// type: an impl of each format's trait per type cost rustc as much as the rest of a format
+/// from the tables (`scripts/codegen-scale.sh --count`), and the blanket impls are compiled
+/// only where a program uses them.
+pub trait Tables: ReflectMessageMut + crate::Message + Default {}
+
+#[cfg(feature = "json")]
+impl<T: Tables> crate::json::JsonMessage for T {
+    #[inline]
+    fn write_json(
+        &self,
+        w: &mut crate::json::JsonWriter<'_>,
+    ) -> Result<(), crate::json::JsonError> {
+        write_json(self, w)
+    }
+    #[inline]
+    fn merge_json(
+        &mut self,
+        r: &mut crate::json::JsonReader<'_, '_>,
+    ) -> Result<(), crate::json::JsonError> {
+        merge_json(self, r)
+    }
+}
+
+#[cfg(feature = "text")]
+impl<T: Tables> crate::text::TextMessage for T {
+    #[inline]
+    fn write_text(
+        &self,
+        w: &mut crate::text::TextWriter<'_>,
+    ) -> Result<(), crate::text::TextError> {
+        write_text(self, w)
+    }
+    #[inline]
+    fn merge_text(
+        &mut self,
+        r: &mut crate::text::TextReader<'_, '_>,
+    ) -> Result<(), crate::text::TextError> {
+        merge_text(self, r)
     }
 }
 

@@ -1083,9 +1083,7 @@ fn read_map_at(
             let k = map_key(&key_kind, key, r)?;
             if let Some(v) = read_value(&kind, r)? {
                 r.charge(core::mem::size_of::<(MapKey, Value)>())?;
-                let len = map.len();
-                map.insert_value(k, &kind, v);
-                if map.len() == len {
+                if !map.insert_value(k, &kind, v) {
                     return Err(r.duplicate());
                 }
             }

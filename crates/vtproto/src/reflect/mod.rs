@@ -47,7 +47,7 @@ pub use generated::{
     clear_field, merge_checked, merge_dynamic, merge_owned, optional, to_dynamic, FieldMut,
     FieldRef, LazyPool, MapKeyRef, MessageIndex, ReflectKey, ReflectList, ReflectListMut,
     ReflectMap, ReflectMapMut, ReflectMessage, ReflectMessageMut, ReflectOptional, ReflectValue,
-    ReflectValueMut, TypeMismatch, ValueRef,
+    ReflectValueMut, Tables, TypeMismatch, ValueRef,
 };
 #[cfg(feature = "json")]
 pub use generated::{merge_json, write_json};

@@ -171,18 +171,6 @@ pub fn from_slice<M: TextMessage>(text: &[u8]) -> Result<M, TextError> {
     }
 }
 
-impl<M: TextMessage> TextMessage for Box<M> {
-    #[inline]
-    fn write_text(&self, w: &mut TextWriter<'_>) -> Result<(), TextError> {
-        (**self).write_text(w)
-    }
-
-    #[inline]
-    fn merge_text(&mut self, r: &mut TextReader<'_, '_>) -> Result<(), TextError> {
-        (**self).merge_text(r)
-    }
-}
-
 /// How to convert one message type between its binary and text forms (an `Any`'s value).
 #[derive(Clone, Copy)]
 pub struct AnyText {

@@ -33,7 +33,7 @@ impl ::vtproto::text::TextMessage for Node {
                     }
                     r.message_colon();
                     r.charge_boxed(&m.child)?;
-                    ::vtproto::text::__private::merge_message(r, m.child.get_or_insert_with(::core::default::Default::default))?;
+                    ::vtproto::text::__private::merge_message(r, &mut **m.child.get_or_insert_with(::core::default::Default::default))?;
                 }
                 1 => {
                     if !::vtproto::text::__private::first(seen, 1) && m.value != 0 {

@@ -231,7 +231,7 @@ impl ::vtproto::text::TextMessage for Thing {
                     }
                     r.message_colon();
                     r.charge_boxed(&m.child)?;
-                    ::vtproto::text::__private::merge_message(r, m.child.get_or_insert_with(::core::default::Default::default))?;
+                    ::vtproto::text::__private::merge_message(r, &mut **m.child.get_or_insert_with(::core::default::Default::default))?;
                 }
                 _ => {}
             }
