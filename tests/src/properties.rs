@@ -924,47 +924,41 @@ where
             (a, b) => panic!("{name}: generated text {a:?}, prost's struct {b:?}"),
         }
     }
-    // What each read, as `S` reads it from the bytes written.
-    let through = |p: &P| partial::<S>(&p.encode_to_vec()).expect("prost's bytes read back");
-    let normal = |s: &S| partial::<S>(&s.encode_to_vec()).expect("our bytes read back");
+    // What each read, as `S` reads it from the bytes written: the same value or error.
+    let alike = |input: &str, a: Result<S, String>, b: Result<P, String>| match (a, b) {
+        (Ok(a), Ok(b)) => {
+            let a: S = partial(&a.encode_to_vec()).expect("our bytes read back");
+            let b: S = partial(&b.encode_to_vec()).expect("prost's bytes read back");
+            assert!(
+                same(&a, &b),
+                "{name}: prost's struct reads {input:?} as\n{b:?}\nnot\n{a:?}"
+            )
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "{name}: on {input:?}"),
+        (a, b) => panic!(
+            "{name}: on {input:?}: generated {:?}, prost's struct {:?}",
+            a.err(),
+            b.err()
+        ),
+    };
     if let Ok(written) = json::to_string(&s) {
         for input in std::iter::once(written.clone()).chain(json_edits(&written)) {
-            match (json::from_str::<S>(&input), json::from_str::<P>(&input)) {
-                (Ok(a), Ok(b)) => {
-                    let (a, b) = (normal(&a), through(&b));
-                    assert!(
-                        same(&a, &b),
-                        "{name}: prost's struct reads {input} as\n{b:?}\nnot\n{a:?}"
-                    )
-                }
-                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}: on {input}"),
-                (a, b) => panic!(
-                    "{name}: on {input}: generated {:?}, prost's struct {:?}",
-                    a.err(),
-                    b.err()
-                ),
-            }
+            let a = json::from_str::<S>(&input).map_err(|e| e.to_string());
+            alike(
+                &input,
+                a,
+                json::from_str::<P>(&input).map_err(|e| e.to_string()),
+            );
         }
     }
     if let Ok(written) = text::to_string(&s) {
         for input in std::iter::once(written.clone()).chain(text_edits(&written)) {
-            match (text::from_str::<S>(&input), text::from_str::<P>(&input)) {
-                (Ok(a), Ok(b)) => {
-                    let (a, b) = (normal(&a), through(&b));
-                    assert!(
-                        same(&a, &b),
-                        "{name}: prost's struct reads {input:?} as\n{b:?}\nnot\n{a:?}"
-                    )
-                }
-                (Err(a), Err(b)) => {
-                    assert_eq!(a.to_string(), b.to_string(), "{name}: on {input:?}")
-                }
-                (a, b) => panic!(
-                    "{name}: on {input:?}: generated {:?}, prost's struct {:?}",
-                    a.err(),
-                    b.err()
-                ),
-            }
+            let a = text::from_str::<S>(&input).map_err(|e| e.to_string());
+            alike(
+                &input,
+                a,
+                text::from_str::<P>(&input).map_err(|e| e.to_string()),
+            );
         }
     }
 }
