@@ -876,9 +876,9 @@ pub fn prost_holds_alike(desc: &vtproto::reflect::MessageDescriptor) -> bool {
 
 /// A `mode=prost` struct whose JSON and text the reflection tables serve (`tables=.`, `P`)
 /// against the generated code of the `mode=standalone` struct of the same type (`S`), for
-/// types whose values prost's structs hold alike ([`prost_holds_alike`]): on the value `P`
-/// holds (seen by `S` through the bytes `P` writes, so that what prost's struct cannot hold,
-/// unknown fields and an implicit `-0.0`, is not compared), the same JSON with each option
+/// types whose values prost's structs hold alike ([`prost_holds_alike`]): on the value both
+/// read from the bytes `P` writes (so that what prost's struct cannot hold, unknown fields,
+/// or its bytes leave out, a `-0.0` where prost writes no zero, is not compared), the same JSON with each option
 /// set (as JSON values) and the same text; on `S`'s JSON and text and their edits, the same
 /// value read (compared through `P`'s bytes) or the same error.
 pub fn check_prost_tables<P, S>(desc: &vtproto::reflect::MessageDescriptor, data: &[u8])
@@ -893,7 +893,11 @@ where
     let Ok(p) = partial::<P>(data) else {
         return;
     };
-    let s: S = partial(&p.encode_to_vec()).expect("the standalone struct reads prost's bytes");
+    // What prost's bytes carry, read back by each (prost's struct can hold a `-0.0` its bytes
+    // leave out: an implicit field's, a map entry's value).
+    let bytes = p.encode_to_vec();
+    let p: P = partial(&bytes).expect("prost's struct reads its own bytes");
+    let s: S = partial(&bytes).expect("the standalone struct reads prost's bytes");
     let name = <S as Message>::NAME;
     let any_unknown =
         |e: &json::JsonError| matches!(e.kind(), json::JsonErrorKind::UnknownAnyType { .. });
