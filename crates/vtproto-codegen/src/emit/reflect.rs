@@ -50,7 +50,7 @@ pub(super) const FEATURE: Feature = Feature {
 };
 
 /// `set`, an encoded `FileDescriptorSet`, without its files' `source_code_info`: the pool
-/// reads no comments, and they are most of the bytes (four fifths of googleapis'), each one
+/// reads no comments, and they are most of the bytes of googleapis' files, each one
 /// lexed by rustc from an escaped literal. Every other record is kept as it came (custom
 /// options among them). With `descriptors`, the pool shares its `FILE_DESCRIPTOR_SET` whole.
 fn without_source_info(set: &[u8]) -> Vec<u8> {
