@@ -335,6 +335,20 @@ impl Kind {
     }
 }
 
+/// [`FieldDescriptor::map_kinds`] of the pool's field at `index`, without a handle on it.
+pub(super) fn map_kinds_at(pool: &DescriptorPool, index: u32) -> Option<(Kind, Kind)> {
+    let KindData::Message(m) = pool.inner.fields[index as usize].kind else {
+        return None;
+    };
+    let entry = &pool.inner.messages[m as usize];
+    let find = |n: u32| {
+        let at = entry.by_number.binary_search_by_key(&n, |&(k, _)| k).ok()?;
+        Some(entry.by_number[at].1)
+    };
+    let (k, v) = (find(1)?, find(2)?);
+    Some((kind_at(pool, k), kind_at(pool, v)))
+}
+
 /// The kind of field `index` of `pool` (the pool is cloned, an atomic count, only for the
 /// kinds that hold it).
 pub(super) fn kind_at(pool: &DescriptorPool, index: u32) -> Kind {
@@ -639,16 +653,7 @@ impl FieldDescriptor {
 
     /// A map field's key and value kinds, without a handle on the entry's fields.
     pub(super) fn map_kinds(&self) -> Option<(Kind, Kind)> {
-        let KindData::Message(m) = self.data().kind else {
-            return None;
-        };
-        let entry = &self.pool.inner.messages[m as usize];
-        let find = |n: u32| {
-            let at = entry.by_number.binary_search_by_key(&n, |&(k, _)| k).ok()?;
-            Some(entry.by_number[at].1)
-        };
-        let (k, v) = (find(1)?, find(2)?);
-        Some((kind_at(&self.pool, k), kind_at(&self.pool, v)))
+        map_kinds_at(&self.pool, self.index)
     }
 
     /// Optional, required or repeated, with editions' features applied.

@@ -543,19 +543,24 @@ fn wrap(kind: &Kind, v: Value) -> Value {
     }
 }
 
-/// A wrapper type's message as its value.
+/// A wrapper type's message as its value; any other value as it is. Inlined, so that a
+/// scalar's `merge_value` is one match on the value read.
+#[inline]
 fn unwrap(v: Value) -> Value {
     match v {
-        Value::Message(m) => {
-            let mut m = *m;
-            match m.desc.get_field(1) {
-                Some(f) => m.fields[f.position()]
-                    .take()
-                    .unwrap_or_else(|| Value::default_for(&f)),
-                None => Value::Bool(false),
-            }
-        }
+        Value::Message(m) => unwrap_message(*m),
         v => v,
+    }
+}
+
+/// [`unwrap`] of a message: its field 1, or that field's default.
+#[cold]
+fn unwrap_message(mut m: DynamicMessage) -> Value {
+    match m.desc.get_field(1) {
+        Some(f) => m.fields[f.position()]
+            .take()
+            .unwrap_or_else(|| Value::default_for(&f)),
+        None => Value::Bool(false),
     }
 }
 
@@ -567,6 +572,7 @@ macro_rules! scalars {
             }
         }
         impl ReflectValueMut for $ty {
+            #[inline]
             fn merge_value(&mut self, _: &Kind, value: Value) {
                 if let Value::$variant(v) = unwrap(value) {
                     *self = v.into();
@@ -586,6 +592,7 @@ macro_rules! owned {
             }
         }
         impl ReflectValueMut for $ty {
+            #[inline]
             fn merge_value(&mut self, _: &Kind, value: Value) {
                 if let Value::$variant(v) = unwrap(value) {
                     *self = v;

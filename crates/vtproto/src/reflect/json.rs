@@ -8,7 +8,9 @@
 
 use alloc::collections::BTreeMap;
 
-use super::descriptors::{kind_at, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
+use super::descriptors::{
+    kind_at, map_kinds_at, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor,
+};
 use super::dynamic::{
     extension_named, message_size, message_size_at, DynamicMessage, MapKey, Value,
 };
@@ -885,7 +887,9 @@ fn read_map(
     Ok(Some(read))
 }
 
-/// A map's key of `kind` from its JSON key.
+/// A map's key of `kind` from its JSON key. Inlined: a key returned through memory is
+/// read back at other widths than it was written, a stall per entry.
+#[inline]
 fn map_key(
     kind: &Kind,
     key: alloc::borrow::Cow<'_, str>,
@@ -1002,7 +1006,7 @@ fn read_field_at(
         if r.null() {
             return Ok(());
         }
-        return read_map_at(m, &pool.field_at(field), r);
+        return read_map_at(m, pool, field, r);
     }
     if !null_is_value_at(pool, d.kind) && r.null() {
         return Ok(());
@@ -1065,14 +1069,16 @@ fn read_field_at(
     Ok(())
 }
 
-/// A map field's object into `m`'s map.
+/// A map field's object into `m`'s map (the pool's field at `field`).
 fn read_map_at(
     m: &mut dyn ReflectMessageMut,
-    f: &FieldDescriptor,
+    pool: &DescriptorPool,
+    field: u32,
     r: &mut JsonReader<'_, '_>,
 ) -> Result<(), JsonError> {
+    let number = pool.inner.fields[field as usize].number;
     let (Some((key_kind, kind)), Some(FieldMut::Map(map))) =
-        (f.map_kinds(), m.field_mut(f.number()))
+        (map_kinds_at(pool, field), m.field_mut(number))
     else {
         return r.skip_value();
     };
@@ -1081,14 +1087,20 @@ fn read_map_at(
         r.begin_object()?;
         while let Some(key) = r.next_key()? {
             let k = map_key(&key_kind, key, r)?;
-            if let Some(v) = read_value(&kind, r)? {
-                r.charge(core::mem::size_of::<(MapKey, Value)>())?;
-                if !map.insert_value(k, &kind, v) {
-                    return Err(r.duplicate());
-                }
+            // Strings, the commonest values, read without the match on the kind.
+            let v = match kind {
+                Kind::String => Value::String(r.string_owned()?),
+                _ => match read_value(&kind, r)? {
+                    Some(v) => v,
+                    None => continue,
+                },
+            };
+            r.charge(core::mem::size_of::<(MapKey, Value)>())?;
+            if !map.insert_value(k, &kind, v) {
+                return Err(r.duplicate());
             }
         }
-    } else if let Some(read) = read_map(f, r)? {
+    } else if let Some(read) = read_map(&pool.field_at(field), r)? {
         // The keys it held may come again, once.
         for (k, v) in read {
             map.insert_value(k, &kind, v);
