@@ -130,7 +130,7 @@ impl Default for Config {
 #[derive(Clone)]
 pub struct Server<D, G> {
     dispatch: D,
-    grpc: crate::tonic::ResourceExhausted<G>,
+    grpc: G,
     grpc_web: tonic_web::GrpcWebService<crate::tonic::ResourceExhausted<G>>,
     config: Arc<Config>,
 }
@@ -148,10 +148,10 @@ impl<D: Dispatch, G: Clone> Server<D, G> {
     /// Serves Connect requests with `dispatch` and gRPC and gRPC-Web requests with `grpc`.
     pub fn new(dispatch: D, grpc: G) -> Self {
         use tower_layer::Layer as _;
-        let grpc = crate::tonic::ResourceExhaustedLayer.layer(grpc);
+        let web = crate::tonic::ResourceExhaustedLayer.layer(grpc.clone());
         Server {
             dispatch,
-            grpc_web: tonic_web::GrpcWebLayer::new().layer(grpc.clone()),
+            grpc_web: tonic_web::GrpcWebLayer::new().layer(web),
             grpc,
             config: Arc::new(Config::default()),
         }
@@ -367,6 +367,7 @@ where
                     future,
                     back,
                     drain,
+                    streamed: !method.is_some_and(MethodInfo::takes_one_message),
                 },
             };
         }
@@ -386,7 +387,7 @@ where
             let response = if web {
                 grpc_web.call(request).await
             } else {
-                grpc.call(request).await.map(|r| r.map(Body::new))
+                grpc.call(request).await.map(|r| over_limit(r, true))
             };
             if let Some(mut left) = back.and_then(|mut b| b.try_recv().ok()) {
                 body::drain_body(&mut left, drain).await;
@@ -412,9 +413,12 @@ pin_project_lite::pin_project! {
     enum Answer<F> {
         Grpc {
             #[pin]
-            future: crate::tonic::ResponseFuture<F>,
+            future: F,
             back: Option<tokio::sync::oneshot::Receiver<Body>>,
             drain: usize,
+            // Whether the request is a stream, whose over-limit message the status in the
+            // answer's trailers reports.
+            streamed: bool,
         },
         Connect { future: BoxFuture },
         Other {
@@ -448,11 +452,12 @@ where
                     future,
                     back,
                     drain,
+                    streamed,
                 } => {
                     let Poll::Ready(response) = future.poll(cx) else {
                         return Poll::Pending;
                     };
-                    let response = response.map(|r| r.map(Body::new));
+                    let response = response.map(|r| over_limit(r, *streamed));
                     let Some(mut left) = back.take().and_then(|mut b| b.try_recv().ok()) else {
                         return Poll::Ready(response);
                     };
@@ -471,6 +476,18 @@ where
             answer.set(next);
         }
     }
+}
+
+/// tonic's answer with its over-limit status given gRPC's code
+/// ([`ResourceExhaustedLayer`](crate::tonic::ResourceExhaustedLayer)). A request of one
+/// message is refused before any answer starts, in the headers: its answer's body is passed
+/// on as it is, without a wrapper to look at its trailers.
+fn over_limit(mut response: http::Response<Body>, streamed: bool) -> http::Response<Body> {
+    if streamed {
+        return crate::tonic::resource_exhausted::watch(response).map(Body::new);
+    }
+    crate::tonic::resource_exhausted::rewrite(response.headers_mut());
+    response
 }
 
 /// Boxes an answer that is not a Connect handler's.

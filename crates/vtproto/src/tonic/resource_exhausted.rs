@@ -82,10 +82,16 @@ where
             Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
             Poll::Pending => return Poll::Pending,
         };
-        let (mut parts, body) = response.into_parts();
-        rewrite(&mut parts.headers);
-        Poll::Ready(Ok(Response::from_parts(parts, StatusBody { inner: body })))
+        Poll::Ready(Ok(watch(response)))
     }
+}
+
+/// `response` with tonic's over-limit status rewritten in its headers and, later, in its
+/// trailers.
+pub(crate) fn watch<B>(response: Response<B>) -> Response<StatusBody<B>> {
+    let (mut parts, body) = response.into_parts();
+    rewrite(&mut parts.headers);
+    Response::from_parts(parts, StatusBody { inner: body })
 }
 
 pin_project_lite::pin_project! {
@@ -142,7 +148,7 @@ pub(crate) fn over_limit(status: tonic::Status) -> tonic::Status {
 }
 
 /// Gives tonic's over-limit status (in `headers`, or trailers) gRPC's code.
-fn rewrite(headers: &mut HeaderMap) {
+pub(crate) fn rewrite(headers: &mut HeaderMap) {
     // Most answers are not `OUT_OF_RANGE` (11): no status to parse.
     if headers
         .get("grpc-status")
