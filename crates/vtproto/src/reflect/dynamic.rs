@@ -17,7 +17,12 @@ use crate::wire::{self, WireType};
 use crate::{DecodeError, DecodeErrorKind, Reader, ReverseWriter, UnknownFields};
 
 /// One value of a field: a scalar, an enum number, a message, a list or a map.
+// `repr(C)` puts every variant's value at offset 8: a `Value` returned through memory is
+// then copied at the widths it was written with, where the default layout's one-byte and
+// four-byte payloads at offsets 1 and 4 were copied with loads that straddle the stores
+// (a store-forwarding stall per value read). Its size, and `Option<Value>`'s, stay 32.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub enum Value {
     /// `bool`.
     Bool(bool),
@@ -46,6 +51,10 @@ pub enum Value {
     /// A map field's entries, in key order.
     Map(BTreeMap<MapKey, Value>),
 }
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(core::mem::size_of::<Value>() == 32);
+const _: () = assert!(core::mem::size_of::<Option<Value>>() == core::mem::size_of::<Value>());
 
 /// A map's key.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
