@@ -425,9 +425,11 @@ pub trait ReflectKey {
 macro_rules! keys {
     ($($ty:ty => $variant:ident),*) => {$(
         impl ReflectKey for $ty {
+            #[inline]
             fn as_key(&self) -> MapKeyRef<'_> {
                 MapKeyRef::$variant(*self)
             }
+            #[inline]
             fn from_key(key: MapKey) -> Option<Self> {
                 match key {
                     MapKey::$variant(k) => Some(k),
@@ -440,9 +442,11 @@ macro_rules! keys {
 keys!(bool => Bool, i32 => I32, i64 => I64, u32 => U32, u64 => U64);
 
 impl ReflectKey for String {
+    #[inline]
     fn as_key(&self) -> MapKeyRef<'_> {
         MapKeyRef::Str(self)
     }
+    #[inline]
     fn from_key(key: MapKey) -> Option<Self> {
         match key {
             MapKey::String(k) => Some(k),
@@ -567,6 +571,7 @@ fn unwrap_message(mut m: DynamicMessage) -> Value {
 macro_rules! scalars {
     ($($ty:ty => $variant:ident / $as_ref:ident),*) => {$(
         impl ReflectValue for $ty {
+            #[inline]
             fn as_ref(&self) -> ValueRef<'_> {
                 ValueRef::$as_ref(*self)
             }
@@ -587,6 +592,7 @@ scalars!(bool => Bool / Bool, i64 => I64 / I64, u32 => U32 / U32, u64 => U64 / U
 macro_rules! owned {
     ($($ty:ty => $variant:ident / $as_ref:ident),*) => {$(
         impl ReflectValue for $ty {
+            #[inline]
             fn as_ref(&self) -> ValueRef<'_> {
                 ValueRef::$as_ref(self)
             }
@@ -605,6 +611,7 @@ owned!(String => String / Str, Vec<u8> => Bytes / Bytes);
 
 /// `int32`s, and enums' numbers.
 impl ReflectValue for i32 {
+    #[inline]
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::I32(*self)
     }
@@ -619,6 +626,7 @@ impl ReflectValueMut for i32 {
 }
 
 impl ReflectValue for bytes::Bytes {
+    #[inline]
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::Bytes(self)
     }
@@ -634,6 +642,7 @@ impl ReflectValueMut for bytes::Bytes {
 
 /// `google.protobuf.Empty` as prost maps it.
 impl ReflectValue for () {
+    #[inline]
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::Unit
     }
@@ -646,6 +655,7 @@ impl ReflectValueMut for () {
 // Each method one call to a function compiled once: this impl is instantiated for every
 // message type used as a field.
 impl<M: ReflectMessage> ReflectValue for M {
+    #[inline]
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::Message(self)
     }
