@@ -64,7 +64,8 @@ where
             (body, None)
         };
         let future = self.0.call(http::Request::from_parts(parts, body));
-        if protocol == Protocol::Grpc && back.is_none() {
+        let grpc = matches!(protocol, Protocol::Grpc { .. });
+        if grpc && back.is_none() {
             // Nothing to rewrite or to read after the answer: no box, no await.
             return FallbackFuture {
                 answer: Fallback::Pass { future },
@@ -73,7 +74,7 @@ where
         let future = Box::pin(async move {
             let response = future.await?;
             let answered_by_grpc = response.headers().contains_key("grpc-status");
-            let response = if protocol != Protocol::Grpc && answered_by_grpc {
+            let response = if !grpc && answered_by_grpc {
                 let status = Status::from_header_map(response.headers())
                     .unwrap_or_else(|| Status::unknown("no Connect service answered"));
                 let mut answer = connect_answer(&status);

@@ -211,12 +211,7 @@ where
     fn call(&mut self, request: http::Request<Body>) -> Self::Future {
         let protocol = Protocol::of(request.method(), request.headers());
         let method = method_index::<D>(request.uri().path());
-        if protocol == Protocol::Grpc {
-            let web = request
-                .headers()
-                .get(http::header::CONTENT_TYPE)
-                .and_then(|v| v.as_bytes().get(..20))
-                .is_some_and(|v| v.eq_ignore_ascii_case(b"application/grpc-web"));
+        if let Protocol::Grpc { web } = protocol {
             return self.grpc(request, web, method.map(|i| &D::METHODS[i]));
         }
         let config = self.config.clone();
@@ -480,13 +475,16 @@ where
 
 /// tonic's answer with its over-limit status given gRPC's code
 /// ([`ResourceExhaustedLayer`](crate::tonic::ResourceExhaustedLayer)). A request of one
-/// message is refused before any answer starts, in the headers: its answer's body is passed
-/// on as it is, without a wrapper to look at its trailers.
+/// message is refused before any answer starts, in the headers of an answer without a body
+/// (trailers-only): any other answer to it is passed on as it is, without a header lookup
+/// or a wrapper to look at its trailers.
 fn over_limit(mut response: http::Response<Body>, streamed: bool) -> http::Response<Body> {
     if streamed {
         return crate::tonic::resource_exhausted::watch(response).map(Body::new);
     }
-    crate::tonic::resource_exhausted::rewrite(response.headers_mut());
+    if http_body::Body::is_end_stream(response.body()) {
+        crate::tonic::resource_exhausted::rewrite(response.headers_mut());
+    }
     response
 }
 

@@ -31,8 +31,12 @@ pub(crate) fn get_encoding(query: &str) -> Option<Format> {
 /// What a request's method and content type ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Protocol {
-    /// gRPC or gRPC-Web (`application/grpc...`), answered by tonic.
-    Grpc,
+    /// gRPC or, `web`, gRPC-Web (`application/grpc...`, `application/grpc-web...`),
+    /// answered by tonic.
+    Grpc {
+        /// gRPC-Web.
+        web: bool,
+    },
     /// A Connect unary call: a POST of one message (`application/proto`, `application/json`).
     Unary(Format),
     /// A Connect unary call as a GET, the message in the query.
@@ -46,13 +50,25 @@ pub(crate) enum Protocol {
 
 impl Protocol {
     pub(crate) fn of(method: &http::Method, headers: &HeaderMap) -> Protocol {
+        // Bytes, not text: every name below is ASCII, and a gRPC call (the commonest) is
+        // known from the first 16 bytes without checking the rest.
         let content_type = headers
             .get(http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        let media = content_type.split(';').next().unwrap_or("").trim();
-        if media.len() >= 16 && media[..16].eq_ignore_ascii_case("application/grpc") {
-            return Protocol::Grpc;
+            .map_or(&b""[..], HeaderValue::as_bytes);
+        let media = content_type
+            .split(|&b| b == b';')
+            .next()
+            .unwrap_or_default()
+            .trim_ascii();
+        if let Some(rest) = media
+            .get(..16)
+            .filter(|p| p.eq_ignore_ascii_case(b"application/grpc"))
+            .and(media.get(16..))
+        {
+            let web = rest
+                .get(..4)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"-web"));
+            return Protocol::Grpc { web };
         }
         if method == http::Method::GET {
             return Protocol::Get;
@@ -67,7 +83,7 @@ impl Protocol {
             ("application/connect+json", Protocol::Stream(Format::Json)),
         ]
         .into_iter()
-        .find(|(name, _)| media.eq_ignore_ascii_case(name))
+        .find(|(name, _)| media.eq_ignore_ascii_case(name.as_bytes()))
         .map_or(Protocol::Unsupported, |(_, protocol)| protocol)
     }
 
@@ -473,8 +489,16 @@ mod tests {
             ),
             ("application/connect+proto", Protocol::Stream(Format::Proto)),
             ("Application/Connect+JSON", Protocol::Stream(Format::Json)),
-            ("application/grpc-web+proto", Protocol::Grpc),
-            ("application/grpc", Protocol::Grpc),
+            ("application/grpc-web+proto", Protocol::Grpc { web: true }),
+            ("Application/gRPC-Web", Protocol::Grpc { web: true }),
+            ("application/grpc", Protocol::Grpc { web: false }),
+            (
+                "application/grpc+proto; charset=x",
+                Protocol::Grpc { web: false },
+            ),
+            ("application/grpcweb", Protocol::Grpc { web: false }),
+            (" application/json ;x", Protocol::Unary(Format::Json)),
+            ("application/grp", Protocol::Unsupported),
             ("text/plain", Protocol::Unsupported),
         ] {
             h.insert(http::header::CONTENT_TYPE, HeaderValue::from_static(ct));

@@ -20,7 +20,7 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use http_body::Frame;
-use tonic::codegen::http::{HeaderMap, HeaderValue, Response};
+use tonic::codegen::http::{HeaderMap, HeaderName, HeaderValue, Response};
 use tonic::codegen::{Body, Service};
 use tonic::{Code, Status};
 
@@ -147,11 +147,14 @@ pub(crate) fn over_limit(status: tonic::Status) -> tonic::Status {
     }
 }
 
+/// `grpc-status`, made once (a name given as text is parsed at each lookup).
+const GRPC_STATUS: HeaderName = HeaderName::from_static("grpc-status");
+
 /// Gives tonic's over-limit status (in `headers`, or trailers) gRPC's code.
 pub(crate) fn rewrite(headers: &mut HeaderMap) {
     // Most answers are not `OUT_OF_RANGE` (11): no status to parse.
     if headers
-        .get("grpc-status")
+        .get(GRPC_STATUS)
         .is_none_or(|v| v.as_bytes() != b"11")
     {
         return;
@@ -161,7 +164,7 @@ pub(crate) fn rewrite(headers: &mut HeaderMap) {
     if over_limit {
         let code = (Code::ResourceExhausted as i32).to_string();
         headers.insert(
-            "grpc-status",
+            GRPC_STATUS,
             HeaderValue::from_str(&code).expect("digits are a header value"),
         );
     }
