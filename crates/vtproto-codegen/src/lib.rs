@@ -227,8 +227,9 @@ pub fn generate_tokens(
 
 /// Whether a package gets a file: one with messages or services always; in `mode=standalone` one with
 /// enums or extensions alone too (its types are ours to declare; prost declares them in
-/// `mode=prost`, where our impls are for messages only, and, with `json`, for enums: their
-/// names read from JSON).
+/// `mode=prost`, where our impls are for messages only, and, with `json` or `text`, for
+/// enums: their names read from JSON and text, a file kept even where `tables=.` leaves it
+/// without them).
 fn has_output(p: &model::Package, options: &Options) -> bool {
     !p.messages.is_empty()
         || !p.services.is_empty()

@@ -183,6 +183,11 @@ impl Options {
         path_matches(&self.tables, fq_message)
     }
 
+    /// Whether the reflection tables serve the JSON and text of every message (`tables=.`).
+    pub fn tables_serve_all(&self) -> bool {
+        self.tables.iter().any(|p| p == ".")
+    }
+
     /// Whether the message `fq_message` (`.pkg.Msg`) gets a view, the `views` feature being
     /// selected.
     pub fn has_view(&self, fq_message: &str) -> bool {

@@ -168,3 +168,30 @@ message M {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn enum_name_lookups_are_left_out_where_the_tables_serve_every_message() {
+    let code = |parameter: &str| -> String {
+        let files = generate(parameter).unwrap();
+        files.iter().map(|f| f.content.as_str()).collect()
+    };
+    for features in [
+        "codec+reflect+json",
+        "codec+reflect+text",
+        "codec+reflect+json+text",
+    ] {
+        let generated = code(&format!("features={features}"));
+        assert!(generated.contains("fn from_json_name"), "{features}");
+        let tables = code(&format!("features={features},tables=."));
+        assert!(!tables.contains("from_json_name"), "{features}, tables=.");
+        // Some messages left to generated code: their enums' lookups stay.
+        let some = code(&format!("features={features},tables=.vt.deep"));
+        assert!(
+            some.contains("fn from_json_name"),
+            "{features}, tables=.vt.deep"
+        );
+    }
+    // serde's impls read names with them, tables or not.
+    let serde = code("features=codec+reflect+json+serde,tables=.");
+    assert!(serde.contains("fn from_json_name"));
+}

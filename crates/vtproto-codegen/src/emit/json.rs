@@ -32,7 +32,7 @@ pub(super) const FEATURE: Feature = Feature {
             let path = m.rust_path.tokens();
             registered.push(quote!(registry.add::<#path>();));
         }
-        if !foreign_enums(&package.name, options) {
+        if !foreign_enums(&package.name, options) && super::reads_enum_names(options) {
             for e in &package.enums {
                 out(enum_lookup(e));
             }
@@ -107,10 +107,14 @@ pub(super) fn enum_lookup(e: &crate::model::Enum) -> TokenStream {
         let n = Literal::i32_unsuffixed(v.number);
         quote!(#name => ::core::option::Option::Some(#n),)
     });
+    // Inline: compiled only where generated JSON or text code reads the enum, not for the
+    // enums of messages the reflection tables serve (`tables=`), which read names from the
+    // pool.
     quote! {
         impl #path {
             /// The number of a value named in JSON (aliases included).
             #[doc(hidden)]
+            #[inline]
             pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
                 match name {
                     #(#arms)*

@@ -105,12 +105,22 @@ pub(crate) fn is_selected(options: &Options, name: &str) -> bool {
     select(options).is_ok_and(|features| features.iter().any(|f| f.name == name))
 }
 
-/// Whether `json` or `text` writes its enum name lookups for the package (its enums are this
-/// crate's).
+/// Whether `json` or `text` has enum name lookups to write for the package (its enums are
+/// this crate's): the package then gets a file, with or without them (see
+/// [`reads_enum_names`]), so that where it is included does not depend on `tables=`.
 pub(crate) fn json_enum_lookups(package: &Package, options: &Options) -> bool {
     !package.enums.is_empty()
         && (is_selected(options, json::FEATURE.name) || is_selected(options, text::FEATURE.name))
         && !json::foreign_enums(&package.name, options)
+}
+
+/// Whether generated code reads enum names (`from_json_name`): the JSON and text code of
+/// messages the reflection tables do not serve, and the `serde` impls. With `tables=.` and
+/// no `serde`, the tables read every name from the pool and no lookup is written, so code
+/// generated in another run, without `tables=.`, cannot read these enums' names: give every
+/// run of a crate the same `tables=`.
+pub(crate) fn reads_enum_names(options: &Options) -> bool {
+    !options.tables_serve_all() || is_selected(options, serde::FEATURE.name)
 }
 
 /// The names of the generator's features, for `features=a+b`.

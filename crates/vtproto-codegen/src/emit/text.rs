@@ -42,7 +42,7 @@ pub(super) const FEATURE: Feature = Feature {
         let runtime_wkt = options.compile_well_known_types && package.name == "google.protobuf";
         let lookups_elsewhere = super::is_selected(options, super::json::FEATURE.name)
             || foreign_enums(&package.name, options);
-        if !lookups_elsewhere {
+        if !lookups_elsewhere && super::reads_enum_names(options) {
             for e in &package.enums {
                 let lookup = super::json::enum_lookup(e);
                 out(if runtime_wkt {

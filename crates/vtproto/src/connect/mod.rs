@@ -362,7 +362,7 @@ where
                     future,
                     back,
                     drain,
-                    streamed: !method.is_some_and(MethodInfo::takes_one_message),
+                    streamed: !method.is_some_and(|m| m.kind == Kind::Unary),
                 },
             };
         }
@@ -411,8 +411,8 @@ pin_project_lite::pin_project! {
             future: F,
             back: Option<tokio::sync::oneshot::Receiver<Body>>,
             drain: usize,
-            // Whether the request is a stream, whose over-limit message the status in the
-            // answer's trailers reports.
+            // Whether the call streams either way (all but unary), so that a status may
+            // come in the answer's trailers.
             streamed: bool,
         },
         Connect { future: BoxFuture },
@@ -474,17 +474,14 @@ where
 }
 
 /// tonic's answer with its over-limit status given gRPC's code
-/// ([`ResourceExhaustedLayer`](crate::tonic::ResourceExhaustedLayer)). A request of one
-/// message is refused before any answer starts, in the headers of an answer without a body
-/// (trailers-only): any other answer to it is passed on as it is, without a header lookup
-/// or a wrapper to look at its trailers.
+/// ([`ResourceExhaustedLayer`](crate::tonic::ResourceExhaustedLayer)). A unary call's
+/// status, an over-limit request's included, is in the headers of a trailers-only answer:
+/// its answer's body is passed on as it is, without a wrapper to look at its trailers.
 fn over_limit(mut response: http::Response<Body>, streamed: bool) -> http::Response<Body> {
     if streamed {
         return crate::tonic::resource_exhausted::watch(response).map(Body::new);
     }
-    if http_body::Body::is_end_stream(response.body()) {
-        crate::tonic::resource_exhausted::rewrite(response.headers_mut());
-    }
+    crate::tonic::resource_exhausted::rewrite(response.headers_mut());
     response
 }
 

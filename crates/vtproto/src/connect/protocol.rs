@@ -50,8 +50,9 @@ pub(crate) enum Protocol {
 
 impl Protocol {
     pub(crate) fn of(method: &http::Method, headers: &HeaderMap) -> Protocol {
-        // Bytes, not text: every name below is ASCII, and a gRPC call (the commonest) is
-        // known from the first 16 bytes without checking the rest.
+        // Bytes, not text: every name below is ASCII, so a byte outside it (which made the
+        // text check fail, and the request unsupported) matters only where it is compared:
+        // the media type before any parameters.
         let content_type = headers
             .get(http::header::CONTENT_TYPE)
             .map_or(&b""[..], HeaderValue::as_bytes);
@@ -503,6 +504,21 @@ mod tests {
         ] {
             h.insert(http::header::CONTENT_TYPE, HeaderValue::from_static(ct));
             assert_eq!(Protocol::of(&post, &h), want, "{ct}");
+        }
+        // Bytes past ASCII: in a parameter they do not change the media type; in it, they
+        // make another one.
+        for (ct, want) in [
+            (
+                &b"application/json; x=\xff"[..],
+                Protocol::Unary(Format::Json),
+            ),
+            (&b"application/js\xffon"[..], Protocol::Unsupported),
+        ] {
+            h.insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_bytes(ct).unwrap(),
+            );
+            assert_eq!(Protocol::of(&post, &h), want);
         }
         assert_eq!(Protocol::of(&http::Method::PUT, &h), Protocol::Unsupported);
     }

@@ -17,12 +17,13 @@ use crate::wire::{self, WireType};
 use crate::{DecodeError, DecodeErrorKind, Reader, ReverseWriter, UnknownFields};
 
 /// One value of a field: a scalar, an enum number, a message, a list or a map.
-// `repr(C)` puts every variant's value at offset 8: a `Value` returned through memory is
-// then copied at the widths it was written with, where the default layout's one-byte and
-// four-byte payloads at offsets 1 and 4 were copied with loads that straddle the stores
-// (a store-forwarding stall per value read). Its size, and `Option<Value>`'s, stay 32.
+// On 64-bit targets `repr(C)` puts every variant's value at offset 8: a `Value` returned
+// through memory is then copied at the widths it was written with, where the default
+// layout's one-byte and four-byte payloads at offsets 1 and 4 were copied with loads that
+// straddle the stores (a store-forwarding stall per value read). Its size, and
+// `Option<Value>`'s, stay 32. Elsewhere the default layout is the smaller one, and stays.
 #[derive(Clone, Debug, PartialEq)]
-#[repr(C)]
+#[cfg_attr(target_pointer_width = "64", repr(C))]
 pub enum Value {
     /// `bool`.
     Bool(bool),

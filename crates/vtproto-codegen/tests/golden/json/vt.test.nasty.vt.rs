@@ -1021,6 +1021,7 @@ impl ::vtproto::json::JsonMessage for HasMethods {
 impl PrefixedEnum {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "PREFIXED_ENUM_UNKNOWN" => ::core::option::Option::Some(0),
@@ -1033,6 +1034,7 @@ impl PrefixedEnum {
 impl holder::Kind {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "KIND_A" => ::core::option::Option::Some(0),

@@ -864,6 +864,7 @@ impl ::vtproto::text::TextMessage for HasMethods {
 impl PrefixedEnum {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "PREFIXED_ENUM_UNKNOWN" => ::core::option::Option::Some(0),
@@ -876,6 +877,7 @@ impl PrefixedEnum {
 impl holder::Kind {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "KIND_A" => ::core::option::Option::Some(0),

@@ -1121,6 +1121,7 @@ impl ::vtproto::json::JsonMessage for Option {
 impl NullValue {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "NULL_VALUE" => ::core::option::Option::Some(0),
@@ -1131,6 +1132,7 @@ impl NullValue {
 impl Syntax {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "SYNTAX_PROTO2" => ::core::option::Option::Some(0),
@@ -1143,6 +1145,7 @@ impl Syntax {
 impl field::Kind {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "TYPE_UNKNOWN" => ::core::option::Option::Some(0),
@@ -1171,6 +1174,7 @@ impl field::Kind {
 impl field::Cardinality {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "CARDINALITY_UNKNOWN" => ::core::option::Option::Some(0),

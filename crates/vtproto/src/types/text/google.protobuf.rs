@@ -1805,6 +1805,7 @@ impl ::vtproto::text::TextMessage for BytesValue {
 impl NullValue {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "NULL_VALUE" => ::core::option::Option::Some(0),
@@ -1816,6 +1817,7 @@ impl NullValue {
 impl Syntax {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "SYNTAX_PROTO2" => ::core::option::Option::Some(0),
@@ -1829,6 +1831,7 @@ impl Syntax {
 impl field::Kind {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "TYPE_UNKNOWN" => ::core::option::Option::Some(0),
@@ -1858,6 +1861,7 @@ impl field::Kind {
 impl field::Cardinality {
     #[doc = r" The number of a value named in JSON (aliases included)."]
     #[doc(hidden)]
+    #[inline]
     pub fn from_json_name(name: &str) -> ::core::option::Option<i32> {
         match name {
             "CARDINALITY_UNKNOWN" => ::core::option::Option::Some(0),
