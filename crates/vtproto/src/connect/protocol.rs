@@ -61,12 +61,8 @@ impl Protocol {
             .next()
             .unwrap_or_default()
             .trim_ascii();
-        if let Some(rest) = media
-            .get(..16)
-            .filter(|p| p.eq_ignore_ascii_case(b"application/grpc"))
-            .and(media.get(16..))
-        {
-            let web = rest
+        if media.len() >= 16 && media[..16].eq_ignore_ascii_case(b"application/grpc") {
+            let web = media[16..]
                 .get(..4)
                 .is_some_and(|w| w.eq_ignore_ascii_case(b"-web"));
             return Protocol::Grpc { web };

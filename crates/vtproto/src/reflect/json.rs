@@ -887,9 +887,7 @@ fn read_map(
     Ok(Some(read))
 }
 
-/// A map's key of `kind` from its JSON key. Inlined: a key returned through memory is
-/// read back at other widths than it was written, a stall per entry.
-#[inline]
+/// A map's key of `kind` from its JSON key.
 fn map_key(
     kind: &Kind,
     key: alloc::borrow::Cow<'_, str>,
@@ -1087,17 +1085,11 @@ fn read_map_at(
         r.begin_object()?;
         while let Some(key) = r.next_key()? {
             let k = map_key(&key_kind, key, r)?;
-            // Strings, the commonest values, read without the match on the kind.
-            let v = match kind {
-                Kind::String => Value::String(r.string_owned()?),
-                _ => match read_value(&kind, r)? {
-                    Some(v) => v,
-                    None => continue,
-                },
-            };
-            r.charge(core::mem::size_of::<(MapKey, Value)>())?;
-            if !map.insert_value(k, &kind, v) {
-                return Err(r.duplicate());
+            if let Some(v) = read_value(&kind, r)? {
+                r.charge(core::mem::size_of::<(MapKey, Value)>())?;
+                if !map.insert_value(k, &kind, v) {
+                    return Err(r.duplicate());
+                }
             }
         }
     } else if let Some(read) = read_map(&pool.field_at(field), r)? {
