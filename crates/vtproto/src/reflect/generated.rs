@@ -472,6 +472,10 @@ pub trait ReflectMapMut: ReflectMap {
     /// Inserts an entry converted from `key` and `value` (replacing the key's); returns
     /// whether the key is new to the map.
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) -> bool;
+    /// Makes room for `additional` more entries, where the map has a capacity.
+    fn reserve(&mut self, additional: usize) {
+        let _ = additional;
+    }
     /// Removes every entry.
     fn clear(&mut self);
 }
@@ -527,6 +531,9 @@ where
         let mut v = V::default();
         v.merge_value(kind, value);
         self.insert(k, v).is_none()
+    }
+    fn reserve(&mut self, additional: usize) {
+        std::collections::HashMap::reserve(self, additional);
     }
     fn clear(&mut self) {
         std::collections::HashMap::clear(self);

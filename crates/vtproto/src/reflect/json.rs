@@ -1081,12 +1081,21 @@ fn read_map_at(
         return r.skip_value();
     };
     if map.is_empty() {
-        // Each entry inserted as it is read: a key read twice leaves the map no larger.
+        // A map of more than one entry is given room for `MAP_ROOM` at its first: sized
+        // once for most maps, instead of a table allocated for three entries, then grown and
+        // rehashed at the fourth.
         r.begin_object()?;
+        let mut first = true;
         while let Some(key) = r.next_key()? {
             let k = map_key(&key_kind, key, r)?;
             if let Some(v) = read_value(&kind, r)? {
                 r.charge(core::mem::size_of::<(MapKey, Value)>())?;
+                if first {
+                    first = false;
+                    if r.more_keys() {
+                        map.reserve(MAP_ROOM);
+                    }
+                }
                 if !map.insert_value(k, &kind, v) {
                     return Err(r.duplicate());
                 }
@@ -1100,6 +1109,9 @@ fn read_map_at(
     }
     Ok(())
 }
+
+/// The entries a map read from JSON has room for once a second entry follows its first.
+const MAP_ROOM: usize = 7;
 
 /// A message's JSON into `slot` (the pool's field at `field`, of the message type at
 /// `index`): field by field where it is a message, else (a wrapper type stored as prost's
