@@ -343,6 +343,7 @@ impl<'a, 'o> JsonReader<'a, 'o> {
     }
 
     /// Whether another key follows in the object being read (`,` next, whitespace aside).
+    #[cfg(feature = "reflect")]
     #[inline]
     pub(crate) fn more_keys(&mut self) -> bool {
         self.peek() == Some(b',')
