@@ -2,7 +2,9 @@
 //! `rust-vt dynamic`), and of generated structs whose JSON the reflection tables serve
 //! (`tables=.`, labels `rust-vt tables`), to two peers on the same messages: prost + pbjson +
 //! serde_json (generated serde impls, the common Rust way: labels `pbjson`) and prost-reflect
-//! 0.16's `DynamicMessage` through serde_json (labels `prost-reflect`). See `ratio.rs` for the method: the sides alternate in batches of about
+//! 0.16's `DynamicMessage` through serde_json (labels `prost-reflect`). The same reads by
+//! generated JSON code (`features=json`, labels `rust-vt generated`) are the reference: the
+//! tables read the same JSON into the same structs with one walker instead of code per type. See `ratio.rs` for the method: the sides alternate in batches of about
 //! 2 ms, and each row prints the median ratio with its quartiles.
 //!
 //! ```sh
@@ -17,10 +19,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use vt_benches::interleave::{cycle, labelled_row};
 
-fn rows<J, T>(filter: &str, name: &str, full_name: &str, inputs: &[Vec<u8>])
+fn rows<J, T, G>(filter: &str, name: &str, full_name: &str, inputs: &[Vec<u8>])
 where
     J: Serialize + DeserializeOwned + prost::Message + Default + PartialEq,
     T: vtproto::Message + vtproto::json::JsonMessage,
+    G: vtproto::Message + vtproto::json::JsonMessage,
 {
     let fds = std::fs::read(concat!(env!("OUT_DIR"), "/bench.fds")).unwrap();
     let theirs_pool = prost_reflect::DescriptorPool::decode(&fds[..]).unwrap();
@@ -98,6 +101,36 @@ where
             },
         );
     }
+    // The reference the tables are measured against: the same read by generated JSON code
+    // (`features=json`, labels `rust-vt generated`).
+    for (peer, label) in [
+        ("pbjson", "rust-vt generated/pbjson"),
+        ("prost-reflect", "rust-vt generated/prost-reflect"),
+    ] {
+        let (mut a, mut b) = (cycle(&texts), cycle(&texts));
+        let td = theirs_desc.clone();
+        labelled_row(
+            filter,
+            &format!("{name}_json_decode"),
+            (peer, label),
+            || {
+                if peer == "pbjson" {
+                    drop(black_box(
+                        serde_json::from_str::<J>(black_box(a())).unwrap(),
+                    ))
+                } else {
+                    let mut de = serde_json::Deserializer::from_str(black_box(a()));
+                    let m = prost_reflect::DynamicMessage::deserialize(td.clone(), &mut de);
+                    drop(black_box(m.unwrap()))
+                }
+            },
+            || {
+                drop(black_box(
+                    vtproto::json::from_str::<G>(black_box(b())).unwrap(),
+                ))
+            },
+        );
+    }
     let (mut j, mut v) = (cycle(&pbjson), cycle(&ours));
     labelled_row(
         filter,
@@ -149,14 +182,18 @@ where
 }
 
 fn main() {
-    use vt_benches::pj;
+    use vt_benches::{pb, pj};
     let filter = std::env::args().nth(1).unwrap_or_default();
     let candidates: Vec<Vec<u8>> = [100, 2000]
         .iter()
         .map(|&n| vt_benches::candidates(n).encode_to_vec())
         .collect();
     use vt_benches::tb;
-    rows::<pj::vt::candidates::CandidatesResponse, tb::vt::candidates::CandidatesResponse>(
+    rows::<
+        pj::vt::candidates::CandidatesResponse,
+        tb::vt::candidates::CandidatesResponse,
+        pb::vt::candidates::CandidatesResponse,
+    >(
         &filter,
         "candidates",
         "vt.candidates.CandidatesResponse",
@@ -166,14 +203,14 @@ fn main() {
     let events: Vec<Vec<u8>> = (0..64)
         .map(|_| vt_benches::event(&mut rng).encode_to_vec())
         .collect();
-    rows::<pj::vt::event::Event, tb::vt::event::Event>(
+    rows::<pj::vt::event::Event, tb::vt::event::Event, pb::vt::event::Event>(
         &filter,
         "events_fresh64",
         "vt.event.Event",
         &events,
     );
     let batches = vec![vt_benches::event_batch(1000).encode_to_vec()];
-    rows::<pj::vt::event::EventBatch, tb::vt::event::EventBatch>(
+    rows::<pj::vt::event::EventBatch, tb::vt::event::EventBatch, pb::vt::event::EventBatch>(
         &filter,
         "event_batch_1000",
         "vt.event.EventBatch",
@@ -183,13 +220,19 @@ fn main() {
         .iter()
         .map(|&d| vt_benches::deep(d).encode_to_vec())
         .collect();
-    rows::<pj::vt::deep::Node, tb::vt::deep::Node>(&filter, "deep", "vt.deep.Node", &deep);
+    rows::<pj::vt::deep::Node, tb::vt::deep::Node, pb::vt::deep::Node>(
+        &filter,
+        "deep",
+        "vt.deep.Node",
+        &deep,
+    );
     let otel: Vec<Vec<u8>> = (0..8)
         .map(|s| vt_benches::otel_request(4, 50, s).encode_to_vec())
         .collect();
     rows::<
         pj::opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest,
         tb::opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest,
+        pb::opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest,
     >(
         &filter,
         "otel",
