@@ -25,6 +25,8 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 use super::descriptors::{Kind, MessageDescriptor};
 use super::dynamic::{DynamicMessage, MapKey, Value};
 use super::pool::DescriptorPool;
+#[cfg(feature = "json")]
+use crate::json::{JsonError, JsonReader};
 use crate::prelude::*;
 use crate::{DecodeError, Reader, ReverseWriter, UnknownFields};
 
@@ -242,6 +244,23 @@ pub trait ReflectValueMut: ReflectValue {
     /// ignored.
     fn merge_value(&mut self, kind: &Kind, value: Value);
 
+    /// Reads one ProtoJSON value of `kind` and merges it: what [`merge_value`] of the value
+    /// read does, without a [`Value`] in between where the storage is a scalar of that kind.
+    /// `false` when no value is read (an enum name the enum does not declare, skipped as the
+    /// options ask).
+    ///
+    /// [`merge_value`]: Self::merge_value
+    #[cfg(feature = "json")]
+    fn merge_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
+        match super::json::read_value(kind, r)? {
+            Some(v) => {
+                self.merge_value(kind, v);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     /// A message, to change in place (what a reader fills field by field); `None` for
     /// other values, and for a wrapper type stored as prost's primitive.
     fn as_message_mut(&mut self) -> Option<&mut dyn ReflectMessageMut> {
@@ -252,6 +271,22 @@ pub trait ReflectValueMut: ReflectValue {
     /// [`ReflectMessageMut::clear_field`] does to a message stored as a plain value).
     /// Nothing for other values, which `clear_field` sets to their field's default.
     fn clear_fields(&mut self) {}
+}
+
+/// [`ReflectValueMut::merge_json`] through a [`Value`]: the value read, then merged.
+#[cfg(feature = "json")]
+fn merge_json_value(
+    slot: &mut dyn ReflectValueMut,
+    kind: &Kind,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<bool, JsonError> {
+    match super::json::read_value(kind, r)? {
+        Some(v) => {
+            slot.merge_value(kind, v);
+            Ok(true)
+        }
+        None => Ok(false),
+    }
 }
 
 /// One stored value, borrowed: what a walker reads without converting it.
@@ -352,6 +387,10 @@ pub trait ReflectListMut: ReflectList {
     fn push_value(&mut self, kind: &Kind, value: Value);
     /// Appends a value at its default and lends it, to be filled in place.
     fn push_default(&mut self) -> &mut dyn ReflectValueMut;
+    /// Reads one ProtoJSON value of `kind` and appends it (see
+    /// [`ReflectValueMut::merge_json`]); `false` when no value is read.
+    #[cfg(feature = "json")]
+    fn push_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError>;
     /// Removes every value.
     fn clear(&mut self);
 }
@@ -375,6 +414,15 @@ impl<T: ReflectValueMut + Default> ReflectListMut for Vec<T> {
         let at = self.len();
         self.push(T::default());
         &mut self[at]
+    }
+    #[cfg(feature = "json")]
+    fn push_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
+        let mut v = T::default();
+        let read = v.merge_json(kind, r)?;
+        if read {
+            self.push(v);
+        }
+        Ok(read)
     }
     fn clear(&mut self) {
         Vec::clear(self);
@@ -472,6 +520,16 @@ pub trait ReflectMapMut: ReflectMap {
     /// Inserts an entry converted from `key` and `value` (replacing the key's); returns
     /// whether the key is new to the map.
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) -> bool;
+    /// Reads one ProtoJSON value of `kind` and inserts it under `key` (see
+    /// [`ReflectValueMut::merge_json`]): `None` when no value is read, else whether the key
+    /// is new to the map.
+    #[cfg(feature = "json")]
+    fn insert_json(
+        &mut self,
+        key: MapKey,
+        kind: &Kind,
+        r: &mut JsonReader<'_, '_>,
+    ) -> Result<Option<bool>, JsonError>;
     /// Makes room for `additional` more entries, where the map has a capacity.
     fn reserve(&mut self, additional: usize) {
         let _ = additional;
@@ -499,6 +557,21 @@ impl<K: ReflectKey + Ord, V: ReflectValueMut + Default> ReflectMapMut for BTreeM
         let mut v = V::default();
         v.merge_value(kind, value);
         self.insert(k, v).is_none()
+    }
+    #[cfg(feature = "json")]
+    fn insert_json(
+        &mut self,
+        key: MapKey,
+        kind: &Kind,
+        r: &mut JsonReader<'_, '_>,
+    ) -> Result<Option<bool>, JsonError> {
+        let mut v = V::default();
+        if !v.merge_json(kind, r)? {
+            return Ok(None);
+        }
+        Ok(Some(
+            K::from_key(key).is_some_and(|k| self.insert(k, v).is_none()),
+        ))
     }
     fn clear(&mut self) {
         BTreeMap::clear(self);
@@ -531,6 +604,21 @@ where
         let mut v = V::default();
         v.merge_value(kind, value);
         self.insert(k, v).is_none()
+    }
+    #[cfg(feature = "json")]
+    fn insert_json(
+        &mut self,
+        key: MapKey,
+        kind: &Kind,
+        r: &mut JsonReader<'_, '_>,
+    ) -> Result<Option<bool>, JsonError> {
+        let mut v = V::default();
+        if !v.merge_json(kind, r)? {
+            return Ok(None);
+        }
+        Ok(Some(
+            K::from_key(key).is_some_and(|k| self.insert(k, v).is_none()),
+        ))
     }
     fn reserve(&mut self, additional: usize) {
         std::collections::HashMap::reserve(self, additional);
@@ -576,7 +664,7 @@ fn unwrap_message(mut m: DynamicMessage) -> Value {
 }
 
 macro_rules! scalars {
-    ($($ty:ty => $variant:ident / $as_ref:ident),*) => {$(
+    ($($ty:ty => $variant:ident / $as_ref:ident, $($kind:ident)|+ => $read:ident),*) => {$(
         impl ReflectValue for $ty {
             #[inline]
             fn as_ref(&self) -> ValueRef<'_> {
@@ -590,14 +678,31 @@ macro_rules! scalars {
                     *self = v.into();
                 }
             }
+            #[cfg(feature = "json")]
+            #[inline]
+            fn merge_json(
+                &mut self,
+                kind: &Kind,
+                r: &mut JsonReader<'_, '_>,
+            ) -> Result<bool, JsonError> {
+                if !matches!(kind, $(Kind::$kind)|+) {
+                    return merge_json_value(self, kind, r);
+                }
+                *self = r.$read()?.into();
+                Ok(true)
+            }
         }
     )*};
 }
-scalars!(bool => Bool / Bool, i64 => I64 / I64, u32 => U32 / U32, u64 => U64 / U64,
-    f32 => F32 / F32, f64 => F64 / F64);
+scalars!(bool => Bool / Bool, Bool => bool,
+    i64 => I64 / I64, Int64 | Sint64 | Sfixed64 => i64,
+    u32 => U32 / U32, Uint32 | Fixed32 => u32,
+    u64 => U64 / U64, Uint64 | Fixed64 => u64,
+    f32 => F32 / F32, Float => f32,
+    f64 => F64 / F64, Double => f64);
 
 macro_rules! owned {
-    ($($ty:ty => $variant:ident / $as_ref:ident),*) => {$(
+    ($($ty:ty => $variant:ident / $as_ref:ident, $kind:ident => $read:ident),*) => {$(
         impl ReflectValue for $ty {
             #[inline]
             fn as_ref(&self) -> ValueRef<'_> {
@@ -608,13 +713,27 @@ macro_rules! owned {
             #[inline]
             fn merge_value(&mut self, _: &Kind, value: Value) {
                 if let Value::$variant(v) = unwrap(value) {
-                    *self = v;
+                    *self = v.into();
                 }
+            }
+            #[cfg(feature = "json")]
+            #[inline]
+            fn merge_json(
+                &mut self,
+                kind: &Kind,
+                r: &mut JsonReader<'_, '_>,
+            ) -> Result<bool, JsonError> {
+                if !matches!(kind, Kind::$kind) {
+                    return merge_json_value(self, kind, r);
+                }
+                *self = r.$read()?.into();
+                Ok(true)
             }
         }
     )*};
 }
-owned!(String => String / Str, Vec<u8> => Bytes / Bytes);
+owned!(String => String / Str, String => string_owned, Vec<u8> => Bytes / Bytes, Bytes => bytes,
+    bytes::Bytes => Bytes / Bytes, Bytes => bytes);
 
 /// `int32`s, and enums' numbers.
 impl ReflectValue for i32 {
@@ -630,20 +749,15 @@ impl ReflectValueMut for i32 {
             *self = v;
         }
     }
-}
-
-impl ReflectValue for bytes::Bytes {
+    #[cfg(feature = "json")]
     #[inline]
-    fn as_ref(&self) -> ValueRef<'_> {
-        ValueRef::Bytes(self)
-    }
-}
-
-impl ReflectValueMut for bytes::Bytes {
-    fn merge_value(&mut self, _: &Kind, value: Value) {
-        if let Value::Bytes(v) = unwrap(value) {
-            *self = v.into();
+    fn merge_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
+        // An enum's names, and a wrapper type, are read as a value first.
+        if !matches!(kind, Kind::Int32 | Kind::Sint32 | Kind::Sfixed32) {
+            return merge_json_value(self, kind, r);
         }
+        *self = r.i32()?;
+        Ok(true)
     }
 }
 

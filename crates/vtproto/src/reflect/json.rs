@@ -661,7 +661,10 @@ fn write_value(kind: &Kind, v: &Value, w: &mut JsonWriter<'_>) -> Result<(), Jso
 
 /// One value of `kind`; `None` for an enum name the enum does not declare, skipped as the
 /// options ask.
-fn read_value(kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<Option<Value>, JsonError> {
+pub(super) fn read_value(
+    kind: &Kind,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<Option<Value>, JsonError> {
     Ok(Some(match kind {
         Kind::Double => Value::F64(r.f64()?),
         Kind::Float => Value::F32(r.f32()?),
@@ -1023,9 +1026,8 @@ fn read_field_at(
         } else {
             let kind = kind_at(pool, field);
             while r.next_element()? {
-                if let Some(v) = read_value(&kind, r)? {
+                if list.push_json(&kind, r)? {
                     r.charge(core::mem::size_of::<Value>())?;
-                    list.push_value(&kind, v);
                 }
             }
         }
@@ -1056,15 +1058,25 @@ fn read_field_at(
         };
     }
     let kind = kind_at(pool, field);
-    let Some(v) = read_value(&kind, r)? else {
+    if let Kind::Enum(_) = kind {
+        // A name the enum does not declare may be skipped: the field is then left as it was
+        // (an optional absent, a oneof not set), so it is read before the field is asked for.
+        let Some(v) = read_value(&kind, r)? else {
+            return Ok(());
+        };
+        match m.field_mut(number) {
+            Some(FieldMut::Single(slot)) => slot.merge_value(&kind, v),
+            Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_value(&kind, v),
+            _ => {}
+        }
         return Ok(());
-    };
-    match m.field_mut(number) {
-        Some(FieldMut::Single(slot)) => slot.merge_value(&kind, v),
-        Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_value(&kind, v),
-        _ => {}
     }
-    Ok(())
+    // Any other scalar is read into its storage, with no `Value` in between.
+    match m.field_mut(number) {
+        Some(FieldMut::Single(slot)) => slot.merge_json(&kind, r).map(drop),
+        Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_json(&kind, r).map(drop),
+        _ => read_value(&kind, r).map(drop),
+    }
 }
 
 /// A map field's object into `m`'s map (the pool's field at `field`).
@@ -1088,17 +1100,24 @@ fn read_map_at(
         let mut first = true;
         while let Some(key) = r.next_key()? {
             let k = map_key(&key_kind, key, r)?;
-            if let Some(v) = read_value(&kind, r)? {
-                r.charge(core::mem::size_of::<(MapKey, Value)>())?;
-                if first {
-                    first = false;
-                    if r.more_keys() {
-                        map.reserve(MAP_ROOM);
-                    }
+            let new = if first {
+                let Some(v) = read_value(&kind, r)? else {
+                    continue;
+                };
+                first = false;
+                if r.more_keys() {
+                    map.reserve(MAP_ROOM);
                 }
-                if !map.insert_value(k, &kind, v) {
-                    return Err(r.duplicate());
+                map.insert_value(k, &kind, v)
+            } else {
+                match map.insert_json(k, &kind, r)? {
+                    Some(new) => new,
+                    None => continue,
                 }
+            };
+            r.charge(core::mem::size_of::<(MapKey, Value)>())?;
+            if !new {
+                return Err(r.duplicate());
             }
         }
     } else if let Some(read) = read_map(&pool.field_at(field), r)? {
