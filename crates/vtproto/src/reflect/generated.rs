@@ -390,7 +390,10 @@ pub trait ReflectListMut: ReflectList {
     /// Reads one ProtoJSON value of `kind` and appends it (see
     /// [`ReflectValueMut::merge_json`]); `false` when no value is read.
     #[cfg(feature = "json")]
-    fn push_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError>;
+    fn push_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
+        let read = super::json::read_value(kind, r)?;
+        Ok(read.map(|v| self.push_value(kind, v)).is_some())
+    }
     /// Removes every value.
     fn clear(&mut self);
 }
@@ -529,7 +532,10 @@ pub trait ReflectMapMut: ReflectMap {
         key: MapKey,
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
-    ) -> Result<Option<bool>, JsonError>;
+    ) -> Result<Option<bool>, JsonError> {
+        let read = super::json::read_value(kind, r)?;
+        Ok(read.map(|v| self.insert_value(key, kind, v)))
+    }
     /// Makes room for `additional` more entries, where the map has a capacity.
     fn reserve(&mut self, additional: usize) {
         let _ = additional;
