@@ -106,6 +106,26 @@ fn without_source_info(set: &[u8]) -> Vec<u8> {
     strip().unwrap_or_else(|| set.to_vec())
 }
 
+/// `FieldRef::Scalar` of a plain scalar field: its `ValueRef` as the runtime's `as_ref` of
+/// its storage makes it.
+fn scalar_ref(scalar: Option<Scalar>, ident: &impl quote::ToTokens) -> TokenStream {
+    let value = match scalar {
+        Some(Scalar::Bool) => quote!(Bool(self.#ident)),
+        Some(Scalar::Int32 | Scalar::Sint32 | Scalar::Sfixed32 | Scalar::Enum) => {
+            quote!(I32(self.#ident))
+        }
+        Some(Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64) => quote!(I64(self.#ident)),
+        Some(Scalar::Uint32 | Scalar::Fixed32) => quote!(U32(self.#ident)),
+        Some(Scalar::Uint64 | Scalar::Fixed64) => quote!(U64(self.#ident)),
+        Some(Scalar::Float) => quote!(F32(self.#ident)),
+        Some(Scalar::Double) => quote!(F64(self.#ident)),
+        Some(Scalar::String) => quote!(Str(&self.#ident)),
+        Some(Scalar::Bytes) => quote!(Bytes(&self.#ident)),
+        None => return quote!(Single(&self.#ident)),
+    };
+    quote!(Scalar(::vtproto::reflect::ValueRef::#value))
+}
+
 fn message_impl(m: &Message, prost: bool) -> TokenStream {
     let path = m.rust_path.tokens();
     let name = &m.full_name;
@@ -130,6 +150,11 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
                     quote!(Single(&mut self.#ident)),
                 )
             }
+            // A scalar is handed out as its value: the walker reads it without a call.
+            Label::Implicit | Label::Required if f.value.scalar().is_some() => (
+                scalar_ref(f.value.scalar(), ident),
+                quote!(Single(&mut self.#ident)),
+            ),
             Label::Implicit | Label::Required => (
                 quote!(Single(&self.#ident)),
                 quote!(Single(&mut self.#ident)),

@@ -211,6 +211,9 @@ impl<T: ReflectMessageMut + ?Sized> ReflectMessageMut for Box<T> {
 pub enum FieldRef<'a> {
     /// A plain value: implicit presence (written unless it is the zero), or prost's required.
     Single(&'a dyn ReflectValue),
+    /// A plain scalar (a number, bool, enum number, string or bytes), as `Single` but handed
+    /// out as its value: what its storage's [`ReflectValue::as_ref`] gives, without the call.
+    Scalar(ValueRef<'a>),
     /// A value with presence (`Option<T>`, a oneof member), if present.
     Optional(Option<&'a dyn ReflectValue>),
     /// A repeated field.
@@ -803,7 +806,12 @@ impl<M: ReflectMessageMut> ReflectValueMut for M {
 /// A stored value as a [`Value`] of the field's `kind`: a message converted, a wrapper type
 /// stored as prost's primitive (or `()` for `Empty`) as its message.
 pub(super) fn value_of(v: &dyn ReflectValue, kind: &Kind) -> Value {
-    match (v.as_ref(), kind) {
+    value_of_ref(v.as_ref(), kind)
+}
+
+/// [`value_of`] of a value already borrowed.
+pub(super) fn value_of_ref(v: ValueRef<'_>, kind: &Kind) -> Value {
+    match (v, kind) {
         (ValueRef::Message(m), Kind::Message(desc)) => {
             Value::Message(Box::new(to_dynamic(m, desc.clone())))
         }
@@ -847,6 +855,12 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
                     continue;
                 }
                 v
+            }
+            Some(FieldRef::Scalar(v)) => {
+                if !f.has_presence() && v.is_zero() {
+                    continue;
+                }
+                value_of_ref(v, &f.kind())
             }
             Some(FieldRef::Optional(Some(v))) => value_of(v, &f.kind()),
             Some(FieldRef::List(list)) => {

@@ -736,12 +736,13 @@ fn write_message_at(
         };
         // A single value, read once.
         let single = match &field {
+            FieldRef::Scalar(v) => Some(*v),
             FieldRef::Single(v) | FieldRef::Optional(Some(v)) => Some(v.as_ref()),
             _ => None,
         };
         // Whether the field holds its default (`None`: an optional field that is unset).
         let at_default = match &field {
-            FieldRef::Single(_) => single.map(|v| v.is_zero()),
+            FieldRef::Single(_) | FieldRef::Scalar(_) => single.map(|v| v.is_zero()),
             FieldRef::Optional(v) => v.map(|_| false),
             FieldRef::List(l) => Some(l.is_empty()),
             FieldRef::Map(m) => Some(m.is_empty()),
@@ -765,7 +766,7 @@ fn write_message_at(
         let (json, proto) = &data.quoted_keys[p.position as usize];
         w.key(json, proto);
         match field {
-            FieldRef::Single(_) | FieldRef::Optional(_) => {
+            FieldRef::Single(_) | FieldRef::Scalar(_) | FieldRef::Optional(_) => {
                 if let Some(v) = single {
                     write_ref(pool, p.field, v, w)?;
                 }

@@ -8,7 +8,7 @@
 use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
 use super::generated::{
-    merge_owned, to_dynamic, value_of, FieldMut, FieldRef, MapKeyRef, ReflectMessage,
+    merge_owned, to_dynamic, value_of_ref, FieldMut, FieldRef, MapKeyRef, ReflectMessage,
     ReflectMessageMut, ReflectValue, ReflectValueMut, ValueRef,
 };
 use crate::prelude::*;
@@ -563,14 +563,21 @@ pub(super) fn write_reflect(
         match field {
             FieldRef::Single(v) => {
                 let f = desc.field_at(position);
-                if f.has_presence() || !v.as_ref().is_zero() {
+                let v = v.as_ref();
+                if f.has_presence() || !v.is_zero() {
+                    write_ref(f.text_name(), &f.kind(), v, w)?;
+                }
+            }
+            FieldRef::Scalar(v) => {
+                let f = desc.field_at(position);
+                if f.has_presence() || !v.is_zero() {
                     write_ref(f.text_name(), &f.kind(), v, w)?;
                 }
             }
             FieldRef::Optional(None) => {}
             FieldRef::Optional(Some(v)) => {
                 let f = desc.field_at(position);
-                write_ref(f.text_name(), &f.kind(), v, w)?;
+                write_ref(f.text_name(), &f.kind(), v.as_ref(), w)?;
             }
             FieldRef::List(list) => {
                 if list.is_empty() {
@@ -580,7 +587,7 @@ pub(super) fn write_reflect(
                 let kind = f.kind();
                 for i in 0..list.len() {
                     if let Some(v) = list.get(i) {
-                        write_ref(f.text_name(), &kind, v, w)?;
+                        write_ref(f.text_name(), &kind, v.as_ref(), w)?;
                     }
                 }
             }
@@ -608,7 +615,7 @@ pub(super) fn write_reflect(
                         MapKeyRef::U32(k) => w.u32(k),
                         MapKeyRef::U64(k) => w.u64(k),
                     }
-                    write_ref("value", &kind, v, w)?;
+                    write_ref("value", &kind, v.as_ref(), w)?;
                     w.end_message();
                 }
             }
@@ -626,10 +633,10 @@ pub(super) fn write_reflect(
 fn write_ref(
     name: &str,
     kind: &Kind,
-    v: &dyn ReflectValue,
+    v: ValueRef<'_>,
     w: &mut TextWriter<'_>,
 ) -> Result<(), TextError> {
-    match (v.as_ref(), kind) {
+    match (v, kind) {
         (ValueRef::Message(m), Kind::Message(desc)) => {
             w.begin_message(name);
             write_reflect(m, desc, w)?;
@@ -646,7 +653,7 @@ fn write_ref(
             w.bytes(b);
             Ok(())
         }
-        _ => write_value(name, kind, &value_of(v, kind), w),
+        _ => write_value(name, kind, &value_of_ref(v, kind), w),
     }
 }
 

@@ -15,15 +15,15 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.r#type),
-            2 => ::vtproto::reflect::FieldRef::Single(&self.r#fn),
-            3 => ::vtproto::reflect::FieldRef::Single(&self.self_),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.r#type)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.r#fn)),
+            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bool(self.self_)),
             4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.me)),
-            5 => ::vtproto::reflect::FieldRef::Single(&self.crate_),
-            6 => ::vtproto::reflect::FieldRef::Single(&self.super_),
-            7 => ::vtproto::reflect::FieldRef::Single(&self.r#async),
-            8 => ::vtproto::reflect::FieldRef::Single(&self.r#match),
-            9 => ::vtproto::reflect::FieldRef::Single(&self.r#gen),
+            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.crate_)),
+            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.super_)),
+            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.r#async)),
+            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.r#match)),
+            9 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.r#gen)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -57,7 +57,7 @@ impl ::vtproto::reflect::ReflectMessage for Self_ {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.value),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -83,7 +83,7 @@ impl ::vtproto::reflect::ReflectMessage for Thing {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.thing),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.thing)),
             2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.child)),
             _ => return ::core::option::Option::None,
         })
@@ -196,7 +196,7 @@ impl ::vtproto::reflect::ReflectMessage for holder::Choice {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.x),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.x)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -222,11 +222,11 @@ impl ::vtproto::reflect::ReflectMessage for UsesEnum {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.value),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.value)),
             2 => ::vtproto::reflect::FieldRef::List(&self.values),
-            3 => ::vtproto::reflect::FieldRef::Single(&self.camel_case_field),
-            4 => ::vtproto::reflect::FieldRef::Single(&self.screaming_field),
-            5 => ::vtproto::reflect::FieldRef::Single(&self.field_with_123_digits),
+            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.camel_case_field)),
+            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.screaming_field)),
+            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.field_with_123_digits)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -256,7 +256,7 @@ impl ::vtproto::reflect::ReflectMessage for Core {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.std),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.std)),
             _ => return ::core::option::Option::None,
         })
     }

@@ -15,8 +15,8 @@ impl ::vtproto::reflect::ReflectMessage for Any {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.type_url),
-            2 => ::vtproto::reflect::FieldRef::Single(&self.value),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.type_url)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bytes(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -43,13 +43,13 @@ impl ::vtproto::reflect::ReflectMessage for Api {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.name),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.methods),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
-            4 => ::vtproto::reflect::FieldRef::Single(&self.version),
+            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.version)),
             5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
             6 => ::vtproto::reflect::FieldRef::List(&self.mixins),
-            7 => ::vtproto::reflect::FieldRef::Single(&self.syntax),
+            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.syntax)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -82,13 +82,13 @@ impl ::vtproto::reflect::ReflectMessage for Method {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.name),
-            2 => ::vtproto::reflect::FieldRef::Single(&self.request_type_url),
-            3 => ::vtproto::reflect::FieldRef::Single(&self.request_streaming),
-            4 => ::vtproto::reflect::FieldRef::Single(&self.response_type_url),
-            5 => ::vtproto::reflect::FieldRef::Single(&self.response_streaming),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.request_type_url)),
+            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bool(self.request_streaming)),
+            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.response_type_url)),
+            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bool(self.response_streaming)),
             6 => ::vtproto::reflect::FieldRef::List(&self.options),
-            7 => ::vtproto::reflect::FieldRef::Single(&self.syntax),
+            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.syntax)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -121,8 +121,8 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.name),
-            2 => ::vtproto::reflect::FieldRef::Single(&self.root),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.root)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -903,8 +903,8 @@ impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.name_part),
-            2 => ::vtproto::reflect::FieldRef::Single(&self.is_extension),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name_part)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bool(self.is_extension)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1049,8 +1049,8 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.seconds),
-            2 => ::vtproto::reflect::FieldRef::Single(&self.nanos),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I64(self.seconds)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.nanos)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1103,7 +1103,7 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.file_name),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.file_name)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1291,8 +1291,8 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.seconds),
-            2 => ::vtproto::reflect::FieldRef::Single(&self.nanos),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I64(self.seconds)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.nanos)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1319,12 +1319,12 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.name),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.fields),
             3 => ::vtproto::reflect::FieldRef::List(&self.oneofs),
             4 => ::vtproto::reflect::FieldRef::List(&self.options),
             5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
-            6 => ::vtproto::reflect::FieldRef::Single(&self.syntax),
+            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.syntax)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1355,16 +1355,16 @@ impl ::vtproto::reflect::ReflectMessage for Field {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.kind),
-            2 => ::vtproto::reflect::FieldRef::Single(&self.cardinality),
-            3 => ::vtproto::reflect::FieldRef::Single(&self.number),
-            4 => ::vtproto::reflect::FieldRef::Single(&self.name),
-            6 => ::vtproto::reflect::FieldRef::Single(&self.type_url),
-            7 => ::vtproto::reflect::FieldRef::Single(&self.oneof_index),
-            8 => ::vtproto::reflect::FieldRef::Single(&self.packed),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.kind)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.cardinality)),
+            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.number)),
+            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
+            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.type_url)),
+            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.oneof_index)),
+            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bool(self.packed)),
             9 => ::vtproto::reflect::FieldRef::List(&self.options),
-            10 => ::vtproto::reflect::FieldRef::Single(&self.json_name),
-            11 => ::vtproto::reflect::FieldRef::Single(&self.default_value),
+            10 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.json_name)),
+            11 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.default_value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1399,11 +1399,11 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.name),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.enumvalue),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
             4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
-            5 => ::vtproto::reflect::FieldRef::Single(&self.syntax),
+            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.syntax)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1433,8 +1433,8 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.name),
-            2 => ::vtproto::reflect::FieldRef::Single(&self.number),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.number)),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
             _ => return ::core::option::Option::None,
         })
@@ -1463,7 +1463,7 @@ impl ::vtproto::reflect::ReflectMessage for Option {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Single(&self.name),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
             2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.value)),
             _ => return ::core::option::Option::None,
         })
