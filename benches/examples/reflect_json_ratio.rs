@@ -3,8 +3,8 @@
 //! (`tables=.`, labels `rust-vt tables`), to two peers on the same messages: prost + pbjson +
 //! serde_json (generated serde impls, the common Rust way: labels `pbjson`) and prost-reflect
 //! 0.16's `DynamicMessage` through serde_json (labels `prost-reflect`). The same reads by
-//! generated JSON code (`features=json`, labels `rust-vt generated`) are the reference: the
-//! tables read the same JSON into the same structs with one walker instead of code per type. See `ratio.rs` for the method: the sides alternate in batches of about
+//! generated JSON code (`features=json`, prost's structs, labels `rust-vt generated`) are
+//! the reference: the tables read the same JSON with one walker instead of code per type. See `ratio.rs` for the method: the sides alternate in batches of about
 //! 2 ms, and each row prints the median ratio with its quartiles.
 //!
 //! ```sh

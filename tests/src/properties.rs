@@ -727,6 +727,7 @@ where
             // Its default, which the comparison below checks.
             Some(FieldRef::Single(_) | FieldRef::Scalar(_)) => true,
             Some(FieldRef::Optional(Some(_))) => false,
+            Some(_) => panic!("{name}: a field's storage of a kind this check does not know"),
         };
         let mut expected = d.clone();
         match cleared.field(f.number()) {
@@ -979,7 +980,7 @@ where
 /// Edits of a JSON object: at each of its first keys, the value swapped for each of a few
 /// values of other kinds, the key renamed, the pair doubled; and the text cut short.
 pub fn json_edits(text: &str) -> Vec<String> {
-    const OTHERS: [&str; 6] = ["null", "true", "-1", "\"x\"", "{}", "[1.5]"];
+    const OTHERS: [&str; 7] = ["null", "true", "-1", "\"x\"", "{}", "[1.5]", "[\"x\"]"];
     let mut out = Vec::new();
     for (at, _) in text.match_indices("\":").take(4) {
         let value = at + 2;

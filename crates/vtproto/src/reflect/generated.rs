@@ -207,7 +207,9 @@ impl<T: ReflectMessageMut + ?Sized> ReflectMessageMut for Box<T> {
     }
 }
 
-/// A field's storage, read.
+/// A field's storage, read. Walkers treat `Single(v)` and `Scalar(v.as_ref())` alike;
+/// generated code hands out plain scalars as `Scalar`, other plain values as `Single`.
+#[non_exhaustive]
 pub enum FieldRef<'a> {
     /// A plain value: implicit presence (written unless it is the zero), or prost's required.
     Single(&'a dyn ReflectValue),

@@ -1059,25 +1059,24 @@ fn read_field_at(
         };
     }
     let kind = kind_at(pool, field);
-    if let Kind::Enum(_) = kind {
-        // A name the enum does not declare may be skipped: the field is then left as it was
-        // (an optional absent, a oneof not set), so it is read before the field is asked for.
-        let Some(v) = read_value(&kind, r)? else {
-            return Ok(());
-        };
-        match m.field_mut(number) {
-            Some(FieldMut::Single(slot)) => slot.merge_value(&kind, v),
-            Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_value(&kind, v),
-            _ => {}
+    // A plain field's scalar is read into its storage, with no `Value` in between (assigned
+    // once read). An enum (a name it does not declare may be skipped), an optional field and
+    // a oneof's member are read before the field is asked for, so that a value skipped or in
+    // error leaves the field as it was: neither set nor the oneof switched.
+    if member.is_none() && !matches!(kind, Kind::Enum(_)) {
+        if let Some(FieldMut::Single(slot)) = m.field_mut(number) {
+            return slot.merge_json(&kind, r).map(drop);
         }
+    }
+    let Some(v) = read_value(&kind, r)? else {
         return Ok(());
-    }
-    // Any other scalar is read into its storage, with no `Value` in between.
+    };
     match m.field_mut(number) {
-        Some(FieldMut::Single(slot)) => slot.merge_json(&kind, r).map(drop),
-        Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_json(&kind, r).map(drop),
-        _ => read_value(&kind, r).map(drop),
+        Some(FieldMut::Single(slot)) => slot.merge_value(&kind, v),
+        Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_value(&kind, v),
+        _ => {}
     }
+    Ok(())
 }
 
 /// A map field's object into `m`'s map (the pool's field at `field`).
