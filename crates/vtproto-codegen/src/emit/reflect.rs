@@ -38,7 +38,7 @@ pub(super) const FEATURE: Feature = Feature {
         let formats = super::is_selected(options, super::json::FEATURE.name)
             || super::is_selected(options, super::text::FEATURE.name);
         for m in &package.messages {
-            out(message_impl(m, options.mode == crate::Mode::Prost));
+            out(message_impl(m));
             let special = super::json::SPECIAL_FORMS.contains(&m.full_name.as_str());
             if formats && !special && options.uses_tables(&format!(".{}", m.full_name)) {
                 // Its JSON and text from the tables, through the runtime's blanket impls.
@@ -106,27 +106,7 @@ fn without_source_info(set: &[u8]) -> Vec<u8> {
     strip().unwrap_or_else(|| set.to_vec())
 }
 
-/// `FieldRef::Scalar` of a plain scalar field: its `ValueRef` as the runtime's `as_ref` of
-/// its storage makes it.
-fn scalar_ref(scalar: Option<Scalar>, ident: &impl quote::ToTokens) -> TokenStream {
-    let value = match scalar {
-        Some(Scalar::Bool) => quote!(Bool(self.#ident)),
-        Some(Scalar::Int32 | Scalar::Sint32 | Scalar::Sfixed32 | Scalar::Enum) => {
-            quote!(I32(self.#ident))
-        }
-        Some(Scalar::Int64 | Scalar::Sint64 | Scalar::Sfixed64) => quote!(I64(self.#ident)),
-        Some(Scalar::Uint32 | Scalar::Fixed32) => quote!(U32(self.#ident)),
-        Some(Scalar::Uint64 | Scalar::Fixed64) => quote!(U64(self.#ident)),
-        Some(Scalar::Float) => quote!(F32(self.#ident)),
-        Some(Scalar::Double) => quote!(F64(self.#ident)),
-        Some(Scalar::String) => quote!(Str(&self.#ident)),
-        Some(Scalar::Bytes) => quote!(Bytes(&self.#ident)),
-        None => return quote!(Single(&self.#ident)),
-    };
-    quote!(Scalar(::vtproto::reflect::ValueRef::#value))
-}
-
-fn message_impl(m: &Message, prost: bool) -> TokenStream {
+fn message_impl(m: &Message) -> TokenStream {
     let path = m.rust_path.tokens();
     let name = &m.full_name;
     let mut get = Vec::new();
@@ -152,7 +132,7 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
             }
             // A scalar is handed out as its value: the walker reads it without a call.
             Label::Implicit | Label::Required if f.value.scalar().is_some() => (
-                scalar_ref(f.value.scalar(), ident),
+                quote!(Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.#ident))),
                 quote!(Single(&mut self.#ident)),
             ),
             Label::Implicit | Label::Required => (
@@ -187,14 +167,6 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
         quote! {
             fn merge_unknown(&mut self, bytes: &[u8]) -> ::core::result::Result<(), ::vtproto::DecodeError> {
                 ::vtproto::Message::merge(self, &mut ::vtproto::Reader::new(bytes))
-            }
-        }
-    });
-    // prost's structs hold any number in a closed enum's field.
-    let any_enum = prost.then(|| {
-        quote! {
-            fn holds_any_enum_number(&self) -> bool {
-                true
             }
         }
     });
@@ -251,7 +223,6 @@ fn message_impl(m: &Message, prost: bool) -> TokenStream {
                 #get
             }
             #unknown
-            #any_enum
         }
         #allow
         impl ::vtproto::reflect::ReflectMessageMut for #path {

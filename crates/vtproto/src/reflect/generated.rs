@@ -46,11 +46,12 @@ pub trait ReflectMessage {
         None
     }
 
-    /// Whether a closed enum's field may hold any number (prost's structs, `mode=prost`):
-    /// reading JSON or text into it by its tables then takes any number, as its generated
-    /// code would.
+    /// Whether a closed enum's field may hold any number: reading JSON or text into it by
+    /// its tables then takes any number, as its generated code would. A type that keeps
+    /// unknown fields keeps an undeclared number there instead; one that keeps none
+    /// (prost's structs) holds it in the field.
     fn holds_any_enum_number(&self) -> bool {
-        false
+        self.unknown_fields().is_none()
     }
 
     /// The message as a [`DynamicMessage`] of its own descriptor.

@@ -15,13 +15,10 @@ impl ::vtproto::reflect::ReflectMessage for Candidate {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.id)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.id)),
             2 => ::vtproto::reflect::FieldRef::Map(&self.meta_data),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Candidate {
@@ -46,9 +43,6 @@ impl ::vtproto::reflect::ReflectMessage for CandidatesResponse {
             1 => ::vtproto::reflect::FieldRef::List(&self.candidates),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for CandidatesResponse {

@@ -15,20 +15,17 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.r#type)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.r#fn)),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bool(self.self_)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.r#type)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.r#fn)),
+            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.self_)),
             4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.me)),
-            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.crate_)),
-            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.super_)),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.r#async)),
-            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.r#match)),
-            9 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.r#gen)),
+            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.crate_)),
+            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.super_)),
+            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.r#async)),
+            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.r#match)),
+            9 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.r#gen)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Type {
@@ -57,12 +54,9 @@ impl ::vtproto::reflect::ReflectMessage for Self_ {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.value)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Self_ {
@@ -83,13 +77,10 @@ impl ::vtproto::reflect::ReflectMessage for Thing {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.thing)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.thing)),
             2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.child)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Thing {
@@ -129,9 +120,6 @@ impl ::vtproto::reflect::ReflectMessage for Holder {
             }),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Holder {
@@ -196,12 +184,9 @@ impl ::vtproto::reflect::ReflectMessage for holder::Choice {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.x)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.x)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for holder::Choice {
@@ -222,16 +207,13 @@ impl ::vtproto::reflect::ReflectMessage for UsesEnum {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.value)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             2 => ::vtproto::reflect::FieldRef::List(&self.values),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.camel_case_field)),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.screaming_field)),
-            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.field_with_123_digits)),
+            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.camel_case_field)),
+            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.screaming_field)),
+            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.field_with_123_digits)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for UsesEnum {
@@ -256,12 +238,9 @@ impl ::vtproto::reflect::ReflectMessage for Core {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.std)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.std)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Core {
@@ -286,9 +265,6 @@ impl ::vtproto::reflect::ReflectMessage for Option {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Option {
     #[inline]
@@ -311,9 +287,6 @@ impl ::vtproto::reflect::ReflectMessage for Result {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.ok)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Result {
@@ -340,9 +313,6 @@ impl ::vtproto::reflect::ReflectMessage for Methods {
             4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.field_name)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Methods {
@@ -375,9 +345,6 @@ impl ::vtproto::reflect::ReflectMessage for HasMethods {
             }),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for HasMethods {

@@ -22,9 +22,6 @@ impl ::vtproto::reflect::ReflectMessage for Version {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Version {
     #[inline]
@@ -54,9 +51,6 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorRequest {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for CodeGeneratorRequest {
     #[inline]
@@ -85,9 +79,6 @@ impl ::vtproto::reflect::ReflectMessage for CodeGeneratorResponse {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for CodeGeneratorResponse {
     #[inline]
@@ -115,9 +106,6 @@ impl ::vtproto::reflect::ReflectMessage for code_generator_response::File {
             16 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.generated_code_info)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for code_generator_response::File {

@@ -15,13 +15,10 @@ impl ::vtproto::reflect::ReflectMessage for Any {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.type_url)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bytes(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.type_url)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Any {
@@ -43,18 +40,15 @@ impl ::vtproto::reflect::ReflectMessage for Api {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.methods),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.version)),
+            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.version)),
             5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
             6 => ::vtproto::reflect::FieldRef::List(&self.mixins),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.syntax)),
+            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Api {
@@ -82,18 +76,15 @@ impl ::vtproto::reflect::ReflectMessage for Method {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.request_type_url)),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bool(self.request_streaming)),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.response_type_url)),
-            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bool(self.response_streaming)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.request_type_url)),
+            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.request_streaming)),
+            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.response_type_url)),
+            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.response_streaming)),
             6 => ::vtproto::reflect::FieldRef::List(&self.options),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.syntax)),
+            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 #[allow(deprecated)]
@@ -121,13 +112,10 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.root)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.root)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Mixin {
@@ -152,9 +140,6 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorSet {
             1 => ::vtproto::reflect::FieldRef::List(&self.file),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for FileDescriptorSet {
@@ -189,9 +174,6 @@ impl ::vtproto::reflect::ReflectMessage for FileDescriptorProto {
             12 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.syntax)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for FileDescriptorProto {
@@ -236,9 +218,6 @@ impl ::vtproto::reflect::ReflectMessage for DescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for DescriptorProto {
     #[inline]
@@ -273,9 +252,6 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ExtensionRange {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for descriptor_proto::ExtensionRange {
     #[inline]
@@ -302,9 +278,6 @@ impl ::vtproto::reflect::ReflectMessage for descriptor_proto::ReservedRange {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for descriptor_proto::ReservedRange {
     #[inline]
@@ -328,9 +301,6 @@ impl ::vtproto::reflect::ReflectMessage for ExtensionRangeOptions {
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for ExtensionRangeOptions {
@@ -364,9 +334,6 @@ impl ::vtproto::reflect::ReflectMessage for FieldDescriptorProto {
             17 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.proto3_optional)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for FieldDescriptorProto {
@@ -402,9 +369,6 @@ impl ::vtproto::reflect::ReflectMessage for OneofDescriptorProto {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for OneofDescriptorProto {
     #[inline]
@@ -432,9 +396,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumDescriptorProto {
             5 => ::vtproto::reflect::FieldRef::List(&self.reserved_name),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumDescriptorProto {
@@ -464,9 +425,6 @@ impl ::vtproto::reflect::ReflectMessage for enum_descriptor_proto::EnumReservedR
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for enum_descriptor_proto::EnumReservedRange {
     #[inline]
@@ -492,9 +450,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueDescriptorProto {
             3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumValueDescriptorProto {
@@ -522,9 +477,6 @@ impl ::vtproto::reflect::ReflectMessage for ServiceDescriptorProto {
             3 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.options)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for ServiceDescriptorProto {
@@ -555,9 +507,6 @@ impl ::vtproto::reflect::ReflectMessage for MethodDescriptorProto {
             6 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.server_streaming)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for MethodDescriptorProto {
@@ -607,9 +556,6 @@ impl ::vtproto::reflect::ReflectMessage for FileOptions {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessageMut for FileOptions {
@@ -657,9 +603,6 @@ impl ::vtproto::reflect::ReflectMessage for MessageOptions {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for MessageOptions {
     #[inline]
@@ -694,9 +637,6 @@ impl ::vtproto::reflect::ReflectMessage for FieldOptions {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 #[allow(deprecated)]
 impl ::vtproto::reflect::ReflectMessageMut for FieldOptions {
@@ -727,9 +667,6 @@ impl ::vtproto::reflect::ReflectMessage for OneofOptions {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for OneofOptions {
     #[inline]
@@ -754,9 +691,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumOptions {
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumOptions {
@@ -784,9 +718,6 @@ impl ::vtproto::reflect::ReflectMessage for EnumValueOptions {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumValueOptions {
     #[inline]
@@ -811,9 +742,6 @@ impl ::vtproto::reflect::ReflectMessage for ServiceOptions {
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for ServiceOptions {
@@ -840,9 +768,6 @@ impl ::vtproto::reflect::ReflectMessage for MethodOptions {
             999 => ::vtproto::reflect::FieldRef::List(&self.uninterpreted_option),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for MethodOptions {
@@ -875,9 +800,6 @@ impl ::vtproto::reflect::ReflectMessage for UninterpretedOption {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for UninterpretedOption {
     #[inline]
@@ -903,13 +825,10 @@ impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name_part)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bool(self.is_extension)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name_part)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.is_extension)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for uninterpreted_option::NamePart {
@@ -934,9 +853,6 @@ impl ::vtproto::reflect::ReflectMessage for SourceCodeInfo {
             1 => ::vtproto::reflect::FieldRef::List(&self.location),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for SourceCodeInfo {
@@ -965,9 +881,6 @@ impl ::vtproto::reflect::ReflectMessage for source_code_info::Location {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for source_code_info::Location {
     #[inline]
@@ -995,9 +908,6 @@ impl ::vtproto::reflect::ReflectMessage for GeneratedCodeInfo {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for GeneratedCodeInfo {
     #[inline]
@@ -1024,9 +934,6 @@ impl ::vtproto::reflect::ReflectMessage for generated_code_info::Annotation {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for generated_code_info::Annotation {
     #[inline]
@@ -1049,13 +956,10 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I64(self.seconds)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.nanos)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.seconds)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.nanos)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Duration {
@@ -1081,9 +985,6 @@ impl ::vtproto::reflect::ReflectMessage for FieldMask {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for FieldMask {
     #[inline]
@@ -1103,12 +1004,9 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.file_name)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.file_name)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for SourceContext {
@@ -1132,9 +1030,6 @@ impl ::vtproto::reflect::ReflectMessage for Struct {
             1 => ::vtproto::reflect::FieldRef::Map(&self.fields),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Struct {
@@ -1181,9 +1076,6 @@ impl ::vtproto::reflect::ReflectMessage for Value {
             }),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Value {
@@ -1269,9 +1161,6 @@ impl ::vtproto::reflect::ReflectMessage for ListValue {
             _ => return ::core::option::Option::None,
         })
     }
-    fn holds_any_enum_number(&self) -> bool {
-        true
-    }
 }
 impl ::vtproto::reflect::ReflectMessageMut for ListValue {
     #[inline]
@@ -1291,13 +1180,10 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I64(self.seconds)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.nanos)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.seconds)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.nanos)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Timestamp {
@@ -1319,17 +1205,14 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.fields),
             3 => ::vtproto::reflect::FieldRef::List(&self.oneofs),
             4 => ::vtproto::reflect::FieldRef::List(&self.options),
             5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
-            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.syntax)),
+            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Type {
@@ -1355,21 +1238,18 @@ impl ::vtproto::reflect::ReflectMessage for Field {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.kind)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.cardinality)),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.number)),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
-            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.type_url)),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.oneof_index)),
-            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Bool(self.packed)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.kind)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.cardinality)),
+            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.number)),
+            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.type_url)),
+            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.oneof_index)),
+            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.packed)),
             9 => ::vtproto::reflect::FieldRef::List(&self.options),
-            10 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.json_name)),
-            11 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.default_value)),
+            10 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.json_name)),
+            11 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.default_value)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Field {
@@ -1399,16 +1279,13 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.enumvalue),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
             4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
-            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.syntax)),
+            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Enum {
@@ -1433,14 +1310,11 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::I32(self.number)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.number)),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for EnumValue {
@@ -1463,13 +1337,10 @@ impl ::vtproto::reflect::ReflectMessage for Option {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ValueRef::Str(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.value)),
             _ => return ::core::option::Option::None,
         })
-    }
-    fn holds_any_enum_number(&self) -> bool {
-        true
     }
 }
 impl ::vtproto::reflect::ReflectMessageMut for Option {
