@@ -19,6 +19,43 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use vt_benches::interleave::{cycle, labelled_row};
 
+/// One decode row: `M` read from each of `texts` by `vtproto::json::from_str`, against
+/// `peer` reading the same texts (pbjson's `J`, or prost-reflect's `DynamicMessage` of
+/// `desc`).
+fn decode_row<J, M>(
+    filter: &str,
+    name: &str,
+    labels: (&str, &str),
+    texts: &[String],
+    desc: &prost_reflect::MessageDescriptor,
+) where
+    J: DeserializeOwned,
+    M: vtproto::Message + vtproto::json::JsonMessage,
+{
+    let (mut a, mut b) = (cycle(texts), cycle(texts));
+    labelled_row(
+        filter,
+        &format!("{name}_json_decode"),
+        labels,
+        || {
+            if labels.0 == "pbjson" {
+                drop(black_box(
+                    serde_json::from_str::<J>(black_box(a())).unwrap(),
+                ))
+            } else {
+                let mut de = serde_json::Deserializer::from_str(black_box(a()));
+                let m = prost_reflect::DynamicMessage::deserialize(desc.clone(), &mut de);
+                drop(black_box(m.unwrap()))
+            }
+        },
+        || {
+            drop(black_box(
+                vtproto::json::from_str::<M>(black_box(b())).unwrap(),
+            ))
+        },
+    );
+}
+
 fn rows<J, T, G>(filter: &str, name: &str, full_name: &str, inputs: &[Vec<u8>])
 where
     J: Serialize + DeserializeOwned + prost::Message + Default + PartialEq,
@@ -77,29 +114,7 @@ where
             },
             || drop(black_box(vtproto::json::to_string(black_box(t())).unwrap())),
         );
-        let (mut a, mut b) = (cycle(&texts), cycle(&texts));
-        let td = theirs_desc.clone();
-        labelled_row(
-            filter,
-            &format!("{name}_json_decode"),
-            (peer, label),
-            || {
-                if peer == "pbjson" {
-                    drop(black_box(
-                        serde_json::from_str::<J>(black_box(a())).unwrap(),
-                    ))
-                } else {
-                    let mut de = serde_json::Deserializer::from_str(black_box(a()));
-                    let m = prost_reflect::DynamicMessage::deserialize(td.clone(), &mut de);
-                    drop(black_box(m.unwrap()))
-                }
-            },
-            || {
-                drop(black_box(
-                    vtproto::json::from_str::<T>(black_box(b())).unwrap(),
-                ))
-            },
-        );
+        decode_row::<J, T>(filter, name, (peer, label), &texts, &theirs_desc);
     }
     // The reference the tables are measured against: the same read by generated JSON code
     // (`features=json`, labels `rust-vt generated`).
@@ -107,29 +122,7 @@ where
         ("pbjson", "rust-vt generated/pbjson"),
         ("prost-reflect", "rust-vt generated/prost-reflect"),
     ] {
-        let (mut a, mut b) = (cycle(&texts), cycle(&texts));
-        let td = theirs_desc.clone();
-        labelled_row(
-            filter,
-            &format!("{name}_json_decode"),
-            (peer, label),
-            || {
-                if peer == "pbjson" {
-                    drop(black_box(
-                        serde_json::from_str::<J>(black_box(a())).unwrap(),
-                    ))
-                } else {
-                    let mut de = serde_json::Deserializer::from_str(black_box(a()));
-                    let m = prost_reflect::DynamicMessage::deserialize(td.clone(), &mut de);
-                    drop(black_box(m.unwrap()))
-                }
-            },
-            || {
-                drop(black_box(
-                    vtproto::json::from_str::<G>(black_box(b())).unwrap(),
-                ))
-            },
-        );
+        decode_row::<J, G>(filter, name, (peer, label), &texts, &theirs_desc);
     }
     let (mut j, mut v) = (cycle(&pbjson), cycle(&ours));
     labelled_row(

@@ -279,6 +279,18 @@ pub trait ReflectValueMut: ReflectValue {
     fn clear_fields(&mut self) {}
 }
 
+/// One JSON value of `kind` as a new `T` (a list's element, a map's value); `None` when no
+/// value is read.
+#[cfg(feature = "json")]
+#[inline]
+fn stored_json<T: ReflectValueMut + Default>(
+    kind: &Kind,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<Option<T>, JsonError> {
+    let mut v = T::default();
+    Ok(v.merge_json(kind, r)?.then_some(v))
+}
+
 /// [`ReflectValueMut::merge_json`] through a [`Value`]: the value read, then merged.
 #[cfg(feature = "json")]
 fn merge_json_value(
@@ -426,12 +438,8 @@ impl<T: ReflectValueMut + Default> ReflectListMut for Vec<T> {
     }
     #[cfg(feature = "json")]
     fn push_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
-        let mut v = T::default();
-        let read = v.merge_json(kind, r)?;
-        if read {
-            self.push(v);
-        }
-        Ok(read)
+        let read = stored_json::<T>(kind, r)?;
+        Ok(read.map(|v| self.push(v)).is_some())
     }
     fn clear(&mut self) {
         Vec::clear(self);
@@ -577,10 +585,9 @@ impl<K: ReflectKey + Ord, V: ReflectValueMut + Default> ReflectMapMut for BTreeM
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<Option<bool>, JsonError> {
-        let mut v = V::default();
-        if !v.merge_json(kind, r)? {
+        let Some(v) = stored_json::<V>(kind, r)? else {
             return Ok(None);
-        }
+        };
         Ok(Some(
             K::from_key(key).is_some_and(|k| self.insert(k, v).is_none()),
         ))
@@ -624,10 +631,9 @@ where
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<Option<bool>, JsonError> {
-        let mut v = V::default();
-        if !v.merge_json(kind, r)? {
+        let Some(v) = stored_json::<V>(kind, r)? else {
             return Ok(None);
-        }
+        };
         Ok(Some(
             K::from_key(key).is_some_and(|k| self.insert(k, v).is_none()),
         ))
