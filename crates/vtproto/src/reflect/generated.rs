@@ -258,13 +258,7 @@ pub trait ReflectValueMut: ReflectValue {
     /// [`merge_value`]: Self::merge_value
     #[cfg(feature = "json")]
     fn merge_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
-        match super::json::read_value(kind, r)? {
-            Some(v) => {
-                self.merge_value(kind, v);
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        merge_json_value(self, kind, r)
     }
 
     /// A message, to change in place (what a reader fills field by field); `None` for
@@ -291,10 +285,11 @@ fn stored_json<T: ReflectValueMut + Default>(
     Ok(v.merge_json(kind, r)?.then_some(v))
 }
 
-/// [`ReflectValueMut::merge_json`] through a [`Value`]: the value read, then merged.
+/// [`ReflectValueMut::merge_json`] through a [`Value`]: the value read, then merged (what
+/// the method provides, and what a scalar's override does for another kind).
 #[cfg(feature = "json")]
-fn merge_json_value(
-    slot: &mut dyn ReflectValueMut,
+fn merge_json_value<T: ReflectValueMut + ?Sized>(
+    slot: &mut T,
     kind: &Kind,
     r: &mut JsonReader<'_, '_>,
 ) -> Result<bool, JsonError> {
