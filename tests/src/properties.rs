@@ -725,14 +725,14 @@ where
             Some(FieldRef::List(l)) => l.is_empty(),
             Some(FieldRef::Map(m)) => m.is_empty(),
             // Its default, which the comparison below checks.
-            Some(FieldRef::Single(_) | FieldRef::Scalar(_)) => true,
+            Some(FieldRef::Single(_)) => true,
             Some(FieldRef::Optional(Some(_))) => false,
             Some(_) => panic!("{name}: a field's storage of a kind this check does not know"),
         };
         let mut expected = d.clone();
         match cleared.field(f.number()) {
             // prost's required fields are always held: cleared, they hold their default.
-            Some(FieldRef::Single(_) | FieldRef::Scalar(_)) if f.has_presence() => {
+            Some(FieldRef::Single(_)) if f.has_presence() => {
                 expected.set_field(&f, vtproto::reflect::Value::default_for(&f))
             }
             _ => expected.clear_field(&f),

@@ -123,20 +123,16 @@ fn message_impl(m: &Message) -> TokenStream {
             {
                 (
                     quote!(Optional(if self.#ident != 0.0 {
-                        ::core::option::Option::Some(&self.#ident as _)
+                        ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(&self.#ident))
                     } else {
                         ::core::option::Option::None
                     })),
                     quote!(Single(&mut self.#ident)),
                 )
             }
-            // A scalar is handed out as its value: the walker reads it without a call.
-            Label::Implicit | Label::Required if f.value.scalar().is_some() => (
-                quote!(Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.#ident))),
-                quote!(Single(&mut self.#ident)),
-            ),
+            // A value is handed out as its `ValueRef`: the walker reads it without a call.
             Label::Implicit | Label::Required => (
-                quote!(Single(&self.#ident)),
+                quote!(Single(::vtproto::reflect::ReflectValue::as_ref(&self.#ident))),
                 quote!(Single(&mut self.#ident)),
             ),
             Label::Optional => (
@@ -245,7 +241,7 @@ fn oneof_arms(o: &Oneof, f: &Field) -> (TokenStream, TokenStream) {
     let variant = &f.ident;
     let read = quote! {
         #n => ::vtproto::reflect::FieldRef::Optional(match &self.#field {
-            ::core::option::Option::Some(#enum_path::#variant(v)) => ::core::option::Option::Some(v as _),
+            ::core::option::Option::Some(#enum_path::#variant(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
             _ => ::core::option::Option::None,
         }),
     };

@@ -208,17 +208,14 @@ impl<T: ReflectMessageMut + ?Sized> ReflectMessageMut for Box<T> {
     }
 }
 
-/// A field's storage, read. Walkers treat `Single(v)` and `Scalar(v.as_ref())` alike;
-/// generated code hands out plain scalars as `Scalar`, other plain values as `Single`.
+/// A field's storage, read. A value is handed out as what its storage's
+/// [`ReflectValue::as_ref`] gives, so a walker reads it without a second dynamic call.
 #[non_exhaustive]
 pub enum FieldRef<'a> {
     /// A plain value: implicit presence (written unless it is the zero), or prost's required.
-    Single(&'a dyn ReflectValue),
-    /// A plain scalar (a number, bool, enum number, string or bytes), as `Single` but handed
-    /// out as its value: what its storage's [`ReflectValue::as_ref`] gives, without the call.
-    Scalar(ValueRef<'a>),
+    Single(ValueRef<'a>),
     /// A value with presence (`Option<T>`, a oneof member), if present.
-    Optional(Option<&'a dyn ReflectValue>),
+    Optional(Option<ValueRef<'a>>),
     /// A repeated field.
     List(&'a dyn ReflectList),
     /// A map field.
@@ -391,7 +388,7 @@ pub trait ReflectList {
         self.len() == 0
     }
     /// Its `i`-th value.
-    fn get(&self, i: usize) -> Option<&dyn ReflectValue>;
+    fn get(&self, i: usize) -> Option<ValueRef<'_>>;
 }
 
 /// A repeated field, changed.
@@ -415,8 +412,8 @@ impl<T: ReflectValue> ReflectList for Vec<T> {
     fn len(&self) -> usize {
         Vec::len(self)
     }
-    fn get(&self, i: usize) -> Option<&dyn ReflectValue> {
-        self.as_slice().get(i).map(|v| v as &dyn ReflectValue)
+    fn get(&self, i: usize) -> Option<ValueRef<'_>> {
+        self.as_slice().get(i).map(ReflectValue::as_ref)
     }
 }
 
@@ -524,7 +521,7 @@ pub trait ReflectMap {
         self.len() == 0
     }
     /// Calls `f` with each entry, in no particular order.
-    fn for_each<'a>(&'a self, f: &mut dyn FnMut(MapKeyRef<'a>, &'a dyn ReflectValue));
+    fn for_each<'a>(&'a self, f: &mut dyn FnMut(MapKeyRef<'a>, ValueRef<'a>));
 }
 
 /// A map field, changed.
@@ -557,9 +554,9 @@ impl<K: ReflectKey, V: ReflectValue> ReflectMap for BTreeMap<K, V> {
     fn len(&self) -> usize {
         BTreeMap::len(self)
     }
-    fn for_each<'a>(&'a self, f: &mut dyn FnMut(MapKeyRef<'a>, &'a dyn ReflectValue)) {
+    fn for_each<'a>(&'a self, f: &mut dyn FnMut(MapKeyRef<'a>, ValueRef<'a>)) {
         for (k, v) in self {
-            f(k.as_key(), v);
+            f(k.as_key(), v.as_ref());
         }
     }
 }
@@ -597,9 +594,9 @@ impl<K: ReflectKey, V: ReflectValue, S> ReflectMap for std::collections::HashMap
     fn len(&self) -> usize {
         std::collections::HashMap::len(self)
     }
-    fn for_each<'a>(&'a self, f: &mut dyn FnMut(MapKeyRef<'a>, &'a dyn ReflectValue)) {
+    fn for_each<'a>(&'a self, f: &mut dyn FnMut(MapKeyRef<'a>, ValueRef<'a>)) {
         for (k, v) in self {
-            f(k.as_key(), v);
+            f(k.as_key(), v.as_ref());
         }
     }
 }
@@ -809,11 +806,6 @@ impl<M: ReflectMessageMut> ReflectValueMut for M {
 
 /// A stored value as a [`Value`] of the field's `kind`: a message converted, a wrapper type
 /// stored as prost's primitive (or `()` for `Empty`) as its message.
-pub(super) fn value_of(v: &dyn ReflectValue, kind: &Kind) -> Value {
-    value_of_ref(v.as_ref(), kind)
-}
-
-/// [`value_of`] of a value already borrowed.
 pub(super) fn value_of_ref(v: ValueRef<'_>, kind: &Kind) -> Value {
     match (v, kind) {
         (ValueRef::Message(m), Kind::Message(desc)) => {
@@ -838,11 +830,9 @@ fn merge_message_value(m: &mut dyn ReflectMessageMut, value: Value) {
 }
 
 /// An `Option<T>` field as [`FieldRef::Optional`] holds it (what generated code calls).
-pub fn optional<T: ReflectValue>(v: &Option<T>) -> Option<&dyn ReflectValue> {
-    match v {
-        Some(v) => Some(v),
-        None => None,
-    }
+#[inline]
+pub fn optional<T: ReflectValue>(v: &Option<T>) -> Option<ValueRef<'_>> {
+    v.as_ref().map(ReflectValue::as_ref)
 }
 
 /// `message` as a [`DynamicMessage`] of type `desc` (its own type's descriptor, or the same
@@ -854,19 +844,12 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
         let value = match message.field(f.number()) {
             None | Some(FieldRef::Optional(None)) => continue,
             Some(FieldRef::Single(v)) => {
-                let v = value_of(v, &f.kind());
-                if !f.has_presence() && v.is_zero() {
-                    continue;
-                }
-                v
-            }
-            Some(FieldRef::Scalar(v)) => {
                 if !f.has_presence() && v.is_zero() {
                     continue;
                 }
                 value_of_ref(v, &f.kind())
             }
-            Some(FieldRef::Optional(Some(v))) => value_of(v, &f.kind()),
+            Some(FieldRef::Optional(Some(v))) => value_of_ref(v, &f.kind()),
             Some(FieldRef::List(list)) => {
                 if list.is_empty() {
                     continue;
@@ -875,7 +858,7 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
                 Value::List(
                     (0..list.len())
                         .filter_map(|i| list.get(i))
-                        .map(|v| value_of(v, &kind))
+                        .map(|v| value_of_ref(v, &kind))
                         .collect(),
                 )
             }
@@ -888,7 +871,7 @@ pub fn to_dynamic(message: &dyn ReflectMessage, desc: MessageDescriptor) -> Dyna
                 };
                 let mut entries = BTreeMap::new();
                 map.for_each(&mut |k, v| {
-                    entries.insert(k.to_key(), value_of(v, &value_kind));
+                    entries.insert(k.to_key(), value_of_ref(v, &value_kind));
                 });
                 Value::Map(entries)
             }

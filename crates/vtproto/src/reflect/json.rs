@@ -734,15 +734,9 @@ fn write_message_at(
         let Some(field) = m.field(p.number) else {
             continue;
         };
-        // A single value, read once.
-        let single = match &field {
-            FieldRef::Scalar(v) => Some(*v),
-            FieldRef::Single(v) | FieldRef::Optional(Some(v)) => Some(v.as_ref()),
-            _ => None,
-        };
         // Whether the field holds its default (`None`: an optional field that is unset).
         let at_default = match &field {
-            FieldRef::Single(_) | FieldRef::Scalar(_) => single.map(|v| v.is_zero()),
+            FieldRef::Single(v) => Some(v.is_zero()),
             FieldRef::Optional(v) => v.map(|_| false),
             FieldRef::List(l) => Some(l.is_empty()),
             FieldRef::Map(m) => Some(m.is_empty()),
@@ -766,17 +760,14 @@ fn write_message_at(
         let (json, proto) = &data.quoted_keys[p.position as usize];
         w.key(json, proto);
         match field {
-            FieldRef::Single(_) | FieldRef::Scalar(_) | FieldRef::Optional(_) => {
-                if let Some(v) = single {
-                    write_ref(pool, p.field, v, w)?;
-                }
-            }
+            FieldRef::Single(v) | FieldRef::Optional(Some(v)) => write_ref(pool, p.field, v, w)?,
+            FieldRef::Optional(None) => {}
             FieldRef::List(list) => {
                 w.begin_array();
                 for i in 0..list.len() {
                     if let Some(v) = list.get(i) {
                         w.element();
-                        write_ref(pool, p.field, v.as_ref(), w)?;
+                        write_ref(pool, p.field, v, w)?;
                     }
                 }
                 w.end_array();
@@ -789,7 +780,6 @@ fn write_message_at(
                         if result.is_err() {
                             return;
                         }
-                        let v = v.as_ref();
                         // The common string map: its entry in one step.
                         if let (MapKeyRef::Str(k), ValueRef::Str(v)) = (k, v) {
                             return w.str_entry(k, v);

@@ -9,7 +9,7 @@ use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescripto
 use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
 use super::generated::{
     merge_owned, to_dynamic, value_of_ref, FieldMut, FieldRef, MapKeyRef, ReflectMessage,
-    ReflectMessageMut, ReflectValue, ReflectValueMut, ValueRef,
+    ReflectMessageMut, ReflectValueMut, ValueRef,
 };
 use crate::prelude::*;
 use crate::text::{DecodeOptions, EncodeOptions, TextError, TextErrorKind, TextReader, TextWriter};
@@ -563,13 +563,6 @@ pub(super) fn write_reflect(
         match field {
             FieldRef::Single(v) => {
                 let f = desc.field_at(position);
-                let v = v.as_ref();
-                if f.has_presence() || !v.is_zero() {
-                    write_ref(f.text_name(), &f.kind(), v, w)?;
-                }
-            }
-            FieldRef::Scalar(v) => {
-                let f = desc.field_at(position);
                 if f.has_presence() || !v.is_zero() {
                     write_ref(f.text_name(), &f.kind(), v, w)?;
                 }
@@ -577,7 +570,7 @@ pub(super) fn write_reflect(
             FieldRef::Optional(None) => {}
             FieldRef::Optional(Some(v)) => {
                 let f = desc.field_at(position);
-                write_ref(f.text_name(), &f.kind(), v.as_ref(), w)?;
+                write_ref(f.text_name(), &f.kind(), v, w)?;
             }
             FieldRef::List(list) => {
                 if list.is_empty() {
@@ -587,7 +580,7 @@ pub(super) fn write_reflect(
                 let kind = f.kind();
                 for i in 0..list.len() {
                     if let Some(v) = list.get(i) {
-                        write_ref(f.text_name(), &kind, v.as_ref(), w)?;
+                        write_ref(f.text_name(), &kind, v, w)?;
                     }
                 }
             }
@@ -600,8 +593,7 @@ pub(super) fn write_reflect(
                     continue;
                 };
                 // Entries in key order, as the text format writes them.
-                let mut entries: Vec<(MapKeyRef<'_>, &dyn ReflectValue)> =
-                    Vec::with_capacity(map.len());
+                let mut entries: Vec<(MapKeyRef<'_>, ValueRef<'_>)> = Vec::with_capacity(map.len());
                 map.for_each(&mut |k, v| entries.push((k, v)));
                 entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
                 for (k, v) in entries {
@@ -615,7 +607,7 @@ pub(super) fn write_reflect(
                         MapKeyRef::U32(k) => w.u32(k),
                         MapKeyRef::U64(k) => w.u64(k),
                     }
-                    write_ref("value", &kind, v.as_ref(), w)?;
+                    write_ref("value", &kind, v, w)?;
                     w.end_message();
                 }
             }
@@ -869,7 +861,8 @@ mod tests {
             self.desc.clone()
         }
         fn field(&self, number: u32) -> Option<FieldRef<'_>> {
-            (number == 1).then(|| FieldRef::Optional((self.d != 0.0).then_some(&self.d as _)))
+            (number == 1)
+                .then(|| FieldRef::Optional((self.d != 0.0).then_some(ValueRef::F64(self.d))))
         }
     }
 

@@ -15,7 +15,7 @@ impl ::vtproto::reflect::ReflectMessage for Candidate {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.id)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.id)),
             2 => ::vtproto::reflect::FieldRef::Map(&self.meta_data),
             _ => return ::core::option::Option::None,
         })

@@ -16,8 +16,8 @@ impl ::vtproto::reflect::ReflectMessage for Node {
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.child)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.label)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            3 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.label)),
             _ => return ::core::option::Option::None,
         })
     }

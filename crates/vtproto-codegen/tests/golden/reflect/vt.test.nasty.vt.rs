@@ -15,15 +15,15 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.r#type)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.r#fn)),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.self_)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.r#type)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.r#fn)),
+            3 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.self_)),
             4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.me)),
-            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.crate_)),
-            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.super_)),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.r#async)),
-            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.r#match)),
-            9 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.r#gen)),
+            5 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.crate_)),
+            6 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.super_)),
+            7 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.r#async)),
+            8 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.r#match)),
+            9 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.r#gen)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -54,7 +54,7 @@ impl ::vtproto::reflect::ReflectMessage for Self_ {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -77,7 +77,7 @@ impl ::vtproto::reflect::ReflectMessage for Thing {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.thing)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.thing)),
             2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.child)),
             _ => return ::core::option::Option::None,
         })
@@ -103,19 +103,19 @@ impl ::vtproto::reflect::ReflectMessage for Holder {
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(match &self.choice {
-                ::core::option::Option::Some(holder::ChoiceOneOf::ChoiceMsg(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(holder::ChoiceOneOf::ChoiceMsg(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             2 => ::vtproto::reflect::FieldRef::Optional(match &self.choice {
-                ::core::option::Option::Some(holder::ChoiceOneOf::Number(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(holder::ChoiceOneOf::Number(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             3 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(holder::KindOneOf::KindEnum(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(holder::KindOneOf::KindEnum(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             4 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(holder::KindOneOf::KindName(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(holder::KindOneOf::KindName(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             _ => return ::core::option::Option::None,
@@ -184,7 +184,7 @@ impl ::vtproto::reflect::ReflectMessage for holder::Choice {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.x)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.x)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -207,11 +207,11 @@ impl ::vtproto::reflect::ReflectMessage for UsesEnum {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             2 => ::vtproto::reflect::FieldRef::List(&self.values),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.camel_case_field)),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.screaming_field)),
-            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.field_with_123_digits)),
+            3 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.camel_case_field)),
+            4 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.screaming_field)),
+            5 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.field_with_123_digits)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -238,7 +238,7 @@ impl ::vtproto::reflect::ReflectMessage for Core {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.std)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.std)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -340,7 +340,7 @@ impl ::vtproto::reflect::ReflectMessage for HasMethods {
             2 => ::vtproto::reflect::FieldRef::List(&self.many),
             3 => ::vtproto::reflect::FieldRef::Map(&self.by_name),
             4 => ::vtproto::reflect::FieldRef::Optional(match &self.pick {
-                ::core::option::Option::Some(has_methods::Pick::Picked(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(has_methods::Pick::Picked(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             _ => return ::core::option::Option::None,

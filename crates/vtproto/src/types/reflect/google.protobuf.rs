@@ -15,8 +15,8 @@ impl ::vtproto::reflect::ReflectMessage for Any {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.type_url)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.type_url)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -46,14 +46,14 @@ impl ::vtproto::reflect::ReflectMessage for Api {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.methods),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.version)),
+            4 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.version)),
             5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
             6 => ::vtproto::reflect::FieldRef::List(&self.mixins),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
-            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.edition)),
+            7 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
+            8 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.edition)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -90,14 +90,14 @@ impl ::vtproto::reflect::ReflectMessage for Method {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.request_type_url)),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.request_streaming)),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.response_type_url)),
-            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.response_streaming)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.request_type_url)),
+            3 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.request_streaming)),
+            4 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.response_type_url)),
+            5 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.response_streaming)),
             6 => ::vtproto::reflect::FieldRef::List(&self.options),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
-            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.edition)),
+            7 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
+            8 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.edition)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -134,8 +134,8 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.root)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.root)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -165,8 +165,8 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.seconds)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.nanos)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.seconds)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.nanos)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -250,7 +250,7 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.file_name)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.file_name)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -309,27 +309,27 @@ impl ::vtproto::reflect::ReflectMessage for Value {
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::NullValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::NullValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             2 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::NumberValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::NumberValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             3 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::StringValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::StringValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             4 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::BoolValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::BoolValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             5 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::StructValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::StructValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             6 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::ListValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::ListValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             _ => return ::core::option::Option::None,
@@ -450,8 +450,8 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.seconds)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.nanos)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.seconds)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.nanos)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -481,13 +481,13 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.fields),
             3 => ::vtproto::reflect::FieldRef::List(&self.oneofs),
             4 => ::vtproto::reflect::FieldRef::List(&self.options),
             5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
-            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.edition)),
+            6 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
+            7 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.edition)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -522,16 +522,16 @@ impl ::vtproto::reflect::ReflectMessage for Field {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.kind)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.cardinality)),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.number)),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
-            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.type_url)),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.oneof_index)),
-            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.packed)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.kind)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.cardinality)),
+            3 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.number)),
+            4 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            6 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.type_url)),
+            7 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.oneof_index)),
+            8 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.packed)),
             9 => ::vtproto::reflect::FieldRef::List(&self.options),
-            10 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.json_name)),
-            11 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.default_value)),
+            10 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.json_name)),
+            11 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.default_value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -569,12 +569,12 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.enumvalue),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
             4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
-            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
-            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.edition)),
+            5 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
+            6 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.edition)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -608,8 +608,8 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.number)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.number)),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
             _ => return ::core::option::Option::None,
         })
@@ -641,7 +641,7 @@ impl ::vtproto::reflect::ReflectMessage for Option {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.value)),
             _ => return ::core::option::Option::None,
         })
@@ -672,7 +672,7 @@ impl ::vtproto::reflect::ReflectMessage for DoubleValue {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -701,7 +701,7 @@ impl ::vtproto::reflect::ReflectMessage for FloatValue {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -730,7 +730,7 @@ impl ::vtproto::reflect::ReflectMessage for Int64Value {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -759,7 +759,7 @@ impl ::vtproto::reflect::ReflectMessage for UInt64Value {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -788,7 +788,7 @@ impl ::vtproto::reflect::ReflectMessage for Int32Value {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -817,7 +817,7 @@ impl ::vtproto::reflect::ReflectMessage for UInt32Value {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -846,7 +846,7 @@ impl ::vtproto::reflect::ReflectMessage for BoolValue {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -875,7 +875,7 @@ impl ::vtproto::reflect::ReflectMessage for StringValue {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -904,7 +904,7 @@ impl ::vtproto::reflect::ReflectMessage for BytesValue {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }

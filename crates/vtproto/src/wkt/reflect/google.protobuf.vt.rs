@@ -15,8 +15,8 @@ impl ::vtproto::reflect::ReflectMessage for Any {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.type_url)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.type_url)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -40,13 +40,13 @@ impl ::vtproto::reflect::ReflectMessage for Api {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.methods),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.version)),
+            4 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.version)),
             5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
             6 => ::vtproto::reflect::FieldRef::List(&self.mixins),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
+            7 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -76,13 +76,13 @@ impl ::vtproto::reflect::ReflectMessage for Method {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.request_type_url)),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.request_streaming)),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.response_type_url)),
-            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.response_streaming)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.request_type_url)),
+            3 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.request_streaming)),
+            4 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.response_type_url)),
+            5 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.response_streaming)),
             6 => ::vtproto::reflect::FieldRef::List(&self.options),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
+            7 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -112,8 +112,8 @@ impl ::vtproto::reflect::ReflectMessage for Mixin {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.root)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.root)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -825,8 +825,8 @@ impl ::vtproto::reflect::ReflectMessage for uninterpreted_option::NamePart {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name_part)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.is_extension)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name_part)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.is_extension)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -956,8 +956,8 @@ impl ::vtproto::reflect::ReflectMessage for Duration {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.seconds)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.nanos)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.seconds)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.nanos)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1004,7 +1004,7 @@ impl ::vtproto::reflect::ReflectMessage for SourceContext {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.file_name)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.file_name)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1051,27 +1051,27 @@ impl ::vtproto::reflect::ReflectMessage for Value {
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
             1 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::NullValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::NullValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             2 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::NumberValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::NumberValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             3 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::StringValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::StringValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             4 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::BoolValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::BoolValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             5 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::StructValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::StructValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             6 => ::vtproto::reflect::FieldRef::Optional(match &self.kind {
-                ::core::option::Option::Some(value::Kind::ListValue(v)) => ::core::option::Option::Some(v as _),
+                ::core::option::Option::Some(value::Kind::ListValue(v)) => ::core::option::Option::Some(::vtproto::reflect::ReflectValue::as_ref(v)),
                 _ => ::core::option::Option::None,
             }),
             _ => return ::core::option::Option::None,
@@ -1180,8 +1180,8 @@ impl ::vtproto::reflect::ReflectMessage for Timestamp {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.seconds)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.nanos)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.seconds)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.nanos)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1205,12 +1205,12 @@ impl ::vtproto::reflect::ReflectMessage for Type {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.fields),
             3 => ::vtproto::reflect::FieldRef::List(&self.oneofs),
             4 => ::vtproto::reflect::FieldRef::List(&self.options),
             5 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
-            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
+            6 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1238,16 +1238,16 @@ impl ::vtproto::reflect::ReflectMessage for Field {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.kind)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.cardinality)),
-            3 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.number)),
-            4 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
-            6 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.type_url)),
-            7 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.oneof_index)),
-            8 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.packed)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.kind)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.cardinality)),
+            3 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.number)),
+            4 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            6 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.type_url)),
+            7 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.oneof_index)),
+            8 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.packed)),
             9 => ::vtproto::reflect::FieldRef::List(&self.options),
-            10 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.json_name)),
-            11 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.default_value)),
+            10 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.json_name)),
+            11 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.default_value)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1279,11 +1279,11 @@ impl ::vtproto::reflect::ReflectMessage for Enum {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::List(&self.enumvalue),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
             4 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.source_context)),
-            5 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
+            5 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.syntax)),
             _ => return ::core::option::Option::None,
         })
     }
@@ -1310,8 +1310,8 @@ impl ::vtproto::reflect::ReflectMessage for EnumValue {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
-            2 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.number)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            2 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.number)),
             3 => ::vtproto::reflect::FieldRef::List(&self.options),
             _ => return ::core::option::Option::None,
         })
@@ -1337,7 +1337,7 @@ impl ::vtproto::reflect::ReflectMessage for Option {
     #[inline]
     fn field(&self, number: u32) -> ::core::option::Option<::vtproto::reflect::FieldRef<'_>> {
         ::core::option::Option::Some(match number {
-            1 => ::vtproto::reflect::FieldRef::Scalar(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
+            1 => ::vtproto::reflect::FieldRef::Single(::vtproto::reflect::ReflectValue::as_ref(&self.name)),
             2 => ::vtproto::reflect::FieldRef::Optional(::vtproto::reflect::optional(&self.value)),
             _ => return ::core::option::Option::None,
         })
