@@ -156,3 +156,103 @@ fn accessors_follow_oneofs_lists_and_maps() {
         "expected a vt.test.proto3.Maps, got a vt.deep.Node"
     );
 }
+
+/// Maps read by the tables, a map of strings to strings by generated code's own path
+/// (`JsonReader::str_map`): on maps shorter and longer than its first batch, with a key
+/// twice, a value of another kind, escapes, into a map already holding a key, and under
+/// budgets that run out at each entry, the tables read the same map or fail with the same
+/// error at the same place as the generated code, for maps of several key and value kinds.
+#[test]
+fn maps_read_by_the_tables_as_generated_code_reads_them() {
+    use vt_tests::own_standalone::vt::test::proto3::Maps;
+    use vtproto::json::{self, DecodeOptions};
+    // Each map: its JSON name, an entry's key and value, a value of another kind.
+    type Entry = fn(usize) -> (String, String);
+    let maps: [(&str, Entry, &str); 6] = [
+        (
+            "mStringString",
+            |i| (format!("key-{i}"), format!("\"value-{i}\"")),
+            "1",
+        ),
+        ("mInt32Int32", |i| (format!("{i}"), format!("{i}")), "\"x\""),
+        (
+            "mStringDouble",
+            |i| (format!("k{i}"), format!("{i}.5")),
+            "{}",
+        ),
+        (
+            "mStringBytes",
+            |i| (format!("k{i}"), "\"AAEC\"".into()),
+            "[]",
+        ),
+        (
+            "mStringMessage",
+            |i| (format!("k{i}"), format!("{{\"fInt32\":{i}}}")),
+            "7",
+        ),
+        ("ordered", |i| (format!("k{i}"), format!("\"{i}\"")), "true"),
+    ];
+    let held = Maps {
+        m_string_string: [("key-1".to_string(), "old".to_string())].into(),
+        m_int32_int32: [(1, 5)].into(),
+        ordered: [("k1".to_string(), 3)].into(),
+        ..Default::default()
+    };
+    let mut checked = 0;
+    for (name, entry, other) in maps {
+        let entries = |n: usize| -> Vec<String> {
+            (0..n)
+                .map(|i| {
+                    let (k, v) = entry(i);
+                    format!("\"{k}\":{v}")
+                })
+                .collect()
+        };
+        let mut inputs = Vec::new();
+        for n in [0, 1, 2, 7, 8, 9, 20] {
+            inputs.push(entries(n));
+            if n > 0 {
+                let mut twice = entries(n);
+                twice.push(twice[n / 2].clone());
+                inputs.push(twice);
+                let mut bad = entries(n);
+                bad[n - 1] = format!("\"{}\":{other}", entry(n - 1).0);
+                inputs.push(bad);
+                let mut null = entries(n);
+                null[0] = format!("\"{}\":null", entry(0).0);
+                inputs.push(null);
+            }
+        }
+        if name == "mStringString" {
+            inputs.push(vec![r#""k\"\u00e9":"v\n\ud83d\ude00""#.into()]);
+        }
+        for input in &inputs {
+            let text = format!("{{\"{name}\":{{{}}}}}", input.join(","));
+            for budget in [usize::MAX, 40, 100, 200, 400, 1000] {
+                let mut options = DecodeOptions::default();
+                options.limits.memory_budget = budget;
+                for start in [Maps::default(), held.clone()] {
+                    let mut generated = start.clone();
+                    let generated =
+                        json::merge_from_str(&mut generated, &text, &options).map(|()| generated);
+                    let mut tables = start;
+                    let mut r = json::JsonReader::new(&text, &options);
+                    let tables = vtproto::reflect::merge_json(&mut tables, &mut r)
+                        .and_then(|()| r.finish())
+                        .map(|()| tables);
+                    match (generated, tables) {
+                        (Ok(a), Ok(b)) => assert_eq!(a, b, "on {text}"),
+                        (Err(a), Err(b)) => {
+                            assert_eq!(a.to_string(), b.to_string(), "on {text} under {budget}")
+                        }
+                        (a, b) => {
+                            panic!("on {text} under {budget}: generated {a:?}, tables {b:?}")
+                        }
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}

@@ -245,13 +245,16 @@ fn oneof_arms(o: &Oneof, f: &Field) -> (TokenStream, TokenStream) {
             _ => ::core::option::Option::None,
         }),
     };
+    // A boxed member is handed out unboxed: a reader charges its size to a memory budget, as
+    // generated code does.
+    let v = if f.boxed { quote!(&mut **v) } else { quote!(v) };
     let write = quote! {
         #n => {
             if !::core::matches!(self.#field, ::core::option::Option::Some(#enum_path::#variant(_))) {
                 self.#field = ::core::option::Option::Some(#enum_path::#variant(::core::default::Default::default()));
             }
             match &mut self.#field {
-                ::core::option::Option::Some(#enum_path::#variant(v)) => ::vtproto::reflect::FieldMut::Single(v),
+                ::core::option::Option::Some(#enum_path::#variant(v)) => ::vtproto::reflect::FieldMut::Single(#v),
                 _ => return ::core::option::Option::None,
             }
         }

@@ -342,13 +342,6 @@ impl<'a, 'o> JsonReader<'a, 'o> {
         self.error(JsonErrorKind::DuplicateField)
     }
 
-    /// Whether another key follows in the object being read (`,` next, whitespace aside).
-    #[cfg(feature = "reflect")]
-    #[inline]
-    pub(crate) fn more_keys(&mut self) -> bool {
-        self.peek() == Some(b',')
-    }
-
     /// A string value.
     #[inline]
     pub fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {

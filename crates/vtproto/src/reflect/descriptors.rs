@@ -150,12 +150,6 @@ impl DescriptorPool {
         MessageDescriptor::at(self, index)
     }
 
-    /// The field (or extension) at `index` of the pool's fields.
-    #[cfg(feature = "json")]
-    pub(super) fn field_at(&self, index: u32) -> FieldDescriptor {
-        FieldDescriptor::at(self, index)
-    }
-
     /// The index of the message of this full name.
     pub(super) fn message_index(&self, full_name: &str) -> Option<u32> {
         match self.symbol(full_name)? {

@@ -63,6 +63,17 @@ pub trait ReflectMessage {
     {
         to_dynamic(self, self.descriptor())
     }
+
+    /// What generated readers charge to a decode's memory budget when a singular field of
+    /// this type gets a new value: a boxed message's size (a `Box<M>`), nothing for a message
+    /// stored in its parent. Out of the vtable, as [`to_dynamic`](Self::to_dynamic).
+    #[doc(hidden)]
+    fn boxed_size() -> usize
+    where
+        Self: Sized,
+    {
+        0
+    }
 }
 
 /// A generated message changed by its descriptor: the part of its tables that writes
@@ -181,9 +192,12 @@ impl core::fmt::Display for TypeMismatch {
 #[cfg(feature = "std")]
 impl std::error::Error for TypeMismatch {}
 
-impl<T: ReflectMessage + ?Sized> ReflectMessage for Box<T> {
+impl<T: ReflectMessage> ReflectMessage for Box<T> {
     fn descriptor(&self) -> MessageDescriptor {
         (**self).descriptor()
+    }
+    fn boxed_size() -> usize {
+        core::mem::size_of::<T>()
     }
     fn field(&self, number: u32) -> Option<FieldRef<'_>> {
         (**self).field(number)
@@ -196,7 +210,7 @@ impl<T: ReflectMessage + ?Sized> ReflectMessage for Box<T> {
     }
 }
 
-impl<T: ReflectMessageMut + ?Sized> ReflectMessageMut for Box<T> {
+impl<T: ReflectMessageMut> ReflectMessageMut for Box<T> {
     fn field_mut(&mut self, number: u32) -> Option<FieldMut<'_>> {
         (**self).field_mut(number)
     }
@@ -239,6 +253,17 @@ pub enum FieldMut<'a> {
 pub trait ReflectValue {
     /// The value as it is stored, without a copy.
     fn as_ref(&self) -> ValueRef<'_>;
+
+    /// What generated readers charge to a decode's memory budget when a singular field
+    /// stored as this type gets a new value ([`ReflectMessage::boxed_size`]; nothing for a
+    /// scalar).
+    #[doc(hidden)]
+    fn boxed_size() -> usize
+    where
+        Self: Sized,
+    {
+        0
+    }
 }
 
 /// One value of a field, changed (see [`ReflectValue`] and [`ReflectMessageMut`]).
@@ -280,6 +305,44 @@ fn stored_json<T: ReflectValueMut + Default>(
 ) -> Result<Option<T>, JsonError> {
     let mut v = T::default();
     Ok(v.merge_json(kind, r)?.then_some(v))
+}
+
+/// A map entry's value read from JSON, charged to the reader's memory budget as generated
+/// code charges it: a message's size before it is read (its fields as they are read), then
+/// the key's, then any other value's.
+#[cfg(feature = "json")]
+fn map_value_json<K, V: ReflectValueMut + Default>(
+    kind: &Kind,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<Option<V>, JsonError> {
+    let mut v = V::default();
+    let message = v.as_message_mut().is_some();
+    if message {
+        r.charge(core::mem::size_of::<V>())?;
+    }
+    if !v.merge_json(kind, r)? {
+        return Ok(None);
+    }
+    r.charge(core::mem::size_of::<K>())?;
+    if !message {
+        r.charge(core::mem::size_of::<V>())?;
+    }
+    Ok(Some(v))
+}
+
+/// A scalar stored for a wrapper type (prost's `i32` for `Int32Value`), or `()` for
+/// `Empty`, read by its own JSON code as generated code reads it; other kinds (an enum's
+/// names) through a [`Value`].
+#[cfg(feature = "json")]
+fn wrapper_json<T: ReflectValueMut + crate::json::JsonMessage>(
+    slot: &mut T,
+    kind: &Kind,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<bool, JsonError> {
+    match kind {
+        Kind::Message(_) => <T as crate::json::JsonMessage>::merge_json(slot, r).map(|()| true),
+        _ => merge_json_value(slot, kind, r),
+    }
 }
 
 /// [`ReflectValueMut::merge_json`] through a [`Value`]: the value read, then merged (what
@@ -364,15 +427,18 @@ impl ValueRef<'_> {
 
 /// An `Option<T>` field.
 pub trait ReflectOptional {
-    /// The value, set to its default first if absent.
-    fn get_or_default(&mut self) -> &mut dyn ReflectValueMut;
+    /// The value, set to its default first if absent; and what generated readers charge to
+    /// a decode's memory budget for that default (a boxed message's size, where it was
+    /// absent; else nothing).
+    fn get_or_default(&mut self) -> (&mut dyn ReflectValueMut, usize);
     /// Makes it absent.
     fn clear(&mut self);
 }
 
 impl<T: ReflectValueMut + Default> ReflectOptional for Option<T> {
-    fn get_or_default(&mut self) -> &mut dyn ReflectValueMut {
-        self.get_or_insert_with(T::default)
+    fn get_or_default(&mut self) -> (&mut dyn ReflectValueMut, usize) {
+        let charge = if self.is_none() { T::boxed_size() } else { 0 };
+        (self.get_or_insert_with(T::default), charge)
     }
     fn clear(&mut self) {
         *self = None;
@@ -398,12 +464,11 @@ pub trait ReflectListMut: ReflectList {
     /// Appends a value at its default and lends it, to be filled in place.
     fn push_default(&mut self) -> &mut dyn ReflectValueMut;
     /// Reads one ProtoJSON value of `kind` and appends it (see
-    /// [`ReflectValueMut::merge_json`]); `false` when no value is read.
+    /// [`ReflectValueMut::merge_json`]), charging the element's size to the reader's memory
+    /// budget as generated code does (before the value is read; an enum's once read, as a
+    /// name it does not declare may be skipped); `false` when no value is read.
     #[cfg(feature = "json")]
-    fn push_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
-        let read = super::json::read_value(kind, r)?;
-        Ok(read.map(|v| self.push_value(kind, v)).is_some())
-    }
+    fn push_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError>;
     /// Removes every value.
     fn clear(&mut self);
 }
@@ -430,8 +495,19 @@ impl<T: ReflectValueMut + Default> ReflectListMut for Vec<T> {
     }
     #[cfg(feature = "json")]
     fn push_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
-        let read = stored_json::<T>(kind, r)?;
-        Ok(read.map(|v| self.push(v)).is_some())
+        let size = core::mem::size_of::<T>();
+        let enumerated = matches!(kind, Kind::Enum(_));
+        if !enumerated {
+            r.charge(size)?;
+        }
+        let Some(v) = stored_json::<T>(kind, r)? else {
+            return Ok(false);
+        };
+        if enumerated {
+            r.charge(size)?;
+        }
+        self.push(v);
+        Ok(true)
     }
     fn clear(&mut self) {
         Vec::clear(self);
@@ -530,21 +606,23 @@ pub trait ReflectMapMut: ReflectMap {
     /// whether the key is new to the map.
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) -> bool;
     /// Reads one ProtoJSON value of `kind` and inserts it under `key` (see
-    /// [`ReflectValueMut::merge_json`]): `None` when no value is read, else whether the key
-    /// is new to the map.
+    /// [`ReflectValueMut::merge_json`]), charging the entry to the reader's memory budget as
+    /// generated code does: `None` when no value is read, else whether the key is new to the
+    /// map.
     #[cfg(feature = "json")]
     fn insert_json(
         &mut self,
         key: MapKey,
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
-    ) -> Result<Option<bool>, JsonError> {
-        let read = super::json::read_value(kind, r)?;
-        Ok(read.map(|v| self.insert_value(key, kind, v)))
-    }
-    /// Makes room for `additional` more entries, where the map has a capacity.
-    fn reserve(&mut self, additional: usize) {
-        let _ = additional;
+    ) -> Result<Option<bool>, JsonError>;
+    /// Reads a JSON object into a map of strings to strings as generated code reads one
+    /// ([`JsonReader::str_map`]: the first entries read before the map is sized, then
+    /// stored); `None`, with nothing read, where the map holds other types.
+    #[cfg(feature = "json")]
+    fn merge_json_strings(&mut self, r: &mut JsonReader<'_, '_>) -> Option<Result<(), JsonError>> {
+        let _ = r;
+        None
     }
     /// Removes every entry.
     fn clear(&mut self);
@@ -561,7 +639,11 @@ impl<K: ReflectKey, V: ReflectValue> ReflectMap for BTreeMap<K, V> {
     }
 }
 
-impl<K: ReflectKey + Ord, V: ReflectValueMut + Default> ReflectMapMut for BTreeMap<K, V> {
+impl<K, V> ReflectMapMut for BTreeMap<K, V>
+where
+    K: ReflectKey + Ord + 'static,
+    V: ReflectValueMut + Default + 'static,
+{
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) -> bool {
         let Some(k) = K::from_key(key) else {
             return false;
@@ -577,12 +659,17 @@ impl<K: ReflectKey + Ord, V: ReflectValueMut + Default> ReflectMapMut for BTreeM
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<Option<bool>, JsonError> {
-        let Some(v) = stored_json::<V>(kind, r)? else {
+        let Some(v) = map_value_json::<K, V>(kind, r)? else {
             return Ok(None);
         };
         Ok(Some(
             K::from_key(key).is_some_and(|k| self.insert(k, v).is_none()),
         ))
+    }
+    #[cfg(feature = "json")]
+    fn merge_json_strings(&mut self, r: &mut JsonReader<'_, '_>) -> Option<Result<(), JsonError>> {
+        let map = (self as &mut dyn core::any::Any).downcast_mut::<BTreeMap<String, String>>()?;
+        Some(r.str_map(map))
     }
     fn clear(&mut self) {
         BTreeMap::clear(self);
@@ -604,9 +691,9 @@ impl<K: ReflectKey, V: ReflectValue, S> ReflectMap for std::collections::HashMap
 #[cfg(feature = "std")]
 impl<K, V, S> ReflectMapMut for std::collections::HashMap<K, V, S>
 where
-    K: ReflectKey + Eq + core::hash::Hash,
-    V: ReflectValueMut + Default,
-    S: core::hash::BuildHasher,
+    K: ReflectKey + Eq + core::hash::Hash + 'static,
+    V: ReflectValueMut + Default + 'static,
+    S: core::hash::BuildHasher + Default + 'static,
 {
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) -> bool {
         let Some(k) = K::from_key(key) else {
@@ -623,15 +710,18 @@ where
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<Option<bool>, JsonError> {
-        let Some(v) = stored_json::<V>(kind, r)? else {
+        let Some(v) = map_value_json::<K, V>(kind, r)? else {
             return Ok(None);
         };
         Ok(Some(
             K::from_key(key).is_some_and(|k| self.insert(k, v).is_none()),
         ))
     }
-    fn reserve(&mut self, additional: usize) {
-        std::collections::HashMap::reserve(self, additional);
+    #[cfg(feature = "json")]
+    fn merge_json_strings(&mut self, r: &mut JsonReader<'_, '_>) -> Option<Result<(), JsonError>> {
+        let any = self as &mut dyn core::any::Any;
+        let map = any.downcast_mut::<std::collections::HashMap<String, String, S>>()?;
+        Some(r.str_map(map))
     }
     fn clear(&mut self) {
         std::collections::HashMap::clear(self);
@@ -696,7 +786,7 @@ macro_rules! scalars {
                 r: &mut JsonReader<'_, '_>,
             ) -> Result<bool, JsonError> {
                 if !matches!(kind, $(Kind::$kind)|+) {
-                    return merge_json_value(self, kind, r);
+                    return wrapper_json(self, kind, r);
                 }
                 *self = r.$read()?.into();
                 Ok(true)
@@ -712,7 +802,7 @@ scalars!(bool => Bool / Bool, Bool => bool,
     f64 => F64 / F64, Double => f64);
 
 macro_rules! owned {
-    ($($ty:ty => $variant:ident / $as_ref:ident, $kind:ident => $read:ident),*) => {$(
+    ($($ty:ty => $variant:ident / $as_ref:ident, $kind:ident => $read:ident / $other:ident),*) => {$(
         impl ReflectValue for $ty {
             #[inline]
             fn as_ref(&self) -> ValueRef<'_> {
@@ -734,7 +824,7 @@ macro_rules! owned {
                 r: &mut JsonReader<'_, '_>,
             ) -> Result<bool, JsonError> {
                 if !matches!(kind, Kind::$kind) {
-                    return merge_json_value(self, kind, r);
+                    return $other(self, kind, r);
                 }
                 *self = r.$read()?.into();
                 Ok(true)
@@ -742,8 +832,9 @@ macro_rules! owned {
         }
     )*};
 }
-owned!(String => String / Str, String => string_owned, Vec<u8> => Bytes / Bytes, Bytes => bytes,
-    bytes::Bytes => Bytes / Bytes, Bytes => bytes);
+owned!(String => String / Str, String => string_owned / wrapper_json,
+    Vec<u8> => Bytes / Bytes, Bytes => bytes / wrapper_json,
+    bytes::Bytes => Bytes / Bytes, Bytes => bytes / merge_json_value);
 
 /// `int32`s, and enums' numbers.
 impl ReflectValue for i32 {
@@ -762,9 +853,9 @@ impl ReflectValueMut for i32 {
     #[cfg(feature = "json")]
     #[inline]
     fn merge_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
-        // An enum's names, and a wrapper type, are read as a value first.
+        // An enum's names are read as a value first.
         if !matches!(kind, Kind::Int32 | Kind::Sint32 | Kind::Sfixed32) {
-            return merge_json_value(self, kind, r);
+            return wrapper_json(self, kind, r);
         }
         *self = r.i32()?;
         Ok(true)
@@ -781,6 +872,10 @@ impl ReflectValue for () {
 
 impl ReflectValueMut for () {
     fn merge_value(&mut self, _: &Kind, _: Value) {}
+    #[cfg(feature = "json")]
+    fn merge_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
+        wrapper_json(self, kind, r)
+    }
 }
 
 // Each method one call to a function compiled once: this impl is instantiated for every
@@ -790,11 +885,30 @@ impl<M: ReflectMessage> ReflectValue for M {
     fn as_ref(&self) -> ValueRef<'_> {
         ValueRef::Message(self)
     }
+    fn boxed_size() -> usize {
+        M::boxed_size()
+    }
 }
 
-impl<M: ReflectMessageMut> ReflectValueMut for M {
+impl<M: ReflectMessageMut + 'static> ReflectValueMut for M {
     fn merge_value(&mut self, _: &Kind, value: Value) {
         merge_message_value(self, value);
+    }
+    /// A message is read by its tables, field by field into its storage; a well-known type
+    /// of the runtime's (or prost-types') by its own code, as generated code reads it.
+    #[cfg(feature = "json")]
+    fn merge_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
+        match kind {
+            Kind::Message(desc) => {
+                if super::json::special(desc).is_some() {
+                    if let Some(read) = super::json::merge_well_known(self, r) {
+                        return read.map(|()| true);
+                    }
+                }
+                super::json::merge_reflect(self, desc, r).map(|()| true)
+            }
+            _ => merge_json_value(self, kind, r),
+        }
     }
     fn as_message_mut(&mut self) -> Option<&mut dyn ReflectMessageMut> {
         Some(self)
@@ -924,7 +1038,7 @@ pub fn merge_owned(to: &mut dyn ReflectMessageMut, from: DynamicMessage) {
         let kind = f.kind();
         match (slot, value) {
             (FieldMut::Single(v), value) => v.merge_value(&kind, value),
-            (FieldMut::Optional(v), value) => v.get_or_default().merge_value(&kind, value),
+            (FieldMut::Optional(v), value) => v.get_or_default().0.merge_value(&kind, value),
             (FieldMut::List(list), Value::List(values)) => {
                 for v in values {
                     list.push_value(&kind, v);

@@ -6,14 +6,12 @@
 //! its message's fields and `"@type"`, its type looked up in the message's pool first, then in
 //! the options' registry and among the well-known types.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 
 use super::descriptors::{
     kind_at, map_kinds_at, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor,
 };
-use super::dynamic::{
-    extension_named, message_size, message_size_at, DynamicMessage, MapKey, Value,
-};
+use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
 use super::generated::{
     merge_owned, to_dynamic, FieldMut, FieldRef, MapKeyRef, ReflectMessage, ReflectMessageMut,
     ReflectValueMut, ValueRef,
@@ -922,7 +920,7 @@ fn merge_message_at(
 ) -> Result<(), JsonError> {
     let inner = &*pool.inner;
     let data = &inner.messages[index as usize];
-    if special_of(data.special).is_some() || !data.extensions.is_empty() {
+    if special_of(data.special).is_some() {
         let mut read = DynamicMessage::new(pool.message_at(index));
         read.merge_json(r)?;
         merge_owned(m, read);
@@ -931,6 +929,7 @@ fn merge_message_at(
     r.begin_object()?;
     let mut seen = crate::registry::Seen::new(data.fields.len());
     let mut oneofs: Vec<u32> = Vec::new();
+    let mut extensions: Vec<u32> = Vec::new();
     // The field after the last one read is the likeliest next key (see `merge_object`).
     let mut next = 0usize;
     loop {
@@ -947,6 +946,10 @@ fn merge_message_at(
                     Some(position) => {
                         next = data.order_index[position] as usize + 1;
                         (position, key)
+                    }
+                    None if !data.extensions.is_empty() => {
+                        read_extension_at(m, pool, index, &key, &mut extensions, r)?;
+                        continue;
                     }
                     None => {
                         r.unknown_field(&key)?;
@@ -967,6 +970,38 @@ fn merge_message_at(
         }
     }
     Ok(())
+}
+
+/// The value of `key`, an extension's `[full.name]` (or a key no field has), into `m`: read
+/// as a [`DynamicMessage`] reads it (the tables know the extension's type by its descriptor,
+/// not as a Rust type), then merged in as its encoding.
+fn read_extension_at(
+    m: &mut dyn ReflectMessageMut,
+    pool: &DescriptorPool,
+    index: u32,
+    key: &str,
+    extensions: &mut Vec<u32>,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<(), JsonError> {
+    let desc = pool.message_at(index);
+    let Some(x) = extension_named(&desc, key) else {
+        return r.unknown_field(key);
+    };
+    let read = if extensions.contains(&x.number()) {
+        Err(r.duplicate())
+    } else {
+        extensions.push(x.number());
+        let mut read = DynamicMessage::new(desc.clone());
+        read.json_read_extension(&x, r).map(|()| read)
+    };
+    match read {
+        Ok(read) => {
+            // The encoding of a value just read from JSON, into a type that keeps it.
+            let _ = m.merge_unknown(&read.encode_to_vec());
+            Ok(())
+        }
+        Err(e) => Err(e.in_field(desc.full_name(), x.full_name(), key)),
+    }
 }
 
 /// Whether JSON `null` is a value of the field's kind ([`null_is_value`]).
@@ -1008,18 +1043,18 @@ fn read_field_at(
             return r.skip_value();
         };
         r.begin_array()?;
+        // Each element charged to the memory budget as generated code charges it: its
+        // storage's size, a message's before it is read.
         if let KindData::Message(index) = d.kind {
             while r.next_element()? {
-                r.charge(message_size_at(pool, index))?;
-                read_message_into(list.push_default(), pool, field, index, r)?;
-                r.charge(core::mem::size_of::<Value>())?;
+                let slot = list.push_default();
+                r.charge(core::mem::size_of_val(slot))?;
+                read_message_into(slot, pool, field, index, r)?;
             }
         } else {
             let kind = kind_at(pool, field);
             while r.next_element()? {
-                if list.push_json(&kind, r)? {
-                    r.charge(core::mem::size_of::<Value>())?;
-                }
+                list.push_json(&kind, r)?;
             }
         }
         return Ok(());
@@ -1033,20 +1068,23 @@ fn read_field_at(
         oneofs.push(o);
     }
     if let KindData::Message(index) = d.kind {
-        let absent = member.is_some() || matches!(m.field(number), Some(FieldRef::Optional(None)));
         if member.is_some() {
             m.clear_oneof(number);
         }
-        if absent {
-            r.charge(message_size_at(pool, index))?;
-        }
-        return match m.field_mut(number) {
-            Some(FieldMut::Single(v)) => read_message_into(v, pool, field, index, r),
-            Some(FieldMut::Optional(v)) => {
-                read_message_into(v.get_or_default(), pool, field, index, r)
+        // Charged to the memory budget as generated code charges it: a oneof's new message
+        // its size (a boxed member is handed out unboxed), a boxed field's new message its
+        // size; a message stored in its parent nothing more.
+        let (slot, charge) = match m.field_mut(number) {
+            Some(FieldMut::Single(v)) if member.is_some() => {
+                let size = core::mem::size_of_val(v);
+                (v, size)
             }
-            _ => r.skip_value(),
+            Some(FieldMut::Single(v)) => (v, 0),
+            Some(FieldMut::Optional(v)) => v.get_or_default(),
+            _ => return r.skip_value(),
         };
+        r.charge(charge)?;
+        return read_message_into(slot, pool, field, index, r);
     }
     let kind = kind_at(pool, field);
     // A plain field's scalar is read into its storage, with no `Value` in between (assigned
@@ -1063,7 +1101,7 @@ fn read_field_at(
     };
     match m.field_mut(number) {
         Some(FieldMut::Single(slot)) => slot.merge_value(&kind, v),
-        Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_value(&kind, v),
+        Some(FieldMut::Optional(slot)) => slot.get_or_default().0.merge_value(&kind, v),
         _ => {}
     }
     Ok(())
@@ -1082,49 +1120,58 @@ fn read_map_at(
     else {
         return r.skip_value();
     };
-    if map.is_empty() {
-        // A map of more than one entry is given room for `MAP_ROOM` at its first: sized
-        // once for most maps, instead of a table allocated for three entries, then grown and
-        // rehashed at the fourth.
-        r.begin_object()?;
-        let mut first = true;
-        while let Some(key) = r.next_key()? {
-            let k = map_key(&key_kind, key, r)?;
-            let new = if first {
-                let Some(v) = read_value(&kind, r)? else {
-                    continue;
-                };
-                first = false;
-                if r.more_keys() {
-                    map.reserve(MAP_ROOM);
-                }
-                map.insert_value(k, &kind, v)
-            } else {
-                match map.insert_json(k, &kind, r)? {
-                    Some(new) => new,
-                    None => continue,
-                }
-            };
-            r.charge(core::mem::size_of::<(MapKey, Value)>())?;
-            if !new {
-                return Err(r.duplicate());
-            }
+    // A map of strings to strings, the common map, as generated code reads it.
+    if matches!((&key_kind, &kind), (Kind::String, Kind::String)) {
+        if let Some(read) = map.merge_json_strings(r) {
+            return read;
         }
-    } else if let Some(read) = read_map(&pool.field_at(field), r)? {
-        // The keys it held may come again, once.
-        for (k, v) in read {
-            map.insert_value(k, &kind, v);
+    }
+    // A key twice in one object is an error; the keys the map held may come again, once.
+    let mut read: Option<BTreeSet<MapKey>> = (!map.is_empty()).then(BTreeSet::new);
+    r.begin_object()?;
+    while let Some(key) = r.next_key()? {
+        let k = map_key(&key_kind, key, r)?;
+        let again = read.as_mut().map(|read| !read.insert(k.clone()));
+        let Some(new) = map.insert_json(k, &kind, r)? else {
+            continue;
+        };
+        if again.map_or(!new, |again| again) {
+            return Err(r.duplicate());
         }
     }
     Ok(())
 }
 
-/// The entries a map read from JSON has room for once a second entry follows its first.
-const MAP_ROOM: usize = 7;
+/// A well-known type with a special form, stored as the runtime's struct (`mode=standalone`)
+/// or prost-types' (`mode=prost`), read by its own JSON code, as generated code reads it
+/// (what it charges to the memory budget included); `None` for other types.
+pub(super) fn merge_well_known(
+    m: &mut dyn core::any::Any,
+    r: &mut JsonReader<'_, '_>,
+) -> Option<Result<(), JsonError>> {
+    #[allow(unused_macros)]
+    macro_rules! try_types {
+        ($module:path: $($ty:ident),*) => {{
+            use $module as t;
+            $(if let Some(m) = m.downcast_mut::<t::$ty>() {
+                return Some(crate::json::JsonMessage::merge_json(m, r));
+            })*
+        }};
+    }
+    #[cfg(feature = "types")]
+    try_types!(crate::types: Any, Timestamp, Duration, FieldMask, Struct, Value, ListValue,
+        DoubleValue, FloatValue, Int64Value, UInt64Value, Int32Value, UInt32Value, BoolValue,
+        StringValue, BytesValue);
+    #[cfg(feature = "prost-types")]
+    try_types!(prost_types: Any, Timestamp, Duration, FieldMask, Struct, Value, ListValue);
+    let _ = (m, r);
+    None
+}
 
 /// A message's JSON into `slot` (the pool's field at `field`, of the message type at
-/// `index`): field by field where it is a message, else (a wrapper type stored as prost's
-/// primitive, `()` for `Empty`) read as its message and converted.
+/// `index`): field by field where it is a message; a well-known type with a special form, a
+/// wrapper type stored as prost's primitive and `Empty` as `()` by their storage's
+/// [`ReflectValueMut::merge_json`].
 fn read_message_into(
     slot: &mut dyn ReflectValueMut,
     pool: &DescriptorPool,
@@ -1132,13 +1179,12 @@ fn read_message_into(
     index: u32,
     r: &mut JsonReader<'_, '_>,
 ) -> Result<(), JsonError> {
-    match slot.as_message_mut() {
-        Some(m) => merge_message_at(m, pool, index, r),
-        None => {
-            let mut msg = DynamicMessage::new(pool.message_at(index));
-            msg.merge_json(r)?;
-            slot.merge_value(&kind_at(pool, field), Value::Message(Box::new(msg)));
-            Ok(())
+    // A well-known type with a special form, and a wrapper type or `Empty` stored as
+    // prost's primitive or `()`, are read by their storage's own code.
+    if special_of(pool.inner.messages[index as usize].special).is_none() {
+        if let Some(m) = slot.as_message_mut() {
+            return merge_message_at(m, pool, index, r);
         }
     }
+    slot.merge_json(&kind_at(pool, field), r).map(drop)
 }

@@ -801,7 +801,7 @@ fn read_field_into(
 fn set_value(m: &mut dyn ReflectMessageMut, number: u32, kind: &Kind, v: Value) {
     match m.field_mut(number) {
         Some(FieldMut::Single(slot)) => slot.merge_value(kind, v),
-        Some(FieldMut::Optional(slot)) => slot.get_or_default().merge_value(kind, v),
+        Some(FieldMut::Optional(slot)) => slot.get_or_default().0.merge_value(kind, v),
         _ => {}
     }
 }
@@ -817,7 +817,7 @@ fn read_message_field(
 ) -> Result<(), TextError> {
     match m.field_mut(number) {
         Some(FieldMut::Single(slot)) => read_message_into(slot, kind, desc, r),
-        Some(FieldMut::Optional(slot)) => read_message_into(slot.get_or_default(), kind, desc, r),
+        Some(FieldMut::Optional(slot)) => read_message_into(slot.get_or_default().0, kind, desc, r),
         _ => DynamicMessage::new(desc.clone()).merge_text(r),
     }
 }
