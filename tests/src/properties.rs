@@ -845,9 +845,19 @@ where
         }
     }
     if let Ok(written) = text::to_string(&s) {
-        for input in std::iter::once(written.clone()).chain(text_edits(&written)) {
-            let generated = text::from_str::<S>(&input);
-            let options = text::DecodeOptions::default();
+        // The edits with the default options, the text itself under memory budgets too (not
+        // with an extension set, as for JSON).
+        let extended = written.contains('[');
+        let budgets = BUDGETS.map(|budget| {
+            let mut options = text::DecodeOptions::default();
+            options.limits.memory_budget = if extended { usize::MAX } else { budget };
+            (options, written.clone())
+        });
+        let edits = text_edits(&written).into_iter();
+        let plain = std::iter::once(written.clone()).chain(edits);
+        let inputs = plain.map(|input| (text::DecodeOptions::default(), input));
+        for (options, input) in inputs.chain(budgets) {
+            let generated = text::from_str_with::<S>(&input, &options);
             let mut r = text::TextReader::new(&input, &options);
             let mut t = S::default();
             let tables = reflect::merge_text(&mut t, &mut r)

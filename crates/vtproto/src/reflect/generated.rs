@@ -28,6 +28,8 @@ use super::pool::DescriptorPool;
 #[cfg(feature = "json")]
 use crate::json::{JsonError, JsonReader};
 use crate::prelude::*;
+#[cfg(feature = "text")]
+use crate::text::{TextError, TextReader};
 use crate::{DecodeError, Reader, ReverseWriter, UnknownFields};
 
 /// A generated message, walked by its descriptor (`features=..+reflect`).
@@ -305,6 +307,25 @@ fn stored_json<T: ReflectValueMut + Default>(
 ) -> Result<Option<T>, JsonError> {
     let mut v = T::default();
     Ok(v.merge_json(kind, r)?.then_some(v))
+}
+
+/// A map entry read in the text format (its opening delimiter read), charged to the reader's
+/// memory budget as generated code charges it: its strings and message as they are read,
+/// then the key's and the value's sizes. `None` for a key of another type (never read).
+#[cfg(feature = "text")]
+fn map_entry_text<K: ReflectKey, V: ReflectValueMut + Default>(
+    key_kind: &Kind,
+    value_kind: &Kind,
+    presence: bool,
+    r: &mut TextReader<'_, '_>,
+) -> Result<Option<(K, V)>, TextError> {
+    let mut v = super::text::Stored(V::default());
+    let k = super::text::read_entry(key_kind, value_kind, presence, &mut v, r)?;
+    r.charge(core::mem::size_of::<K>())?;
+    r.charge(core::mem::size_of::<V>())?;
+    Ok(MapKey::from_value(k)
+        .and_then(K::from_key)
+        .map(|k| (k, v.0)))
 }
 
 /// A map entry's value read from JSON, charged to the reader's memory budget as generated
@@ -616,6 +637,17 @@ pub trait ReflectMapMut: ReflectMap {
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<Option<bool>, JsonError>;
+    /// Reads one entry in the text format (`{ key: .. value: .. }`, its opening delimiter
+    /// read) and inserts it, replacing its key's, charging it to the reader's memory budget
+    /// as generated code does.
+    #[cfg(feature = "text")]
+    fn insert_text(
+        &mut self,
+        key_kind: &Kind,
+        value_kind: &Kind,
+        presence: bool,
+        r: &mut TextReader<'_, '_>,
+    ) -> Result<(), TextError>;
     /// Reads a JSON object into a map of strings to strings as generated code reads one
     /// ([`JsonReader::str_map`]: the first entries read before the map is sized, then
     /// stored); `None`, with nothing read, where the map holds other types.
@@ -665,6 +697,19 @@ where
         Ok(Some(
             K::from_key(key).is_some_and(|k| self.insert(k, v).is_none()),
         ))
+    }
+    #[cfg(feature = "text")]
+    fn insert_text(
+        &mut self,
+        key_kind: &Kind,
+        value_kind: &Kind,
+        presence: bool,
+        r: &mut TextReader<'_, '_>,
+    ) -> Result<(), TextError> {
+        if let Some((k, v)) = map_entry_text::<K, V>(key_kind, value_kind, presence, r)? {
+            self.insert(k, v);
+        }
+        Ok(())
     }
     #[cfg(feature = "json")]
     fn merge_json_strings(&mut self, r: &mut JsonReader<'_, '_>) -> Option<Result<(), JsonError>> {
@@ -716,6 +761,19 @@ where
         Ok(Some(
             K::from_key(key).is_some_and(|k| self.insert(k, v).is_none()),
         ))
+    }
+    #[cfg(feature = "text")]
+    fn insert_text(
+        &mut self,
+        key_kind: &Kind,
+        value_kind: &Kind,
+        presence: bool,
+        r: &mut TextReader<'_, '_>,
+    ) -> Result<(), TextError> {
+        if let Some((k, v)) = map_entry_text::<K, V>(key_kind, value_kind, presence, r)? {
+            self.insert(k, v);
+        }
+        Ok(())
     }
     #[cfg(feature = "json")]
     fn merge_json_strings(&mut self, r: &mut JsonReader<'_, '_>) -> Option<Result<(), JsonError>> {

@@ -136,11 +136,16 @@ impl DynamicMessage {
                     .map_err(|e| e.in_field(desc.full_name(), x.full_name()))
             }
         })?;
+        self.add_pending(pending);
+        Ok(())
+    }
+
+    /// Adds the repeated extensions read that the message did not hold, by number.
+    fn add_pending(&mut self, mut pending: Vec<(FieldDescriptor, Vec<Value>)>) {
         pending.sort_by_key(|(x, _)| x.number());
         for (x, values) in pending {
             self.set_field(&x, Value::List(values));
         }
-        Ok(())
     }
 
     fn text_read_field(
@@ -220,56 +225,8 @@ impl DynamicMessage {
         let mut items = r.message_items()?;
         while items.next(r)? {
             r.begin_message()?;
-            let mut k: Option<Value> = None;
             let mut v: Option<Value> = None;
-            let mut seen = [false; 2];
-            while let Some(name) = r.next_field()? {
-                match &*name {
-                    "key" => {
-                        let held = k.as_ref().is_some_and(|k| !k.is_zero());
-                        if core::mem::replace(&mut seen[0], true) && (presence || held) {
-                            return Err(r.duplicate());
-                        }
-                        r.colon()?;
-                        k = Some(read_value(&key_kind, r)?);
-                    }
-                    "value" => {
-                        // A message value is set once read, empty or not.
-                        let held = v.as_ref().is_some_and(|v| match v {
-                            Value::Message(_) => true,
-                            v => !v.is_zero(),
-                        });
-                        if core::mem::replace(&mut seen[1], true) && (presence || held) {
-                            return Err(r.duplicate());
-                        }
-                        match &value_kind {
-                            Kind::Message(m) => {
-                                r.message_colon();
-                                let mut msg = match v.take() {
-                                    Some(Value::Message(msg)) => msg,
-                                    _ => {
-                                        r.charge(message_size(m))?;
-                                        Box::new(DynamicMessage::new(m.clone()))
-                                    }
-                                };
-                                r.begin_message()?;
-                                msg.merge_text(r)?;
-                                v = Some(Value::Message(msg));
-                            }
-                            _ => {
-                                r.colon()?;
-                                v = Some(read_value(&value_kind, r)?);
-                            }
-                        }
-                    }
-                    other => {
-                        r.skip_unknown_field(other)?;
-                        continue;
-                    }
-                }
-                r.end_field();
-            }
-            let k = k.unwrap_or_else(|| Value::default_of(&key_kind));
+            let k = read_entry(&key_kind, &value_kind, presence, &mut v, r)?;
             if let (None, Kind::Message(m)) = (&v, &value_kind) {
                 r.charge(message_size(m))?;
             }
@@ -658,7 +615,7 @@ pub(super) fn merge_reflect(
     desc: &MessageDescriptor,
     r: &mut TextReader<'_, '_>,
 ) -> Result<(), TextError> {
-    if is_any(desc) || desc.extensions().next().is_some() {
+    if is_any(desc) {
         let mut read = DynamicMessage::new(desc.clone());
         read.merge_text(r)?;
         merge_owned(m, read);
@@ -666,15 +623,137 @@ pub(super) fn merge_reflect(
     }
     let mut seen = crate::registry::Seen::new(desc.fields().len());
     let mut oneofs: Vec<usize> = Vec::new();
-    read_fields(desc, r, |name, r| {
-        let Name::Field(position) = name else {
-            return Ok(false);
-        };
-        let f = desc.field_at(position);
-        let read = read_field_into(m, desc, &f, position, &mut seen, &mut oneofs, r);
-        read.map(|()| true)
-            .map_err(|e| e.in_field(desc.full_name(), f.name()))
-    })
+    // Extensions are read into a `DynamicMessage` (the tables know their types by descriptor
+    // only, not as Rust types), then merged in as their encoding once the message is read.
+    let mut extended: Option<DynamicMessage> = None;
+    let mut extensions: Vec<u32> = Vec::new();
+    let mut pending: Vec<(FieldDescriptor, Vec<Value>)> = Vec::new();
+    read_fields(desc, r, |name, r| match name {
+        Name::Field(position) => {
+            let f = desc.field_at(position);
+            let read = read_field_into(m, &f, position, &mut seen, &mut oneofs, r);
+            read.map(|()| true)
+                .map_err(|e| e.in_field(desc.full_name(), f.name()))
+        }
+        Name::Other(name) => {
+            let Some(x) = extension_named(desc, name) else {
+                return Ok(false);
+            };
+            let into = extended.get_or_insert_with(|| DynamicMessage::new(desc.clone()));
+            let read = into.text_read_extension(&x, &mut extensions, &mut pending, r);
+            read.map(|()| true)
+                .map_err(|e| e.in_field(desc.full_name(), x.full_name()))
+        }
+    })?;
+    if let Some(mut extended) = extended {
+        extended.add_pending(pending);
+        // The encoding of values just read, into a type that keeps them.
+        let _ = m.merge_unknown(&extended.encode_to_vec());
+    }
+    Ok(())
+}
+
+/// A map entry's value as the text reader fills it: a [`DynamicMessage`]'s `Value`, or a
+/// generated struct's storage ([`Stored`]).
+pub(super) trait EntryValue {
+    /// Whether it holds more than its default (a message once read): a second `value` is
+    /// then an error.
+    fn held(&self) -> bool;
+    /// Reads the value, after its name.
+    fn read(&mut self, kind: &Kind, r: &mut TextReader<'_, '_>) -> Result<(), TextError>;
+}
+
+impl EntryValue for Option<Value> {
+    fn held(&self) -> bool {
+        self.as_ref().is_some_and(|v| match v {
+            Value::Message(_) => true,
+            v => !v.is_zero(),
+        })
+    }
+    fn read(&mut self, kind: &Kind, r: &mut TextReader<'_, '_>) -> Result<(), TextError> {
+        match kind {
+            Kind::Message(m) => {
+                r.message_colon();
+                let mut msg = match self.take() {
+                    Some(Value::Message(msg)) => msg,
+                    _ => {
+                        r.charge(message_size(m))?;
+                        Box::new(DynamicMessage::new(m.clone()))
+                    }
+                };
+                r.begin_message()?;
+                msg.merge_text(r)?;
+                *self = Some(Value::Message(msg));
+            }
+            _ => {
+                r.colon()?;
+                *self = Some(read_value(kind, r)?);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A map entry's value in a generated struct's storage, read as generated code reads it (a
+/// message by its tables).
+pub(super) struct Stored<V>(pub(super) V);
+
+impl<V: ReflectValueMut> EntryValue for Stored<V> {
+    fn held(&self) -> bool {
+        match self.0.as_ref() {
+            ValueRef::Message(_) | ValueRef::Unit => true,
+            v => !v.is_zero(),
+        }
+    }
+    fn read(&mut self, kind: &Kind, r: &mut TextReader<'_, '_>) -> Result<(), TextError> {
+        if let Kind::Message(desc) = kind {
+            r.message_colon();
+            r.begin_message()?;
+            return read_message_into(&mut self.0, kind, desc, r);
+        }
+        r.colon()?;
+        let v = read_value(kind, r)?;
+        self.0.merge_value(kind, v);
+        Ok(())
+    }
+}
+
+/// One map entry's fields (its opening delimiter read): its key (the default where it has
+/// none), its value read into `v`. A key or value twice is an error once it holds more than
+/// its default (always where the file tracks presence, and for a message value).
+pub(super) fn read_entry(
+    key_kind: &Kind,
+    value_kind: &Kind,
+    presence: bool,
+    v: &mut impl EntryValue,
+    r: &mut TextReader<'_, '_>,
+) -> Result<Value, TextError> {
+    let mut k: Option<Value> = None;
+    let mut seen = [false; 2];
+    while let Some(name) = r.next_field()? {
+        match &*name {
+            "key" => {
+                let held = k.as_ref().is_some_and(|k| !k.is_zero());
+                if core::mem::replace(&mut seen[0], true) && (presence || held) {
+                    return Err(r.duplicate());
+                }
+                r.colon()?;
+                k = Some(read_value(key_kind, r)?);
+            }
+            "value" => {
+                if core::mem::replace(&mut seen[1], true) && (presence || v.held()) {
+                    return Err(r.duplicate());
+                }
+                v.read(value_kind, r)?;
+            }
+            other => {
+                r.skip_unknown_field(other)?;
+                continue;
+            }
+        }
+        r.end_field();
+    }
+    Ok(k.unwrap_or_else(|| Value::default_of(key_kind)))
 }
 
 /// A field's name as [`read_fields`] hands it out.
@@ -715,7 +794,6 @@ fn read_fields(
 /// `text_read_field`).
 fn read_field_into(
     m: &mut dyn ReflectMessageMut,
-    desc: &MessageDescriptor,
     f: &FieldDescriptor,
     position: usize,
     seen: &mut crate::registry::Seen,
@@ -725,16 +803,18 @@ fn read_field_into(
     let kind = f.kind();
     let number = f.number();
     if f.is_map() {
-        let mut read = DynamicMessage::new(desc.clone());
-        read.text_read_map(f, r)?;
-        if let (Some(Value::Map(entries)), Some((_, value_kind)), Some(FieldMut::Map(map))) = (
-            read.fields[position].take(),
-            f.map_kinds(),
-            m.field_mut(number),
-        ) {
-            for (k, v) in entries {
-                map.insert_value(k, &value_kind, v);
-            }
+        let (Some((key_kind, value_kind)), Kind::Message(entry), Some(FieldMut::Map(map))) =
+            (f.map_kinds(), &kind, m.field_mut(number))
+        else {
+            return r.skip_field();
+        };
+        let presence = entry
+            .map_entry_key_field()
+            .is_some_and(|k| k.has_presence());
+        let mut items = r.message_items()?;
+        while items.next(r)? {
+            r.begin_message()?;
+            map.insert_text(&key_kind, &value_kind, presence, r)?;
         }
         return Ok(());
     }
@@ -747,15 +827,17 @@ fn read_field_into(
         } else {
             r.scalar_items()?
         };
+        // Each element charged to the memory budget as generated code charges it: its
+        // storage's size, before it is read.
         while items.next(r)? {
-            r.charge(core::mem::size_of::<Value>())?;
+            let slot = list.push_default();
+            r.charge(core::mem::size_of_val(slot))?;
             if let Kind::Message(d) = &kind {
-                r.charge(message_size(d))?;
                 r.begin_message()?;
-                read_message_into(list.push_default(), &kind, d, r)?;
+                read_message_into(slot, &kind, d, r)?;
             } else {
                 let v = read_value(&kind, r)?;
-                list.push_value(&kind, v);
+                slot.merge_value(&kind, v);
             }
         }
         return Ok(());
@@ -778,15 +860,25 @@ fn read_field_into(
     match &kind {
         Kind::Message(d) => {
             r.message_colon();
-            if member.is_some() || matches!(m.field(number), Some(FieldRef::Optional(None))) {
-                r.charge(message_size(d))?;
-            }
             if member.is_some() {
                 // A oneof's member replaces what the oneof held, a message included.
                 m.clear_oneof(number);
             }
+            // Charged to the memory budget as generated code charges it: a oneof's new
+            // message its size (a boxed member is handed out unboxed), a boxed field's new
+            // message its size; a message stored in its parent nothing more.
+            let (slot, charge) = match m.field_mut(number) {
+                Some(FieldMut::Single(v)) if member.is_some() => {
+                    let size = core::mem::size_of_val(v);
+                    (v, size)
+                }
+                Some(FieldMut::Single(v)) => (v, 0),
+                Some(FieldMut::Optional(v)) => v.get_or_default(),
+                _ => return r.skip_field(),
+            };
+            r.charge(charge)?;
             r.begin_message()?;
-            read_message_field(m, number, &kind, d, r)
+            read_message_into(slot, &kind, d, r)
         }
         _ => {
             r.colon()?;
@@ -803,22 +895,6 @@ fn set_value(m: &mut dyn ReflectMessageMut, number: u32, kind: &Kind, v: Value) 
         Some(FieldMut::Single(slot)) => slot.merge_value(kind, v),
         Some(FieldMut::Optional(slot)) => slot.get_or_default().0.merge_value(kind, v),
         _ => {}
-    }
-}
-
-/// A message's fields (its opening delimiter read) into `m`'s field numbered `number`,
-/// merging.
-fn read_message_field(
-    m: &mut dyn ReflectMessageMut,
-    number: u32,
-    kind: &Kind,
-    desc: &MessageDescriptor,
-    r: &mut TextReader<'_, '_>,
-) -> Result<(), TextError> {
-    match m.field_mut(number) {
-        Some(FieldMut::Single(slot)) => read_message_into(slot, kind, desc, r),
-        Some(FieldMut::Optional(slot)) => read_message_into(slot.get_or_default().0, kind, desc, r),
-        _ => DynamicMessage::new(desc.clone()).merge_text(r),
     }
 }
 
