@@ -309,46 +309,46 @@ fn stored_json<T: ReflectValueMut + Default>(
     Ok(v.merge_json(kind, r)?.then_some(v))
 }
 
-/// A map entry read in the text format (its opening delimiter read), charged to the reader's
-/// memory budget as generated code charges it: its strings and message as they are read,
-/// then the key's and the value's sizes. `None` for a key of another type (never read).
+/// A map entry read in the text format (its opening delimiter read): its key as read, its
+/// value in the map's type (strings and a message charged to the reader's memory budget as
+/// they are read; the entry's sizes are charged once it is stored).
 #[cfg(feature = "text")]
-fn map_entry_text<K: ReflectKey, V: ReflectValueMut + Default>(
+fn map_entry_text<V: ReflectValueMut + Default>(
     key_kind: &Kind,
     value_kind: &Kind,
     presence: bool,
     r: &mut TextReader<'_, '_>,
-) -> Result<Option<(K, V)>, TextError> {
+) -> Result<(Value, V), TextError> {
     let mut v = super::text::Stored(V::default());
     let k = super::text::read_entry(key_kind, value_kind, presence, &mut v, r)?;
-    r.charge(core::mem::size_of::<K>())?;
-    r.charge(core::mem::size_of::<V>())?;
-    Ok(MapKey::from_value(k)
-        .and_then(K::from_key)
-        .map(|k| (k, v.0)))
+    Ok((k, v.0))
 }
 
-/// A map entry's value read from JSON, charged to the reader's memory budget as generated
-/// code charges it: a message's size before it is read (its fields as they are read), then
-/// the key's, then any other value's.
+/// A map entry's value read from JSON, a message's size charged to the reader's memory
+/// budget before it is read, as generated code charges it (its fields as they are read);
+/// the entry's [`map_entry_charge`] follows once it is stored (the same error at the same
+/// place as a charge before, and no read value dropped on an error path).
 #[cfg(feature = "json")]
-fn map_value_json<K, V: ReflectValueMut + Default>(
+fn map_value_json<V: ReflectValueMut + Default>(
     kind: &Kind,
     r: &mut JsonReader<'_, '_>,
 ) -> Result<Option<V>, JsonError> {
+    if let Kind::Message(_) = kind {
+        r.charge(core::mem::size_of::<V>())?;
+    }
     let mut v = V::default();
-    let message = v.as_message_mut().is_some();
-    if message {
-        r.charge(core::mem::size_of::<V>())?;
-    }
-    if !v.merge_json(kind, r)? {
-        return Ok(None);
-    }
-    r.charge(core::mem::size_of::<K>())?;
-    if !message {
-        r.charge(core::mem::size_of::<V>())?;
-    }
-    Ok(Some(v))
+    Ok(v.merge_json(kind, r)?.then_some(v))
+}
+
+/// What generated code charges for a map entry once its value is read: the key's size, and
+/// the value's but for a message's (charged before it is read).
+#[cfg(feature = "json")]
+fn map_entry_charge<K, V>(kind: &Kind) -> usize {
+    let value = match kind {
+        Kind::Message(_) => 0,
+        _ => core::mem::size_of::<V>(),
+    };
+    core::mem::size_of::<K>() + value
 }
 
 /// A scalar stored for a wrapper type (prost's `i32` for `Int32Value`), or `()` for
@@ -516,6 +516,8 @@ impl<T: ReflectValueMut + Default> ReflectListMut for Vec<T> {
     }
     #[cfg(feature = "json")]
     fn push_json(&mut self, kind: &Kind, r: &mut JsonReader<'_, '_>) -> Result<bool, JsonError> {
+        // Stored before an enum's charge, so that no read value is dropped on an error path
+        // (its drop glue, for a message, compiled into every list's impl).
         let size = core::mem::size_of::<T>();
         let enumerated = matches!(kind, Kind::Enum(_));
         if !enumerated {
@@ -524,10 +526,10 @@ impl<T: ReflectValueMut + Default> ReflectListMut for Vec<T> {
         let Some(v) = stored_json::<T>(kind, r)? else {
             return Ok(false);
         };
+        self.push(v);
         if enumerated {
             r.charge(size)?;
         }
-        self.push(v);
         Ok(true)
     }
     fn clear(&mut self) {
@@ -691,12 +693,12 @@ where
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<Option<bool>, JsonError> {
-        let Some(v) = map_value_json::<K, V>(kind, r)? else {
+        let Some(v) = map_value_json::<V>(kind, r)? else {
             return Ok(None);
         };
-        Ok(Some(
-            K::from_key(key).is_some_and(|k| self.insert(k, v).is_none()),
-        ))
+        let new = K::from_key(key).is_some_and(|k| self.insert(k, v).is_none());
+        r.charge(map_entry_charge::<K, V>(kind))?;
+        Ok(Some(new))
     }
     #[cfg(feature = "text")]
     fn insert_text(
@@ -706,10 +708,12 @@ where
         presence: bool,
         r: &mut TextReader<'_, '_>,
     ) -> Result<(), TextError> {
-        if let Some((k, v)) = map_entry_text::<K, V>(key_kind, value_kind, presence, r)? {
+        let (k, v) = map_entry_text::<V>(key_kind, value_kind, presence, r)?;
+        if let Some(k) = MapKey::from_value(k).and_then(K::from_key) {
             self.insert(k, v);
         }
-        Ok(())
+        // Charged once stored: the same error at the same place as a charge before.
+        r.charge(core::mem::size_of::<K>() + core::mem::size_of::<V>())
     }
     #[cfg(feature = "json")]
     fn merge_json_strings(&mut self, r: &mut JsonReader<'_, '_>) -> Option<Result<(), JsonError>> {
@@ -755,12 +759,12 @@ where
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<Option<bool>, JsonError> {
-        let Some(v) = map_value_json::<K, V>(kind, r)? else {
+        let Some(v) = map_value_json::<V>(kind, r)? else {
             return Ok(None);
         };
-        Ok(Some(
-            K::from_key(key).is_some_and(|k| self.insert(k, v).is_none()),
-        ))
+        let new = K::from_key(key).is_some_and(|k| self.insert(k, v).is_none());
+        r.charge(map_entry_charge::<K, V>(kind))?;
+        Ok(Some(new))
     }
     #[cfg(feature = "text")]
     fn insert_text(
@@ -770,10 +774,12 @@ where
         presence: bool,
         r: &mut TextReader<'_, '_>,
     ) -> Result<(), TextError> {
-        if let Some((k, v)) = map_entry_text::<K, V>(key_kind, value_kind, presence, r)? {
+        let (k, v) = map_entry_text::<V>(key_kind, value_kind, presence, r)?;
+        if let Some(k) = MapKey::from_value(k).and_then(K::from_key) {
             self.insert(k, v);
         }
-        Ok(())
+        // Charged once stored: the same error at the same place as a charge before.
+        r.charge(core::mem::size_of::<K>() + core::mem::size_of::<V>())
     }
     #[cfg(feature = "json")]
     fn merge_json_strings(&mut self, r: &mut JsonReader<'_, '_>) -> Option<Result<(), JsonError>> {
