@@ -807,19 +807,23 @@ where
             ignore_unknown_fields: true,
             ..Default::default()
         };
-        // Under memory budgets that run out along the way: the same error at the same place
-        // (the tables charge what generated code charges, for the same storage). Not with an
-        // extension set: its value is read into a `DynamicMessage` (the tables know its type
-        // by descriptor only, not as a Rust type), and charged as one.
-        let extended = written.contains("\"[");
-        let budgets = BUDGETS.map(|budget| {
-            let mut options = json::DecodeOptions::default();
-            options.limits.memory_budget = if extended { usize::MAX } else { budget };
-            (options, false)
+        // Under memory budgets that run out along the way, with and without unknown names
+        // ignored: the same error at the same place (the tables charge what generated code
+        // charges, for the same storage). Not with an extension set (its key, `"[..]"`, after
+        // `{` or `,`): its value is read into a `DynamicMessage` (the tables know its type by
+        // descriptor only, not as a Rust type), and charged as one.
+        let extended = written.contains("{\"[") || written.contains(",\"[");
+        let budgets = (!extended).then_some(BUDGETS).into_iter().flatten();
+        let budgets = budgets.flat_map(|budget| {
+            [json::DecodeOptions::default(), ignoring].map(|mut options| {
+                options.limits.memory_budget = budget;
+                (options, false)
+            })
         });
+        let edits = json_edits(&written);
         let plain = [(json::DecodeOptions::default(), true), (ignoring, true)];
-        for (options, edits) in plain.into_iter().chain(budgets) {
-            let edited = json_edits(&written).into_iter().filter(|_| edits);
+        for (options, edited) in plain.into_iter().chain(budgets) {
+            let edited = edits.iter().filter(|_| edited).cloned();
             for input in std::iter::once(written.clone()).chain(edited) {
                 let generated = json::from_str_with::<S>(&input, &options);
                 let mut r = json::JsonReader::new(&input, &options);
@@ -845,12 +849,14 @@ where
         }
     }
     if let Ok(written) = text::to_string(&s) {
-        // The edits with the default options, the text itself under memory budgets too (not
-        // with an extension set, as for JSON).
-        let extended = written.contains('[');
-        let budgets = BUDGETS.map(|budget| {
+        // The edits with the default options, the text itself under memory budgets too: not
+        // with an extension set, as for JSON, nor an `Any` expanded (`[type.googleapis.com/..]`,
+        // read as a `DynamicMessage` by the tables), both named in brackets.
+        let extended = written.starts_with('[') || written.contains(" [") || written.contains("{[");
+        let budgets = (!extended).then_some(BUDGETS).into_iter().flatten();
+        let budgets = budgets.map(|budget| {
             let mut options = text::DecodeOptions::default();
-            options.limits.memory_budget = if extended { usize::MAX } else { budget };
+            options.limits.memory_budget = budget;
             (options, written.clone())
         });
         let edits = text_edits(&written).into_iter();

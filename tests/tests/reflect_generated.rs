@@ -159,16 +159,17 @@ fn accessors_follow_oneofs_lists_and_maps() {
 
 /// Maps read by the tables, a map of strings to strings by generated code's own path
 /// (`JsonReader::str_map`): on maps shorter and longer than its first batch, with a key
-/// twice, a value of another kind, escapes, into a map already holding a key, and under
-/// budgets that run out at each entry, the tables read the same map or fail with the same
-/// error at the same place as the generated code, for maps of several key and value kinds.
+/// twice, a value of another kind (an enum name skipped where unknown names are ignored) and
+/// the key again, escapes, into a map already holding keys, and under budgets that run out
+/// at each entry, the tables read the same map or fail with the same error at the same place
+/// as the generated code, for maps of seven key and value kinds.
 #[test]
 fn maps_read_by_the_tables_as_generated_code_reads_them() {
     use vt_tests::own_standalone::vt::test::proto3::Maps;
     use vtproto::json::{self, DecodeOptions};
     // Each map: its JSON name, an entry's key and value, a value of another kind.
     type Entry = fn(usize) -> (String, String);
-    let maps: [(&str, Entry, &str); 6] = [
+    let maps: [(&str, Entry, &str); 7] = [
         (
             "mStringString",
             |i| (format!("key-{i}"), format!("\"value-{i}\"")),
@@ -191,10 +192,27 @@ fn maps_read_by_the_tables_as_generated_code_reads_them() {
             "7",
         ),
         ("ordered", |i| (format!("k{i}"), format!("\"{i}\"")), "true"),
+        // An undeclared name: skipped where unknown names are ignored.
+        (
+            "mInt32Enum",
+            |i| (format!("{i}"), "\"KIND_B\"".into()),
+            "\"NOPE\"",
+        ),
     ];
     let held = Maps {
         m_string_string: [("key-1".to_string(), "old".to_string())].into(),
         m_int32_int32: [(1, 5)].into(),
+        m_string_double: [("k1".to_string(), 2.5)].into(),
+        m_string_bytes: [("k0".to_string(), vec![7])].into(),
+        m_string_message: [(
+            "k1".to_string(),
+            vt_tests::own_standalone::vt::test::proto3::Scalars {
+                f_int32: 9,
+                ..Default::default()
+            },
+        )]
+        .into(),
+        m_int32_enum: [(1, 2)].into(),
         ordered: [("k1".to_string(), 3)].into(),
         ..Default::default()
     };
@@ -221,6 +239,10 @@ fn maps_read_by_the_tables_as_generated_code_reads_them() {
                 let mut null = entries(n);
                 null[0] = format!("\"{}\":null", entry(0).0);
                 inputs.push(null);
+                // A key whose value is of another kind (or skipped), then the key again.
+                let mut again = entries(n);
+                again.insert(0, format!("\"{}\":{other}", entry(0).0));
+                inputs.push(again);
             }
         }
         if name == "mStringString" {
@@ -228,9 +250,11 @@ fn maps_read_by_the_tables_as_generated_code_reads_them() {
         }
         for input in &inputs {
             let text = format!("{{\"{name}\":{{{}}}}}", input.join(","));
-            for budget in [usize::MAX, 40, 100, 200, 400, 1000] {
+            let budgets = [usize::MAX, 40, 100, 200, 400, 1000];
+            for (budget, ignore) in budgets.into_iter().flat_map(|b| [(b, false), (b, true)]) {
                 let mut options = DecodeOptions::default();
                 options.limits.memory_budget = budget;
+                options.ignore_unknown_fields = ignore;
                 for start in [Maps::default(), held.clone()] {
                     let mut generated = start.clone();
                     let generated =

@@ -124,6 +124,31 @@ pub trait ReflectMessageMut: ReflectMessage {
     }
 }
 
+/// The storage of message field `number` to read a value into, with what generated code
+/// charges a memory budget for it: a oneof's member (`member`; the oneof is cleared first,
+/// its member made its value) its message's size (a boxed member is handed out unboxed), a
+/// boxed field's new message its size; a message stored in its parent nothing more. `None`
+/// where the type has no such message field.
+#[cfg(any(feature = "json", feature = "text"))]
+pub(super) fn message_slot(
+    m: &mut dyn ReflectMessageMut,
+    number: u32,
+    member: bool,
+) -> Option<(&mut dyn ReflectValueMut, usize)> {
+    if member {
+        m.clear_oneof(number);
+    }
+    Some(match m.field_mut(number)? {
+        FieldMut::Single(v) if member => {
+            let size = core::mem::size_of_val(v);
+            (v, size)
+        }
+        FieldMut::Single(v) => (v, 0),
+        FieldMut::Optional(v) => v.get_or_default(),
+        _ => return None,
+    })
+}
+
 /// [`ReflectMessageMut::clear_field`] for any `dyn ReflectMessageMut`.
 pub fn clear_field(m: &mut dyn ReflectMessageMut, number: u32) {
     match m.field(number) {
@@ -673,18 +698,82 @@ impl<K: ReflectKey, V: ReflectValue> ReflectMap for BTreeMap<K, V> {
     }
 }
 
+/// The map types the runtime's [`ReflectMapMut`] impls insert into.
+trait Entries<K, V> {
+    /// Inserts an entry, replacing the key's; whether the key is new.
+    fn put(&mut self, k: K, v: V) -> bool;
+}
+
+impl<K: Ord, V> Entries<K, V> for BTreeMap<K, V> {
+    fn put(&mut self, k: K, v: V) -> bool {
+        self.insert(k, v).is_none()
+    }
+}
+
+#[cfg(feature = "std")]
+impl<K: Eq + core::hash::Hash, V, S: core::hash::BuildHasher> Entries<K, V>
+    for std::collections::HashMap<K, V, S>
+{
+    fn put(&mut self, k: K, v: V) -> bool {
+        self.insert(k, v).is_none()
+    }
+}
+
+/// [`ReflectMapMut::insert_value`] of both map types.
+fn insert_value<K: ReflectKey, V: ReflectValueMut + Default>(
+    map: &mut impl Entries<K, V>,
+    key: MapKey,
+    kind: &Kind,
+    value: Value,
+) -> bool {
+    let Some(k) = K::from_key(key) else {
+        return false;
+    };
+    let mut v = V::default();
+    v.merge_value(kind, value);
+    map.put(k, v)
+}
+
+/// [`ReflectMapMut::insert_json`] of both map types.
+#[cfg(feature = "json")]
+fn insert_json<K: ReflectKey, V: ReflectValueMut + Default>(
+    map: &mut impl Entries<K, V>,
+    key: MapKey,
+    kind: &Kind,
+    r: &mut JsonReader<'_, '_>,
+) -> Result<Option<bool>, JsonError> {
+    let Some(v) = map_value_json::<V>(kind, r)? else {
+        return Ok(None);
+    };
+    let new = K::from_key(key).is_some_and(|k| map.put(k, v));
+    r.charge(map_entry_charge::<K, V>(kind))?;
+    Ok(Some(new))
+}
+
+/// [`ReflectMapMut::insert_text`] of both map types.
+#[cfg(feature = "text")]
+fn insert_text<K: ReflectKey, V: ReflectValueMut + Default>(
+    map: &mut impl Entries<K, V>,
+    key_kind: &Kind,
+    value_kind: &Kind,
+    presence: bool,
+    r: &mut TextReader<'_, '_>,
+) -> Result<(), TextError> {
+    let (k, v) = map_entry_text::<V>(key_kind, value_kind, presence, r)?;
+    if let Some(k) = MapKey::from_value(k).and_then(K::from_key) {
+        map.put(k, v);
+    }
+    // Charged once stored: the same error at the same place as a charge before.
+    r.charge(core::mem::size_of::<K>() + core::mem::size_of::<V>())
+}
+
 impl<K, V> ReflectMapMut for BTreeMap<K, V>
 where
     K: ReflectKey + Ord + 'static,
     V: ReflectValueMut + Default + 'static,
 {
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) -> bool {
-        let Some(k) = K::from_key(key) else {
-            return false;
-        };
-        let mut v = V::default();
-        v.merge_value(kind, value);
-        self.insert(k, v).is_none()
+        insert_value(self, key, kind, value)
     }
     #[cfg(feature = "json")]
     fn insert_json(
@@ -693,12 +782,7 @@ where
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<Option<bool>, JsonError> {
-        let Some(v) = map_value_json::<V>(kind, r)? else {
-            return Ok(None);
-        };
-        let new = K::from_key(key).is_some_and(|k| self.insert(k, v).is_none());
-        r.charge(map_entry_charge::<K, V>(kind))?;
-        Ok(Some(new))
+        insert_json(self, key, kind, r)
     }
     #[cfg(feature = "text")]
     fn insert_text(
@@ -708,12 +792,7 @@ where
         presence: bool,
         r: &mut TextReader<'_, '_>,
     ) -> Result<(), TextError> {
-        let (k, v) = map_entry_text::<V>(key_kind, value_kind, presence, r)?;
-        if let Some(k) = MapKey::from_value(k).and_then(K::from_key) {
-            self.insert(k, v);
-        }
-        // Charged once stored: the same error at the same place as a charge before.
-        r.charge(core::mem::size_of::<K>() + core::mem::size_of::<V>())
+        insert_text(self, key_kind, value_kind, presence, r)
     }
     #[cfg(feature = "json")]
     fn merge_json_strings(&mut self, r: &mut JsonReader<'_, '_>) -> Option<Result<(), JsonError>> {
@@ -745,12 +824,7 @@ where
     S: core::hash::BuildHasher + Default + 'static,
 {
     fn insert_value(&mut self, key: MapKey, kind: &Kind, value: Value) -> bool {
-        let Some(k) = K::from_key(key) else {
-            return false;
-        };
-        let mut v = V::default();
-        v.merge_value(kind, value);
-        self.insert(k, v).is_none()
+        insert_value(self, key, kind, value)
     }
     #[cfg(feature = "json")]
     fn insert_json(
@@ -759,12 +833,7 @@ where
         kind: &Kind,
         r: &mut JsonReader<'_, '_>,
     ) -> Result<Option<bool>, JsonError> {
-        let Some(v) = map_value_json::<V>(kind, r)? else {
-            return Ok(None);
-        };
-        let new = K::from_key(key).is_some_and(|k| self.insert(k, v).is_none());
-        r.charge(map_entry_charge::<K, V>(kind))?;
-        Ok(Some(new))
+        insert_json(self, key, kind, r)
     }
     #[cfg(feature = "text")]
     fn insert_text(
@@ -774,12 +843,7 @@ where
         presence: bool,
         r: &mut TextReader<'_, '_>,
     ) -> Result<(), TextError> {
-        let (k, v) = map_entry_text::<V>(key_kind, value_kind, presence, r)?;
-        if let Some(k) = MapKey::from_value(k).and_then(K::from_key) {
-            self.insert(k, v);
-        }
-        // Charged once stored: the same error at the same place as a charge before.
-        r.charge(core::mem::size_of::<K>() + core::mem::size_of::<V>())
+        insert_text(self, key_kind, value_kind, presence, r)
     }
     #[cfg(feature = "json")]
     fn merge_json_strings(&mut self, r: &mut JsonReader<'_, '_>) -> Option<Result<(), JsonError>> {

@@ -13,8 +13,8 @@ use super::descriptors::{
 };
 use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
 use super::generated::{
-    merge_owned, to_dynamic, FieldMut, FieldRef, MapKeyRef, ReflectMessage, ReflectMessageMut,
-    ReflectValueMut, ValueRef,
+    merge_owned, message_slot, to_dynamic, FieldMut, FieldRef, MapKeyRef, ReflectMessage,
+    ReflectMessageMut, ReflectValueMut, ValueRef,
 };
 use super::pool::{DescriptorPool, KindData};
 use crate::json::{DecodeOptions, EncodeOptions, JsonError, JsonErrorKind, JsonReader, JsonWriter};
@@ -900,8 +900,9 @@ fn map_key(
 
 /// Reads one JSON value into a generated message by its tables (`tables=`), each field
 /// into its storage as it is read: what [`DynamicMessage::merge_json`] reads for the same
-/// type, with the same errors, without making one. A well-known type with a special form,
-/// and a type with extensions, are read as a `DynamicMessage`, then moved in.
+/// type, with the same errors, without making one. A well-known type with a special form
+/// stored as some other struct than the runtime's or prost-types' is read as a
+/// `DynamicMessage`, then moved in; so is an extension's value.
 pub(super) fn merge_reflect(
     m: &mut dyn ReflectMessageMut,
     desc: &MessageDescriptor,
@@ -1068,20 +1069,8 @@ fn read_field_at(
         oneofs.push(o);
     }
     if let KindData::Message(index) = d.kind {
-        if member.is_some() {
-            m.clear_oneof(number);
-        }
-        // Charged to the memory budget as generated code charges it: a oneof's new message
-        // its size (a boxed member is handed out unboxed), a boxed field's new message its
-        // size; a message stored in its parent nothing more.
-        let (slot, charge) = match m.field_mut(number) {
-            Some(FieldMut::Single(v)) if member.is_some() => {
-                let size = core::mem::size_of_val(v);
-                (v, size)
-            }
-            Some(FieldMut::Single(v)) => (v, 0),
-            Some(FieldMut::Optional(v)) => v.get_or_default(),
-            _ => return r.skip_value(),
+        let Some((slot, charge)) = message_slot(m, number, member.is_some()) else {
+            return r.skip_value();
         };
         r.charge(charge)?;
         return read_message_into(slot, pool, field, index, r);
@@ -1131,11 +1120,20 @@ fn read_map_at(
     r.begin_object()?;
     while let Some(key) = r.next_key()? {
         let k = map_key(&key_kind, key, r)?;
-        let again = read.as_mut().map(|read| !read.insert(k.clone()));
+        // A key read before (with a value stored: an enum name skipped stores none), where
+        // the map held keys of its own.
+        let again = read.as_ref().map(|read| (read.contains(&k), k.clone()));
         let Some(new) = map.insert_json(k, &kind, r)? else {
             continue;
         };
-        if again.map_or(!new, |again| again) {
+        let new = match (again, read.as_mut()) {
+            (Some((again, k)), Some(read)) => {
+                read.insert(k);
+                !again
+            }
+            _ => new,
+        };
+        if !new {
             return Err(r.duplicate());
         }
     }
@@ -1155,6 +1153,10 @@ pub(super) fn merge_well_known(
             use $module as t;
             $(if let Some(m) = m.downcast_mut::<t::$ty>() {
                 return Some(crate::json::JsonMessage::merge_json(m, r));
+            }
+            // A field the generator boxes (`boxed=`).
+            if let Some(m) = m.downcast_mut::<Box<t::$ty>>() {
+                return Some(crate::json::JsonMessage::merge_json(&mut **m, r));
             })*
         }};
     }

@@ -8,8 +8,8 @@
 use super::descriptors::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 use super::dynamic::{extension_named, message_size, DynamicMessage, MapKey, Value};
 use super::generated::{
-    merge_owned, to_dynamic, value_of_ref, FieldMut, FieldRef, MapKeyRef, ReflectMessage,
-    ReflectMessageMut, ReflectValueMut, ValueRef,
+    merge_owned, message_slot, to_dynamic, value_of_ref, FieldMut, FieldRef, MapKeyRef,
+    ReflectMessage, ReflectMessageMut, ReflectValueMut, ValueRef,
 };
 use crate::prelude::*;
 use crate::text::{DecodeOptions, EncodeOptions, TextError, TextErrorKind, TextReader, TextWriter};
@@ -216,27 +216,19 @@ impl DynamicMessage {
         f: &FieldDescriptor,
         r: &mut TextReader<'_, '_>,
     ) -> Result<(), TextError> {
-        let (Some((key_kind, value_kind)), Kind::Message(entry)) = (f.map_kinds(), f.kind()) else {
-            return r.skip_field();
-        };
-        let presence = entry
-            .map_entry_key_field()
-            .is_some_and(|k| k.has_presence());
-        let mut items = r.message_items()?;
-        while items.next(r)? {
-            r.begin_message()?;
+        read_map_entries(f, r, |key_kind, value_kind, presence, r| {
             let mut v: Option<Value> = None;
-            let k = read_entry(&key_kind, &value_kind, presence, &mut v, r)?;
-            if let (None, Kind::Message(m)) = (&v, &value_kind) {
+            let k = read_entry(key_kind, value_kind, presence, &mut v, r)?;
+            if let (None, Kind::Message(m)) = (&v, value_kind) {
                 r.charge(message_size(m))?;
             }
-            let v = v.unwrap_or_else(|| Value::default_of(&value_kind));
+            let v = v.unwrap_or_else(|| Value::default_of(value_kind));
             r.charge(core::mem::size_of::<(MapKey, Value)>())?;
             if let (Some(k), Value::Map(map)) = (MapKey::from_value(k), self.value_mut(f)) {
                 map.insert(k, v);
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// An extension: a singular one replaces its value (once per message), a repeated one
@@ -608,8 +600,8 @@ fn write_ref(
 
 /// Reads fields into a generated message by its tables (`tables=`), each into its storage as
 /// it is read: what [`DynamicMessage::merge_text`] reads for the same type, with the same
-/// errors, without making one. An `Any` and a type with extensions are read as a
-/// `DynamicMessage`, then moved in; so are a map's entries.
+/// errors, without making one. An `Any` is read as a `DynamicMessage`, then moved in; so are
+/// the extensions' values, once the message is read.
 pub(super) fn merge_reflect(
     m: &mut dyn ReflectMessageMut,
     desc: &MessageDescriptor,
@@ -656,15 +648,15 @@ pub(super) fn merge_reflect(
 /// A map entry's value as the text reader fills it: a [`DynamicMessage`]'s `Value`, or a
 /// generated struct's storage ([`Stored`]).
 pub(super) trait EntryValue {
-    /// Whether it holds more than its default (a message once read): a second `value` is
-    /// then an error.
-    fn held(&self) -> bool;
+    /// Whether it holds more than its default, or a value of message `kind` (a wrapper
+    /// stored as prost's primitive too) once read: a second `value` is then an error.
+    fn held(&self, kind: &Kind) -> bool;
     /// Reads the value, after its name.
     fn read(&mut self, kind: &Kind, r: &mut TextReader<'_, '_>) -> Result<(), TextError>;
 }
 
 impl EntryValue for Option<Value> {
-    fn held(&self) -> bool {
+    fn held(&self, _: &Kind) -> bool {
         self.as_ref().is_some_and(|v| match v {
             Value::Message(_) => true,
             v => !v.is_zero(),
@@ -699,11 +691,8 @@ impl EntryValue for Option<Value> {
 pub(super) struct Stored<V>(pub(super) V);
 
 impl<V: ReflectValueMut> EntryValue for Stored<V> {
-    fn held(&self) -> bool {
-        match self.0.as_ref() {
-            ValueRef::Message(_) | ValueRef::Unit => true,
-            v => !v.is_zero(),
-        }
+    fn held(&self, kind: &Kind) -> bool {
+        matches!(kind, Kind::Message(_)) || !self.0.as_ref().is_zero()
     }
     fn read(&mut self, kind: &Kind, r: &mut TextReader<'_, '_>) -> Result<(), TextError> {
         if let Kind::Message(desc) = kind {
@@ -716,6 +705,26 @@ impl<V: ReflectValueMut> EntryValue for Stored<V> {
         self.0.merge_value(kind, v);
         Ok(())
     }
+}
+
+/// A map field's occurrence (`name { key: .. value: .. }`, or a `[..]` list of them): `entry`
+/// reads each entry (its opening delimiter read), given its key's and value's kinds and
+/// whether the file tracks a key's presence.
+fn read_map_entries(
+    f: &FieldDescriptor,
+    r: &mut TextReader<'_, '_>,
+    mut entry: impl FnMut(&Kind, &Kind, bool, &mut TextReader<'_, '_>) -> Result<(), TextError>,
+) -> Result<(), TextError> {
+    let (Some((key_kind, value_kind)), Kind::Message(map)) = (f.map_kinds(), f.kind()) else {
+        return r.skip_field();
+    };
+    let presence = map.map_entry_key_field().is_some_and(|k| k.has_presence());
+    let mut items = r.message_items()?;
+    while items.next(r)? {
+        r.begin_message()?;
+        entry(&key_kind, &value_kind, presence, r)?;
+    }
+    Ok(())
 }
 
 /// One map entry's fields (its opening delimiter read): its key (the default where it has
@@ -741,7 +750,7 @@ pub(super) fn read_entry(
                 k = Some(read_value(key_kind, r)?);
             }
             "value" => {
-                if core::mem::replace(&mut seen[1], true) && (presence || v.held()) {
+                if core::mem::replace(&mut seen[1], true) && (presence || v.held(value_kind)) {
                     return Err(r.duplicate());
                 }
                 v.read(value_kind, r)?;
@@ -803,20 +812,12 @@ fn read_field_into(
     let kind = f.kind();
     let number = f.number();
     if f.is_map() {
-        let (Some((key_kind, value_kind)), Kind::Message(entry), Some(FieldMut::Map(map))) =
-            (f.map_kinds(), &kind, m.field_mut(number))
-        else {
+        let Some(FieldMut::Map(map)) = m.field_mut(number) else {
             return r.skip_field();
         };
-        let presence = entry
-            .map_entry_key_field()
-            .is_some_and(|k| k.has_presence());
-        let mut items = r.message_items()?;
-        while items.next(r)? {
-            r.begin_message()?;
-            map.insert_text(&key_kind, &value_kind, presence, r)?;
-        }
-        return Ok(());
+        return read_map_entries(f, r, |key_kind, value_kind, presence, r| {
+            map.insert_text(key_kind, value_kind, presence, r)
+        });
     }
     if f.is_list() {
         let Some(FieldMut::List(list)) = m.field_mut(number) else {
@@ -860,21 +861,9 @@ fn read_field_into(
     match &kind {
         Kind::Message(d) => {
             r.message_colon();
-            if member.is_some() {
-                // A oneof's member replaces what the oneof held, a message included.
-                m.clear_oneof(number);
-            }
-            // Charged to the memory budget as generated code charges it: a oneof's new
-            // message its size (a boxed member is handed out unboxed), a boxed field's new
-            // message its size; a message stored in its parent nothing more.
-            let (slot, charge) = match m.field_mut(number) {
-                Some(FieldMut::Single(v)) if member.is_some() => {
-                    let size = core::mem::size_of_val(v);
-                    (v, size)
-                }
-                Some(FieldMut::Single(v)) => (v, 0),
-                Some(FieldMut::Optional(v)) => v.get_or_default(),
-                _ => return r.skip_field(),
+            // A oneof's member replaces what the oneof held, a message included.
+            let Some((slot, charge)) = message_slot(m, number, member.is_some()) else {
+                return r.skip_field();
             };
             r.charge(charge)?;
             r.begin_message()?;
